@@ -19,7 +19,9 @@ HEARTS, DIAMONDS, CLUBS, SPADES = range(4)
 CARD_SUIT: tuple[int, ...] = tuple(s for s, values in enumerate(SUIT_VALUES) for _ in values)
 CARD_VALUE: tuple[int, ...] = tuple(v for values in SUIT_VALUES for v in values)
 NUM_CARDS = len(CARD_SUIT)  # 40
-CARD_CODES: tuple[str, ...] = tuple(SUITS[s] + str(v) for s, v in zip(CARD_SUIT, CARD_VALUE))
+CARD_CODES: tuple[str, ...] = tuple(
+    SUITS[s] + str(v) for s, v in zip(CARD_SUIT, CARD_VALUE, strict=True)
+)
 CARD_INDEX: dict[str, int] = {code: i for i, code in enumerate(CARD_CODES)}
 FACE_NAMES = {1: "A", 11: "J", 12: "Q", 13: "K"}
 

@@ -412,7 +412,8 @@ def _read_phase(state: State, d: dict) -> None:
             raise ValueError("exchange_selection must list distinct cards of the mover's hand")
         if len(selection) >= MAX_EXCHANGE:
             raise ValueError(
-                f"exchange_selection holds {len(selection)} cards; at most 3 (a 4th card ends the choice)"
+                f"exchange_selection holds {len(selection)} cards; at most 3 "
+                "(choosing a 4th card ends the choice)"
             )
         state.exchange_selection = selection
         if "revealed_cards" not in d:
