@@ -25,8 +25,9 @@ from hot_envs.observation import ObservationLayout
 class CardGameEnv(AECEnv):
     """An AEC environment over one engine ``State`` per episode.
 
-    Subclasses set the class attributes below (``encode`` and ``action_mask`` as staticmethods). Keyword arguments other than ``render_mode`` are
-    the engine's options (``State.new(seed, **options)``) and are checked at construction.
+    Subclasses set the class attributes below (``encode`` and ``action_mask`` as
+    staticmethods). Keyword arguments other than ``render_mode`` are the engine's options
+    (``State.new(seed, **options)``) and are checked at construction.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
