@@ -1,0 +1,402 @@
+"""The Heiße Karten rules engine: one :class:`State` per game or match (RULES HK-1 … HK-5).
+
+The state is plain Python lists of small ints, so that ``legal_actions``/``apply`` and ``clone``
+stay cheap. Hands are kept sorted. The draw pile is stored with its top card *last*
+(``list.pop()`` draws); the dict format lists it top card first. The trick holds cards only: the
+i-th card was played by seat ``leader + i``.
+
+Decisions where RULES.md is silent:
+
+* Dealing (HK-2.2): one shuffle of the 48 cards; seat *s* gets cards ``8s … 8s+7`` of it, the
+  rest is the draw pile, top first. With 5 players the top 3 cards of that pile are set aside
+  (HK-2.3). ``first_leader="random"`` is drawn from the state's generator before the first deal.
+* Matches (HK-4.4): option ``rounds`` is the number of rounds; with a ``target`` it is the round
+  cap instead (default 100), so a match ends after the round in which a total reaches the target,
+  or after ``rounds`` rounds, whichever comes first. Either way the totals decide (HK-4.2); a match
+  that hits the cap is not truncated. The next round is dealt by the action that ends a round, so
+  the state never rests between rounds; ``round_finished`` and :meth:`round_returns` report the
+  round that action ended. Round *r*'s first leader is ``first_leader + r`` (seat order).
+* ``totals`` hold the finished rounds' scores (the last round's too once the match is over);
+  ``scores`` are the current round's.
+* Rewards (HK-4.3) with ``reward_mode="score"``: each seat gets its total minus the mean of the
+  other seats' totals, divided by ``SCORE_SCALE * rounds played`` (300 per round: random play
+  stays inside [-1, 1] in 99 % of 4-player rounds, about 90 % of 2-player rounds; nothing is
+  clipped). These rewards sum to zero as well.
+* The generator is used only to deal (and to draw a random first leader). ``clone`` shares it and
+  each copy takes a private copy of it before its first use, so clones deal identical rounds.
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from typing import Any
+
+import numpy as np
+
+from hot_envs.engine import Seed, copy_rng, make_rng
+from hot_envs.errors import IllegalActionError
+from hot_envs.heisse_karten import serialize
+from hot_envs.heisse_karten.facts import (
+    CARD_VALUE,
+    CARDS,
+    GAME_NAME,
+    HAND_SIZE,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    SCORE_SCALE,
+    SET_ASIDE,
+    TRICK_RANK,
+    action_card,
+    action_name,
+    seat_name,
+)
+from hot_envs.heisse_karten.render import render
+
+
+def win_returns(points: list[int]) -> list[float]:
+    """HK-4.2/4.3: the W seats with the most points get +1/W each, the others -1/(N-W) each;
+    0 for everybody if all tie."""
+    best = max(points)
+    winners = points.count(best)
+    losers = len(points) - winners
+    if not losers:
+        return [0.0] * len(points)
+    return [1.0 / winners if p == best else -1.0 / losers for p in points]
+
+
+def score_returns(points: list[int], rounds: int) -> list[float]:
+    """Own points minus the mean of the others', per round played, over ``SCORE_SCALE``."""
+    total, others = sum(points), len(points) - 1
+    return [(p - (total - p) / others) / (SCORE_SCALE * rounds) for p in points]
+
+
+class State:
+    """A game (or match) of Heiße Karten. Create one with :meth:`new` or :meth:`from_dict`.
+
+    Public attributes are read-only: ``num_players``, ``options``, ``current_player`` (``None``
+    once the match is over), ``leader``, ``hands`` (sorted), ``trick`` (cards in play order),
+    ``played`` (``(seat, card)`` so far this round), ``taken``, ``set_aside``, ``scores``,
+    ``totals``, ``round`` (0-based) and ``round_finished``.
+    """
+
+    num_actions = NUM_ACTIONS
+
+    __slots__ = (
+        "num_players",
+        "options",
+        "current_player",
+        "leader",
+        "hands",
+        "trick",
+        "played",
+        "taken",
+        "set_aside",
+        "scores",
+        "totals",
+        "round",
+        "round_finished",
+        "_round_returns",
+        "_draw_pile",
+        "_rng",
+        "_rng_shared",
+    )
+
+    # -- creation ------------------------------------------------------------------------------
+
+    @classmethod
+    def new(
+        cls,
+        seed: Seed = None,
+        num_players: int = 4,
+        *,
+        first_leader: int | str = 0,
+        reward_mode: str = "win",
+        rounds: int | None = None,
+        target: int | None = None,
+    ) -> State:
+        """A freshly dealt game for ``num_players`` (2–6); options as in the module docstring."""
+        num_players = serialize.check_num_players(num_players)
+        state = cls._empty(num_players, make_rng(seed))
+        state.options = serialize.resolve_options(
+            num_players,
+            state._rng,
+            first_leader=first_leader,
+            reward_mode=reward_mode,
+            rounds=rounds,
+            target=target,
+        )
+        state.totals = [0] * num_players
+        state._deal(0)
+        return state
+
+    @classmethod
+    def from_dict(cls, d: dict, seed: Seed = None) -> State:
+        """The state a dict describes (DESIGN.md schema); ``ValueError`` names the first problem.
+
+        ``seed`` feeds the generator that deals later rounds of a match.
+        """
+        rng = make_rng(seed)
+        parts = serialize.parse_state_dict(d, rng)
+        state = cls._empty(parts.pop("num_players"), rng)
+        state._draw_pile = parts.pop("draw_pile")[::-1]
+        for name, value in parts.items():
+            setattr(state, name, value)
+        return state
+
+    @classmethod
+    def from_view(cls, view: dict, rng: Seed = None) -> State:
+        """A full state that gives ``view``: the cards the viewer cannot see (other hands, draw
+        pile, set-aside cards) are dealt at random from ``rng``."""
+        rng = make_rng(rng)
+        n, viewer = view["num_players"], view["player"]
+        seen = set(view["hand"]).union(card for _, card in view["played"])
+        seen.update(card for pile in view["taken"] for card in pile)
+        hidden = [card for card in CARDS if card not in seen]
+        rng.shuffle(hidden)
+        sizes = [size if seat != viewer else 0 for seat, size in enumerate(view["hand_sizes"])]
+        needed = sum(sizes) + view["draw_pile_size"] + view["set_aside_count"]
+        if needed != len(hidden):
+            raise ValueError(f"the view hides {len(hidden)} cards, but its sizes need {needed}")
+        hands, start = [], 0
+        for seat, size in enumerate(sizes):
+            hands.append(list(view["hand"]) if seat == viewer else hidden[start : start + size])
+            start += size
+        set_aside = hidden[start : start + view["set_aside_count"]]
+        d = {
+            "game": GAME_NAME,
+            "num_players": n,
+            "current_player": view["current_player"],
+            "leader": view["leader"],
+            "hands": hands,
+            "draw_pile": hidden[start + len(set_aside) :],
+            "set_aside": set_aside,
+            "trick": view["trick"],
+            "taken": view["taken"],
+            "played": view["played"],
+            "options": view["options"],
+            "totals": view["totals"],
+            "round": view["round"],
+        }
+        return cls.from_dict(d, seed=rng)
+
+    @classmethod
+    def _empty(cls, num_players: int, rng: np.random.Generator) -> State:
+        state = cls.__new__(cls)
+        state.num_players = num_players
+        state.round_finished = False
+        state._round_returns = None
+        state._rng = rng
+        state._rng_shared = False
+        return state
+
+    def _deal(self, round_index: int) -> None:
+        """HK-2.2/2.3 shuffle and deal round ``round_index``; HK-2.4/4.4 its first leader."""
+        n = self.num_players
+        deck = (self._own_rng().permutation(NUM_CARDS) + 1).tolist()
+        self.hands = [sorted(deck[HAND_SIZE * s : HAND_SIZE * (s + 1)]) for s in range(n)]
+        pile = deck[HAND_SIZE * n :]
+        set_aside = SET_ASIDE.get(n, 0)
+        self.set_aside = pile[:set_aside]
+        self._draw_pile = pile[set_aside:][::-1]
+        self.trick, self.played = [], []
+        self.taken = [[] for _ in range(n)]
+        self.scores = [0] * n
+        self.round = round_index
+        self.leader = self.current_player = (self.options["first_leader"] + round_index) % n
+
+    def _own_rng(self) -> np.random.Generator:
+        if self._rng_shared:
+            self._rng, self._rng_shared = copy_rng(self._rng), False
+        return self._rng
+
+    # -- play ----------------------------------------------------------------------------------
+
+    def legal_actions(self) -> list[int]:
+        """HK-3.1 any hand card may be played: the sorted action ids of the mover's hand."""
+        if self.current_player is None:
+            return []
+        return [card - 1 for card in self.hands[self.current_player]]
+
+    def apply(self, action: int) -> None:
+        """Play card ``action + 1`` for the current player; ``IllegalActionError`` if not legal."""
+        player = self.current_player
+        if type(action) is int and player is not None and action + 1 in self.hands[player]:
+            card = action + 1
+        else:
+            card = self._check(action)
+        hand = self.hands[player]
+        hand.remove(card)
+        if self._draw_pile:  # HK-3.1 draw at once while the pile lasts
+            insort(hand, self._draw_pile.pop())
+        self.round_finished = False
+        self.trick.append(card)
+        self.played.append((player, card))
+        if len(self.trick) < self.num_players:
+            self.current_player = player + 1 if player + 1 < self.num_players else 0
+        else:
+            self._finish_trick()
+
+    def _check(self, action: Any) -> int:
+        """The card ``action`` plays, or ``IllegalActionError`` saying why it cannot be played."""
+        try:
+            card = action_card(action)
+        except ValueError as error:
+            raise IllegalActionError(f"action {action!r} is illegal: {error}") from None
+        what = f"action {card - 1} ({action_name(card - 1)}) is illegal"
+        if self.current_player is None:
+            raise IllegalActionError(f"{what}: the game is over")
+        player = seat_name(self.current_player)
+        if any(card == c for _, c in self.played):
+            raise IllegalActionError(f"{what}: card {card} has already been played")
+        if card not in self.hands[self.current_player]:
+            raise IllegalActionError(f"{what}: card {card} is not in {player}'s hand")
+        return card
+
+    def _finish_trick(self) -> None:
+        trick, n = self.trick, self.num_players
+        best = max(trick, key=TRICK_RANK.__getitem__)  # HK-3.2 highest black, else highest red
+        winner = (self.leader + trick.index(best)) % n
+        self.taken[winner].extend(trick)  # HK-3.3 the winner takes the trick
+        self.scores[winner] += sum(map(CARD_VALUE.__getitem__, trick))  # HK-4.1
+        self.trick = []
+        self.leader = self.current_player = winner  # HK-3.3 and leads the next one
+        # Hands are equally long at the end of a trick, so one empty hand means all are (HK-3.4).
+        if not self.hands[winner]:
+            self._finish_round()
+
+    def _finish_round(self) -> None:
+        """HK-3.4 the round is over: add it to the totals, then deal the next or end (HK-4.4)."""
+        self.round_finished = True
+        self._round_returns = self._rewards(self.scores, 1)
+        self.totals = [t + s for t, s in zip(self.totals, self.scores, strict=True)]
+        target = self.options["target"]
+        if self.round + 1 >= self.options["rounds"] or (
+            target is not None and max(self.totals) >= target
+        ):
+            self.current_player = None
+        else:
+            self._deal(self.round + 1)
+
+    # -- results -------------------------------------------------------------------------------
+
+    def is_terminal(self) -> bool:
+        return self.current_player is None
+
+    def is_truncated(self) -> bool:
+        """Heiße Karten always ends: a round has a fixed number of tricks."""
+        return False
+
+    def _rewards(self, points: list[int], rounds: int) -> list[float]:
+        if self.options["reward_mode"] == "win":
+            return win_returns(points)
+        return score_returns(points, rounds)
+
+    def returns(self) -> list[float]:
+        """Per-seat rewards of the match by totals (HK-4.3); zeros before the end."""
+        if self.current_player is not None:
+            return [0.0] * self.num_players
+        return self._rewards(self.totals, self.round + 1)
+
+    def round_returns(self) -> list[float] | None:
+        """Rewards of the round the last action finished (HK-4.3 on its scores), else ``None``."""
+        return list(self._round_returns) if self.round_finished else None
+
+    def winners(self) -> list[int]:
+        """Seats with the highest total once the match is over (HK-4.2); empty before."""
+        if self.current_player is not None:
+            return []
+        best = max(self.totals)
+        return [seat for seat, total in enumerate(self.totals) if total == best]
+
+    # -- copies, dicts, views --------------------------------------------------------------------
+
+    def clone(self) -> State:
+        """An independent copy; the generator is copied lazily (module docstring)."""
+        other = State.__new__(State)
+        other.num_players = self.num_players
+        other.options = self.options  # never changed after creation
+        other.current_player = self.current_player
+        other.leader = self.leader
+        other.hands = [hand.copy() for hand in self.hands]
+        other.trick = self.trick.copy()
+        other.played = self.played.copy()
+        other.taken = [pile.copy() for pile in self.taken]
+        other.set_aside = self.set_aside.copy()
+        other.scores = self.scores.copy()
+        other.totals = self.totals.copy()
+        other.round = self.round
+        other.round_finished = self.round_finished
+        other._round_returns = self._round_returns  # replaced, never changed
+        other._draw_pile = self._draw_pile.copy()
+        other._rng = self._rng
+        self._rng_shared = other._rng_shared = True
+        return other
+
+    @property
+    def draw_pile_size(self) -> int:
+        return len(self._draw_pile)
+
+    def _seat_cards(self, pairs: Any) -> list[list[int]]:
+        return [[seat, card] for seat, card in pairs]
+
+    def _trick_pairs(self) -> list[list[int]]:
+        n = self.num_players
+        return [[(self.leader + i) % n, card] for i, card in enumerate(self.trick)]
+
+    def to_dict(self) -> dict:
+        """The full state as a JSON-compatible dict (DESIGN.md schema plus ``round``)."""
+        return {
+            "game": GAME_NAME,
+            "num_players": self.num_players,
+            "current_player": self.current_player,
+            "leader": self.leader,
+            "hands": [hand.copy() for hand in self.hands],
+            "draw_pile": self._draw_pile[::-1],
+            "set_aside": self.set_aside.copy(),
+            "trick": self._trick_pairs(),
+            "taken": [pile.copy() for pile in self.taken],
+            "played": self._seat_cards(self.played),
+            "options": dict(self.options),
+            "totals": self.totals.copy(),
+            "round": self.round,
+        }
+
+    def view(self, player: int) -> dict:
+        """What ``player`` may know (HK-5) as a JSON-compatible dict.
+
+        Besides DESIGN.md's keys it holds ``taken`` (every taken card was seen when played and
+        the trick's winner is public, HK-5), ``totals``, ``round`` and ``options``.
+        """
+        player = serialize.check_int(player, "player", 0, self.num_players - 1)
+        return {
+            "game": GAME_NAME,
+            "player": player,
+            "num_players": self.num_players,
+            "current_player": self.current_player,
+            "leader": self.leader,
+            "hand": self.hands[player].copy(),
+            "hand_sizes": [len(hand) for hand in self.hands],
+            "draw_pile_size": len(self._draw_pile),
+            "set_aside_count": len(self.set_aside),
+            "trick": self._trick_pairs(),
+            "played": self._seat_cards(self.played),
+            "taken": [pile.copy() for pile in self.taken],
+            "scores": self.scores.copy(),
+            "totals": self.totals.copy(),
+            "round": self.round,
+            "options": dict(self.options),
+            "legal_actions": self.legal_actions() if player == self.current_player else [],
+        }
+
+    # -- text ----------------------------------------------------------------------------------
+
+    def action_name(self, action: int) -> str:
+        """``play 36`` for action 35."""
+        return action_name(action)
+
+    def render(self, viewer: int | None = None) -> str:
+        """The table as text; only ``viewer``'s hand is shown (no hand when ``None``)."""
+        return render(self, viewer)
+
+    def __str__(self) -> str:
+        return self.render()
