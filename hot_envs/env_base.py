@@ -56,7 +56,7 @@ class CardGameEnv(AECEnv):
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
         observation = spaces.Dict(
             {
-                "observation": spaces.Box(0.0, 1.0, (self.layout.size,), dtype=np.float32),
+                "observation": spaces.Box(self.layout.low, self.layout.high, dtype=np.float32),
                 "action_mask": spaces.Box(0, 1, (self.num_actions,), dtype=np.int8),
             }
         )

@@ -20,6 +20,8 @@ class Piece:
     name: str
     shape: tuple[int, ...]
     meaning: str
+    low: float = 0.0
+    high: float = 1.0
 
     @property
     def size(self) -> int:
@@ -40,6 +42,8 @@ class ObservationLayout:
             self.slices[piece.name] = slice(start, start + piece.size)
             start += piece.size
         self.size = start
+        self.low = np.concatenate([np.full(p.size, p.low, np.float32) for p in self.pieces])
+        self.high = np.concatenate([np.full(p.size, p.high, np.float32) for p in self.pieces])
 
     def views(self, vector: np.ndarray) -> dict[str, np.ndarray]:
         """Named views (not copies) into ``vector``, each reshaped to its piece's shape."""
@@ -50,9 +54,10 @@ class ObservationLayout:
         return self.views(vector)
 
     def table(self) -> str:
-        """The layout as a Markdown table: name, slice, shape, meaning."""
-        rows = ["| piece | slice | shape | meaning |", "|---|---|---|---|"]
+        """The layout as a Markdown table: name, slice, shape, value range, meaning."""
+        rows = ["| piece | slice | shape | range | meaning |", "|---|---|---|---|---|"]
         for p in self.pieces:
             s = self.slices[p.name]
-            rows.append(f"| `{p.name}` | {s.start}:{s.stop} | {p.shape} | {p.meaning} |")
+            bounds = f"[{p.low:g}, {p.high:g}]"
+            rows.append(f"| `{p.name}` | {s.start}:{s.stop} | {p.shape} | {bounds} | {p.meaning} |")
         return "\n".join(rows)
