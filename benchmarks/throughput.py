@@ -16,6 +16,10 @@ a note. The process is pinned to one CPU where the OS allows it.
 
     pip install -e ".[bench]"
     python benchmarks/throughput.py --seconds 5 --repeats 3 --out benchmarks/results
+    python benchmarks/throughput.py --hk-players 2 4 6 --raw-env   # more rows
+
+``--raw-env`` adds each ``raw_env`` played the same way without PettingZoo's wrappers, to show
+what the wrappers cost.
 
 Writes ``throughput.json``, ``throughput.md`` (the table for the README) and ``throughput.png``
 into ``--out``.
@@ -32,6 +36,7 @@ import platform
 import random
 import statistics
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -60,6 +65,7 @@ class Args:
     hk_players: tuple[int, ...]
     seed: int
     cpu: int | None
+    raw_env: bool
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
@@ -86,10 +92,15 @@ def parse_args(argv: list[str] | None = None) -> Args:
         default=None,
         help="CPU to pin to (default: the last one this process may use)",
     )
+    parser.add_argument(
+        "--raw-env",
+        action="store_true",
+        help="also measure each raw_env (no wrappers) to see what the wrappers cost",
+    )
     ns = parser.parse_args(argv)
     if ns.seconds <= 0 or ns.repeats < 1:
         parser.error("--seconds must be > 0 and --repeats >= 1")
-    return Args(ns.seconds, ns.repeats, ns.out, tuple(ns.hk_players), ns.seed, ns.cpu)
+    return Args(ns.seconds, ns.repeats, ns.out, tuple(ns.hk_players), ns.seed, ns.cpu, ns.raw_env)
 
 
 # --- targets -------------------------------------------------------------------------------------
@@ -182,33 +193,42 @@ def load(module_name: str, attribute: str, notes: list[str]) -> Any | None:
     except ImportError as error:
         missing = error.name or ""
         if missing.startswith("hot_envs."):
-            notes.append(f"skipped {module_name}: {missing} is not written yet")
+            note = f"skipped {module_name}: {missing} is not written yet"
         else:
-            notes.append(f'skipped {module_name}: {error} -- pip install -e ".[bench]"')
-        return None
-    if not hasattr(module, attribute):
-        notes.append(f"skipped {module_name}: it has no `{attribute}` yet")
-        return None
-    return getattr(module, attribute)
+            note = f'skipped {module_name}: {error} -- pip install -e ".[bench]"'
+    else:
+        if hasattr(module, attribute):
+            return getattr(module, attribute)
+        note = f"skipped {module_name}: it has no `{attribute}` yet"
+    if note not in notes:
+        notes.append(note)
+    return None
 
 
 def collect_benchmarks(args: Args, notes: list[str]) -> list[Benchmark]:
     benchmarks = []
-    connect_four = load("pettingzoo.classic.connect_four_v3", "env", notes)
-    if connect_four:
-        benchmarks.append(Benchmark(REFERENCE, env_loop(connect_four), None))
+
+    def add_env(module: str, name: str, target: Target | None, **kwargs: Any) -> None:
+        """The env() loop of ``module``; with --raw-env also its raw_env loop (no target)."""
+        make_env = load(module, "env", notes)
+        if make_env:
+            run = env_loop(functools.partial(make_env, **kwargs))
+            benchmarks.append(Benchmark(name.format("env loop"), run, target))
+        make_raw = load(module, "raw_env", notes) if args.raw_env else None
+        if make_raw:
+            run = env_loop(functools.partial(make_raw, **kwargs))
+            benchmarks.append(Benchmark(name.format("raw_env loop"), run, None))
+
+    add_env("pettingzoo.classic.connect_four_v3", "connect_four_v3 {}", None)
 
     hl_state = load("hot_envs.heisse_luft", "State", notes)
     if hl_state:
         benchmarks.append(
             Benchmark("heisse_luft engine", engine_loop(hl_state), Target(100_000, False))
         )
-    hl_env = load("hot_envs.heisse_luft_v0", "env", notes)
-    if hl_env:
-        benchmarks.append(Benchmark("heisse_luft_v0 env loop", env_loop(hl_env), Target(4, True)))
+    add_env("hot_envs.heisse_luft_v0", "heisse_luft_v0 {}", Target(4, True))
 
     hk_state = load("hot_envs.heisse_karten", "State", notes)
-    hk_env = load("hot_envs.heisse_karten_v0", "env", notes)
     for n in args.hk_players:
         at_target = n == HK_TARGET_PLAYERS
         if hk_state:
@@ -219,14 +239,12 @@ def collect_benchmarks(args: Args, notes: list[str]) -> list[Benchmark]:
                     Target(300_000, False) if at_target else None,
                 )
             )
-        if hk_env:
-            benchmarks.append(
-                Benchmark(
-                    f"heisse_karten_v0 env loop, {n} players",
-                    env_loop(functools.partial(hk_env, num_players=n)),
-                    Target(5, True) if at_target else None,
-                )
-            )
+        add_env(
+            "hot_envs.heisse_karten_v0",
+            f"heisse_karten_v0 {{}}, {n} players",
+            Target(5, True) if at_target else None,
+            num_players=n,
+        )
     return benchmarks
 
 
@@ -429,7 +447,7 @@ def write_chart(path: Path, results: list[Result]) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    console = Console()
+    console = Console(width=None if sys.stdout.isatty() else 120)  # no wrapping in logs
     cpu = pin_to_one_cpu(args.cpu)
     notes: list[str] = []
     benchmarks = collect_benchmarks(args, notes)
