@@ -1,0 +1,325 @@
+"""Property tests over thousands of random Heiße Luft games (random legal play, every option).
+
+Each test draws a deal seed, a move-choice seed and the options, plays a whole game with
+uniformly random legal actions and checks its property after every action.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hot_envs.heisse_luft import LAYOUT, State, action_mask, encode
+from hot_envs.heisse_luft.facts import (
+    CARD_CODES,
+    DEFAULT_TURN_LIMIT,
+    EXCHANGE_PICK,
+    HAND_SIZE,
+    MAX_SPADES_AT_STAGE,
+    NUM_ACTIONS,
+    STAGE_SIZES,
+    SUITS,
+    TROPHY_PRICE,
+)
+
+from .random_games import (
+    ALL_BALLOON_CARDS,
+    ALL_PRIZE_CARDS,
+    balloon_card_places,
+    prize_card_totals,
+    random_game,
+)
+
+seeds = st.integers(0, 2**32 - 1)
+options = st.fixed_dictionaries(
+    {},
+    optional={
+        "three_for_one": st.booleans(),
+        "starting_player": st.sampled_from([0, 1, "random"]),
+    },
+)
+
+
+def games(max_examples: int):
+    """Decorate a test ``(seed, choice_seed, options)`` to run on ``max_examples`` random games."""
+
+    def decorate(test):
+        test = given(seed=seeds, choice_seed=seeds, options=options)(test)
+        return settings(
+            max_examples=max_examples,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow],
+        )(test)
+
+    return decorate
+
+
+# ---------------------------------------------------------------------- cards and stages
+
+
+@games(1000)
+def test_every_balloon_card_exactly_once_after_every_action(seed, choice_seed, options):
+    """HL-1.1: the 40 balloon cards are each in exactly one hand, pile or stage side."""
+    state = State.new(seed=seed, **options)
+    assert balloon_card_places(state.to_dict()) == ALL_BALLOON_CARDS
+    for _ in random_game(state, choice_seed):
+        assert balloon_card_places(state.to_dict()) == ALL_BALLOON_CARDS
+
+
+@games(1000)
+def test_every_prize_card_exactly_once_after_every_action(seed, choice_seed, options):
+    """HL-1.2: the 40 prize cards are in the prize deck, at a stage, won or inside a trophy."""
+    state = State.new(seed=seed, **options)
+    assert prize_card_totals(state.to_dict()) == ALL_PRIZE_CARDS
+    for _ in random_game(state, choice_seed):
+        assert prize_card_totals(state.to_dict()) == ALL_PRIZE_CARDS
+
+
+@games(600)
+def test_stage_sides_only_ever_hold_fitting_cards(seed, choice_seed, options):
+    """HL-3.1: a side holds at most as many cards of a suit as the stage has prizes of it."""
+    state = State.new(seed=seed, **options)
+    for _ in random_game(state, choice_seed):
+        for stage in state.to_dict()["stages"]:
+            for side in stage["sides"]:
+                for suit in SUITS:
+                    on_side = sum(code[0] == suit for code in side)
+                    assert on_side <= stage["prizes"].count(suit), (stage, suit)
+
+
+@games(600)
+def test_stages_in_play_hold_their_number_of_prizes_and_at_most_three_spades(
+    seed, choice_seed, options
+):
+    """HL-1.3 stage n holds n prizes while in play; HL-2.3 never 4 spades; a stage out of the
+    game holds nothing (HL-5.4)."""
+    state = State.new(seed=seed, **options)
+    for _ in random_game(state, choice_seed):
+        for n, stage in zip(STAGE_SIZES, state.to_dict()["stages"], strict=True):
+            if stage["in_play"]:
+                assert len(stage["prizes"]) == n
+                assert stage["prizes"].count("S") <= MAX_SPADES_AT_STAGE
+                assert len(stage["sides"][0]) + len(stage["sides"][1]) < 2 * n
+            else:
+                assert stage["prizes"] == [] and stage["sides"] == [[], []]
+
+
+@games(600)
+def test_hands_always_hold_eight_cards(seed, choice_seed, options):
+    """HL-2.4/HL-3.2/HL-3.4: every play and exchange is followed by as many draws, and the piles
+    never run dry (at most 16 balloons lie on unflown stages), so hands stay at 8 cards."""
+    state = State.new(seed=seed, **options)
+    for _ in random_game(state, choice_seed):
+        assert [len(hand) for hand in state.to_dict()["hands"]] == [HAND_SIZE, HAND_SIZE]
+
+
+@games(400)
+def test_pass_streak_and_turn_stay_in_range(seed, choice_seed, options):
+    """HL-3.6 the pass streak is 0 or 1 between actions; HL-7.3 turns grow by at most one."""
+    state = State.new(seed=seed, **options)
+    turn = state.turn
+    for _ in random_game(state, choice_seed):
+        assert state.pass_streak in (0, 1)
+        assert state.turn - turn in (0, 1)
+        turn = state.turn
+
+
+@games(500)
+def test_trophy_cards_pay_each_trophy_exactly(seed, choice_seed, options):
+    """HL-6.1/6.2: the cards inside a player's trophies pay their prices exactly (a card of the
+    claimed suit counts one, three of an awarded suit count one); HL-6.3 without three-for-one
+    each trophy holds its price in its own suit."""
+    state = State.new(seed=seed, **options)
+    for _ in random_game(state, choice_seed):
+        d = state.to_dict()
+        awarded = d["trophies"][0] + d["trophies"][1]
+        for trophies, cards in zip(d["trophies"], d["trophy_cards"], strict=True):
+            price = sum(TROPHY_PRICE[SUITS.index(s)] for s in trophies)
+            paid = sum(cards.values())
+            if state.options["three_for_one"]:
+                # each group of three stands for one card: two cards more than the price
+                assert paid >= price and (paid - price) % 2 == 0
+                assert all(cards[s] == 0 for s in SUITS if s not in awarded)
+            else:
+                assert cards == {s: TROPHY_PRICE[i] * (s in trophies) for i, s in enumerate(SUITS)}
+
+
+# ---------------------------------------------------------------------- actions and masks
+
+
+@games(500)
+def test_legal_actions_are_sorted_distinct_in_range_and_present_until_the_end(
+    seed, choice_seed, options
+):
+    """DESIGN: legal_actions() is a sorted list of ids in 0..365, non-empty while the game runs,
+    and the mover is a seat until the game is over."""
+    state = State.new(seed=seed, **options)
+    for _ in random_game(state, choice_seed):
+        legal = state.legal_actions()
+        assert legal == sorted(set(legal))
+        assert all(type(a) is int and 0 <= a < NUM_ACTIONS for a in legal)
+        if state.is_terminal():
+            assert legal == [] and state.current_player is None
+        else:
+            assert legal and state.current_player in (0, 1)
+
+
+@games(500)
+def test_action_mask_equals_legal_actions_for_the_mover_and_is_zero_for_the_other(
+    seed, choice_seed, options
+):
+    """The mask marks exactly legal_actions() for the player to move, nothing for the other."""
+    state = State.new(seed=seed, **options)
+    for _ in random_game(state, choice_seed):
+        for seat in (0, 1):
+            mask = action_mask(state, seat)
+            assert mask.dtype == np.int8 and mask.shape == (NUM_ACTIONS,)
+            if seat == state.current_player:
+                assert np.flatnonzero(mask).tolist() == state.legal_actions()
+            else:
+                assert not mask.any()
+
+
+@games(400)
+def test_a_play_puts_the_named_card_on_the_named_side(seed, choice_seed, options):
+    """DESIGN action ids: 8 * card + 2 * (stage - 1) + side moves the card from the mover's hand
+    to their own (0) or the opponent's (1) side of the stage — or flies the stage it completes
+    (HL-4.1), which clears both sides."""
+    state = State.new(seed=seed, **options)
+    chooser = random.Random(choice_seed)
+    while not state.is_terminal():
+        action = chooser.choice(state.legal_actions())
+        mover, before = state.current_player, state.to_dict()
+        state.apply(action)
+        if action >= EXCHANGE_PICK:
+            continue
+        card, slot = divmod(action, 8)
+        stage, relative_side = divmod(slot, 2)
+        side = mover ^ relative_side
+        sides_before = before["stages"][stage]["sides"]
+        after = state.to_dict()
+        assert CARD_CODES[card] in before["hands"][mover]
+        assert CARD_CODES[card] not in after["hands"][mover]
+        if len(sides_before[0]) + len(sides_before[1]) + 1 == 2 * STAGE_SIZES[stage]:
+            assert after["stages"][stage]["sides"] == [[], []]
+        else:
+            expected = [sides_before[0][:], sides_before[1][:]]
+            expected[side].append(CARD_CODES[card])
+            assert after["stages"][stage]["sides"] == expected
+            assert after["stages"][stage]["last_player"] == mover
+
+
+# ---------------------------------------------------------------------- formats and copies
+
+
+@games(400)
+def test_to_dict_from_dict_round_trip_after_every_action(seed, choice_seed, options):
+    """from_dict(to_dict()) rebuilds the same dict and the same legal actions, also through
+    JSON text."""
+    state = State.new(seed=seed, **options)
+    for _ in random_game(state, choice_seed):
+        d = state.to_dict()
+        rebuilt = State.from_dict(json.loads(json.dumps(d)))
+        assert rebuilt.to_dict() == d
+        assert rebuilt.legal_actions() == state.legal_actions()
+
+
+@games(400)
+def test_a_clone_can_be_played_without_changing_the_original(seed, choice_seed, options):
+    """clone() is independent: a random action applied to a clone leaves the original's dict
+    unchanged, at every point of the game."""
+    state = State.new(seed=seed, **options)
+    chooser = np.random.default_rng(seed)
+    for _ in random_game(state, choice_seed):
+        if state.is_terminal():
+            break
+        before = state.to_dict()
+        clone = state.clone()
+        legal = clone.legal_actions()
+        clone.apply(legal[chooser.integers(len(legal))])
+        assert state.to_dict() == before
+
+
+@games(300)
+def test_a_clone_played_like_the_original_ends_the_same(seed, choice_seed, options):
+    """A clone taken mid-game and given the original's remaining actions passes through the same
+    dicts (reshuffles included) to the same end; playing the clone on to a different end first
+    changes nothing for the original."""
+    state = State.new(seed=seed, **options)
+    split = seed % 60
+    actions = list(random_game(state.clone(), choice_seed))
+    for action in actions[:split]:
+        state.apply(action)
+    clone = state.clone()
+    for _ in random_game(state.clone(), choice_seed + 1):  # a third copy, played elsewhere
+        pass
+    for action in actions[split:]:
+        state.apply(action)
+        clone.apply(action)
+        assert clone.to_dict() == state.to_dict()
+    assert clone.is_terminal() and clone.returns() == state.returns()
+
+
+# ---------------------------------------------------------------------- the end
+
+
+@games(1000)
+def test_games_end_well_before_the_turn_limit(seed, choice_seed, options):
+    """HL-7.3: normal games end by the rules, never by truncation (they stay under 300 turns)."""
+    state = State.new(seed=seed, **options)
+    for _ in random_game(state, choice_seed):
+        pass
+    assert state.is_terminal() and not state.is_truncated()
+    assert state.turn < 300 < DEFAULT_TURN_LIMIT
+
+
+@games(500)
+def test_returns_are_a_win_a_loss_or_a_draw_and_match_the_winner(seed, choice_seed, options):
+    """HL-7.4: returns are (1, −1), (−1, 1) or (0, 0), matching the dict's winner."""
+    state = State.new(seed=seed, **options)
+    for _ in random_game(state, choice_seed):
+        if not state.is_terminal():
+            assert state.returns() == [0.0, 0.0]
+    expected = {0: [1.0, -1.0], 1: [-1.0, 1.0], "draw": [0.0, 0.0]}
+    assert state.returns() == expected[state.to_dict()["winner"]]
+
+
+@games(800)
+def test_the_winner_is_who_hl7_says(seed, choice_seed, options):
+    """HL-7.1 two trophies win at once; HL-7.2 otherwise, with no stage left, more trophies
+    win, then more prize cards (trophy cards included), else a draw."""
+    state = State.new(seed=seed, **options)
+    for _ in random_game(state, choice_seed):
+        pass
+    d = state.to_dict()
+    trophies = [len(t) for t in d["trophies"]]
+    prizes = [sum(d["prizes_won"][p].values()) + sum(d["trophy_cards"][p].values()) for p in (0, 1)]
+    if max(trophies) >= 2:
+        assert d["winner"] == trophies.index(max(trophies)) and min(trophies) < 2
+    else:
+        assert not any(stage["in_play"] for stage in d["stages"])
+        for key in (trophies, prizes):
+            if key[0] != key[1]:
+                assert d["winner"] == (0 if key[0] > key[1] else 1)
+                break
+        else:
+            assert d["winner"] == "draw"
+
+
+# ---------------------------------------------------------------------- observations
+
+
+@games(300)
+def test_observations_are_float32_of_the_layout_size_within_its_bounds(seed, choice_seed, options):
+    """The observation vector of either seat has LAYOUT.size float32 entries in [0, 1]."""
+    assert (LAYOUT.low == 0).all() and (LAYOUT.high == 1).all()
+    state = State.new(seed=seed, **options)
+    for _ in random_game(state, choice_seed):
+        for seat in (0, 1):
+            obs = encode(state, seat)
+            assert obs.dtype == np.float32 and obs.shape == (LAYOUT.size,)
+            assert ((obs >= 0) & (obs <= 1)).all()
