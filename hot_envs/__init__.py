@@ -13,6 +13,7 @@ __all__ = ["IllegalActionError", "__version__"]
 
 ENVIRONMENTS = {
     "hot_envs/heisse_luft-v0": "hot_envs.heisse_luft_v0:env",
+    "hot_envs/heisse_karten-v0": "hot_envs.heisse_karten_v0:env",
 }
 for _id, _entry_point in ENVIRONMENTS.items():
     if _id not in pettingzoo.aec_registry:

@@ -71,16 +71,14 @@ class CardGameEnv(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new game, or set up ``options["state"]`` (a ``State.to_dict()`` dict).
+        """Deal a new game, or set up ``options["state"]`` (a ``State.to_dict()`` dict; other
+        option keys are ignored, as Gymnasium does).
 
         All randomness of the episode comes from the env's seeded generator.
         """
         if seed is not None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
-        options = options or {}
-        if set(options) - {"state"}:
-            raise ValueError(f"reset options may only hold 'state', not {sorted(options)}")
-        if "state" in options:
+        if options and "state" in options:
             game = self.engine.from_dict(options["state"], seed=self.np_random)
             if game.num_players != len(self.possible_agents) or game.is_terminal():
                 raise ValueError("reset's state must be a game in progress with this env's seats")

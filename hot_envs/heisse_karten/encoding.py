@@ -67,12 +67,14 @@ LAYOUT = ObservationLayout(
         Piece(
             "scores",
             (SEATS,),
-            f"round score of relative seat r / {BLACK_SUM}, in [-0.96, 1]",
+            f"round score of relative seat r / {BLACK_SUM}",
+            low=-1.0,
         ),
         Piece(
             "totals",
             (SEATS,),
-            "match total of relative seat r / total scale, clipped to [-1, 1]",
+            "match total of relative seat r / total scale, clipped",
+            low=-1.0,
         ),
         Piece("hand_sizes", (SEATS,), f"cards in relative seat r's hand / {HAND_SIZE}"),
         Piece("draw_pile", (1,), f"cards in the draw pile / {NUM_CARDS}"),
@@ -95,7 +97,6 @@ LAYOUT = ObservationLayout(
     ],
     version=1,
 )
-LOW, HIGH = -1.0, 1.0  # bounds of every entry (only scores and totals go below 0)
 
 
 def encode(state: State, player: int) -> np.ndarray:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hot_envs.heisse_karten import LAYOUT, State, action_mask, encode
-from hot_envs.heisse_karten.encoding import HIGH, LOW
+from hot_envs.heisse_karten.encoding import LAYOUT
 from hot_envs.heisse_karten.facts import CARD_VALUE, MAX_TARGET_ROUNDS, TRICKS_PER_ROUND
 from tests.heisse_karten.helpers import play_out, random_states
 
@@ -49,7 +49,7 @@ def test_cards_scores_and_masks_hold_after_every_action(num_players, seed):
             assert mask.dtype == np.int8 and np.flatnonzero(mask).tolist() == legal
         obs = encode(state, state.current_player or 0)
         assert obs.shape == (LAYOUT.size,) and obs.dtype == np.float32
-        assert obs.min() >= LOW and obs.max() <= HIGH
+        assert (obs >= LAYOUT.low).all() and (obs <= LAYOUT.high).all()
     assert tricks == TRICKS_PER_ROUND[num_players]
     assert len(state.played) == num_players * tricks
 

@@ -1,0 +1,267 @@
+"""The contract both environments keep (DESIGN.md), written once and run for every game setup:
+PettingZoo's API, seeding and render tests, registration, spaces, determinism, the wrappers'
+handling of bad actions, and the information rule (no hidden card reaches an observation).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+import hot_envs  # noqa: F401  (registers the environments)
+from hot_envs import heisse_karten, heisse_karten_v0, heisse_luft, heisse_luft_v0
+from hot_envs.errors import IllegalActionError
+
+
+@dataclass(frozen=True)
+class Setup:
+    """One game with one set of options."""
+
+    env_module: Any
+    engine: Any
+    env_id: str
+    kwargs: dict = field(default_factory=dict)
+
+    def env(self, **kwargs: Any) -> Any:
+        return self.env_module.env(**self.kwargs, **kwargs)
+
+    def raw_env(self, **kwargs: Any) -> Any:
+        return self.env_module.raw_env(**self.kwargs, **kwargs)
+
+    def new_state(self, seed: int) -> Any:
+        return self.engine.State.new(seed=seed, **self.kwargs)
+
+    def __str__(self) -> str:
+        extra = ",".join(f"{k}={v}" for k, v in self.kwargs.items())
+        return f"{self.env_module.__name__.rsplit('.', 1)[-1]}({extra})"
+
+
+SETUPS = [Setup(heisse_luft_v0, heisse_luft, "hot_envs/heisse_luft-v0")] + [
+    Setup(heisse_karten_v0, heisse_karten, "hot_envs/heisse_karten-v0", {"num_players": n})
+    for n in range(2, 7)
+]
+setups = pytest.mark.parametrize("setup", SETUPS, ids=str)
+
+
+def random_positions(setup: Setup, games: int, seed: int = 0) -> list[Any]:
+    """States met along seeded random games, every few actions."""
+    rng = np.random.default_rng(seed)
+    positions = []
+    for game in range(games):
+        state = setup.new_state(seed + game)
+        while not state.is_terminal():
+            if rng.random() < 0.2:
+                positions.append(state.clone())
+            legal = state.legal_actions()
+            state.apply(legal[rng.integers(len(legal))])
+    return positions
+
+
+def play_random(env: Any, seed: int) -> list[tuple]:
+    """Play one seeded game through the AEC loop; the trace of (agent, obs bytes, reward)."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    trace = []
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, _ = env.last()
+        trace.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward))
+        if terminated or truncated:
+            env.step(None)
+        else:
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return trace
+
+
+@setups
+def test_pettingzoo_api_test(setup: Setup) -> None:
+    api_test(setup.env(), num_cycles=500)
+
+
+@setups
+def test_pettingzoo_seed_test(setup: Setup) -> None:
+    seed_test(setup.env, num_cycles=300)
+
+
+@setups
+def test_pettingzoo_render_test(setup: Setup) -> None:
+    render_test(setup.env)
+
+
+@setups
+def test_registered_with_pettingzoo(setup: Setup) -> None:
+    env = pettingzoo.make("aec", setup.env_id, **setup.kwargs)
+    env.reset(seed=1)
+    assert env.unwrapped.metadata["name"] == setup.env_module.raw_env.metadata["name"]
+
+
+@setups
+def test_metadata_and_spaces(setup: Setup) -> None:
+    env = setup.env()
+    raw = env.unwrapped
+    assert raw.metadata["render_modes"] == ["human", "ansi"]
+    assert raw.metadata["is_parallelizable"] is False
+    assert raw.metadata["name"].endswith("_v0")
+    for agent in env.possible_agents:
+        space = env.observation_space(agent)
+        assert space["observation"].shape == (setup.engine.LAYOUT.size,)
+        assert space["observation"].dtype == np.float32
+        assert space["action_mask"].dtype == np.int8
+        assert env.action_space(agent).n == setup.engine.NUM_ACTIONS
+    assert env.possible_agents == [f"player_{i}" for i in range(len(env.possible_agents))]
+
+
+@setups
+def test_same_seed_same_game(setup: Setup) -> None:
+    assert play_random(setup.env(), seed=11) == play_random(setup.env(), seed=11)
+    assert play_random(setup.env(), seed=11) != play_random(setup.env(), seed=12)
+
+
+@setups
+def test_final_rewards_are_the_engine_returns(setup: Setup) -> None:
+    env = setup.env()
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, _ = env.last()
+        totals[agent] += reward
+        if terminated or truncated:
+            env.step(None)
+        else:
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    returns = env.unwrapped.game.returns()
+    assert [totals[a] for a in env.possible_agents] == pytest.approx(returns)
+    assert sum(returns) == pytest.approx(0.0)
+
+
+@setups
+def test_mask_marks_exactly_the_legal_actions(setup: Setup) -> None:
+    env = setup.env()
+    env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    for agent in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        game = env.unwrapped.game
+        assert np.flatnonzero(obs["action_mask"]).tolist() == game.legal_actions()
+        assert env.unwrapped.view(agent)["legal_actions"] == game.legal_actions()
+        for other in env.agents:
+            if other != agent:
+                assert not env.observe(other)["action_mask"].any()
+                assert env.unwrapped.view(other)["legal_actions"] == []
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+@setups
+def test_illegal_action_ends_the_game_with_minus_one(setup: Setup) -> None:
+    env = setup.env()
+    env.reset(seed=2)
+    agent = env.agent_selection
+    illegal = int(np.flatnonzero(env.observe(agent)["action_mask"] == 0)[0])
+    env.step(illegal)  # PettingZoo's logger warns; the game ends
+    assert all(env.terminations.values())
+    assert env.rewards[agent] == -1
+    assert all(r == 0 for a, r in env.rewards.items() if a != agent)
+
+
+@setups
+def test_out_of_bounds_action_asserts(setup: Setup) -> None:
+    env = setup.env()
+    env.reset(seed=2)
+    with pytest.raises(AssertionError):
+        env.step(setup.engine.NUM_ACTIONS)
+
+
+@setups
+def test_raw_env_raises_illegal_action_error_and_changes_nothing(setup: Setup) -> None:
+    env = setup.raw_env()
+    env.reset(seed=4)
+    before = env.unwrapped.game.to_dict()
+    mask = env.observe(env.agent_selection)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    with pytest.raises(IllegalActionError, match=str(illegal)):
+        env.step(illegal)
+    assert env.unwrapped.game.to_dict() == before
+
+
+@setups
+def test_bad_options_fail_at_construction(setup: Setup) -> None:
+    with pytest.raises((ValueError, TypeError)):
+        setup.env(no_such_option=1)
+    with pytest.raises(ValueError):
+        setup.env(render_mode="rgb_array")
+
+
+@pytest.mark.parametrize("players", [0, 1, 7, "4", 2.0])
+def test_wrong_player_count_is_refused(players: Any) -> None:
+    with pytest.raises(ValueError, match="num_players"):
+        heisse_karten_v0.env(num_players=players)
+    with pytest.raises(ValueError, match="num_players"):
+        heisse_karten.State.new(seed=0, num_players=players)
+
+
+@setups
+def test_no_hidden_information_in_observation_or_view(setup: Setup) -> None:
+    """Redealing every card a player cannot see (State.from_view) leaves that player's
+    observation and view unchanged — and from_view's states are consistent with the view."""
+    rng = np.random.default_rng(0)
+    changed = 0
+    for state in random_positions(setup, games=8):
+        for player in range(state.num_players):
+            view = state.view(player)
+            other = setup.engine.State.from_view(view, rng)
+            assert other.view(player) == view
+            np.testing.assert_array_equal(
+                setup.engine.encode(other, player), setup.engine.encode(state, player)
+            )
+            changed += other.to_dict() != state.to_dict()
+    assert changed > 0  # the redeal did move hidden cards
+
+
+@setups
+def test_observation_lies_in_its_space(setup: Setup) -> None:
+    env = setup.env()
+    env.reset(seed=0)
+    for state in random_positions(setup, games=4):
+        env.unwrapped.game = state
+        for agent in env.possible_agents:
+            assert env.observation_space(agent).contains(env.observe(agent))
+
+
+@setups
+def test_engine_clone_is_independent(setup: Setup) -> None:
+    for state in random_positions(setup, games=2)[::5]:
+        before = state.to_dict()
+        clone = state.clone()
+        while not clone.is_terminal():
+            clone.apply(clone.legal_actions()[0])
+        assert state.to_dict() == before
+
+
+@setups
+def test_actions_after_the_end_are_refused(setup: Setup) -> None:
+    state = setup.new_state(9)
+    while not state.is_terminal():
+        state.apply(state.legal_actions()[-1])
+    assert state.legal_actions() == []
+    with pytest.raises(IllegalActionError, match="over"):
+        state.apply(0)
+
+
+@setups
+def test_reset_can_set_up_a_position(setup: Setup) -> None:
+    state = random_positions(setup, games=1, seed=21)[3]
+    env = setup.env()
+    env.reset(seed=0, options={"state": state.to_dict()})
+    game = env.unwrapped.game
+    assert game.to_dict() == state.to_dict()
+    assert env.agent_selection == f"player_{state.current_player}"
+    with pytest.raises(ValueError):
+        env.reset(options={"state": {"phase": "nonsense"}})
