@@ -8,26 +8,27 @@ except ``scores`` and ``totals``, which can be negative and are scaled into [-1,
 score lies in -576..600 and is divided by 600 (the black cards' sum); a match total is divided by
 its *total scale*, 600 × rounds in a match of fixed rounds, or the target in a match played to a
 target (a total may pass the target in the last round and drop far below zero: clipped).
+``trick_position`` is the mover's place in the trick (0: leading).
 
 LAYOUT (version 1):
 
-| piece | slice | shape | meaning |
-|---|---|---|---|
-| `hand` | 0:48 | (48,) | 1 where I hold card k+1 |
-| `trick` | 48:336 | (6, 48) | 1: relative seat r played card k+1 in the current trick |
-| `played` | 336:624 | (6, 48) | 1: relative seat r played card k+1 this round (trick too) |
-| `scores` | 624:630 | (6,) | round score of relative seat r / 600, in [-0.96, 1] |
-| `totals` | 630:636 | (6,) | match total of relative seat r / total scale, clipped to [-1, 1] |
-| `hand_sizes` | 636:642 | (6,) | cards in relative seat r's hand / 8 |
-| `draw_pile` | 642:643 | (1,) | cards in the draw pile / 48 |
-| `set_aside` | 643:644 | (1,) | set-aside cards / 3 (HK-2.3) |
-| `num_players` | 644:649 | (5,) | one-hot number of players: 2, 3, 4, 5, 6 |
-| `seats` | 649:655 | (6,) | 1 for each relative seat in the game |
-| `leader` | 655:661 | (6,) | one-hot relative seat of the trick's leader |
-| `trick_position` | 661:667 | (6,) | one-hot cards already in the trick (my place when I move) |
-| `tricks_done` | 667:668 | (1,) | tricks taken this round / tricks per round |
-| `match_round` | 668:669 | (1,) | round index / rounds (the cap in a target match) |
-| `target_match` | 669:670 | (1,) | 1 in a match played to a target (HK-4.4) |
+| piece | slice | shape | range | meaning |
+|---|---|---|---|---|
+| `hand` | 0:48 | (48,) | [0, 1] | 1 where I hold card k+1 |
+| `trick` | 48:336 | (6, 48) | [0, 1] | 1: relative seat r played card k+1 in the current trick |
+| `played` | 336:624 | (6, 48) | [0, 1] | 1: relative seat r played card k+1 this round, trick too |
+| `scores` | 624:630 | (6,) | [-1, 1] | round score of relative seat r / 600 |
+| `totals` | 630:636 | (6,) | [-1, 1] | match total of relative seat r / total scale, clipped |
+| `hand_sizes` | 636:642 | (6,) | [0, 1] | cards in relative seat r's hand / 8 |
+| `draw_pile` | 642:643 | (1,) | [0, 1] | cards in the draw pile / 48 |
+| `set_aside` | 643:644 | (1,) | [0, 1] | set-aside cards / 3 (HK-2.3) |
+| `num_players` | 644:649 | (5,) | [0, 1] | one-hot number of players: 2, 3, 4, 5, 6 |
+| `seats` | 649:655 | (6,) | [0, 1] | 1 for each relative seat in the game |
+| `leader` | 655:661 | (6,) | [0, 1] | one-hot relative seat of the trick's leader |
+| `trick_position` | 661:667 | (6,) | [0, 1] | one-hot number of cards in the trick |
+| `tricks_done` | 667:668 | (1,) | [0, 1] | tricks taken this round / tricks per round |
+| `match_round` | 668:669 | (1,) | [0, 1] | round index / rounds (the cap in a target match) |
+| `target_match` | 669:670 | (1,) | [0, 1] | 1 in a match played to a target (HK-4.4) |
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ LAYOUT = ObservationLayout(
         Piece(
             "played",
             (SEATS, NUM_CARDS),
-            "1: relative seat r played card k+1 this round (trick too)",
+            "1: relative seat r played card k+1 this round, trick too",
         ),
         Piece(
             "scores",
@@ -89,7 +90,7 @@ LAYOUT = ObservationLayout(
         Piece(
             "trick_position",
             (SEATS,),
-            "one-hot cards already in the trick (my place when I move)",
+            "one-hot number of cards in the trick",
         ),
         Piece("tricks_done", (1,), "tricks taken this round / tricks per round"),
         Piece("match_round", (1,), "round index / rounds (the cap in a target match)"),

@@ -54,22 +54,23 @@ def card_label(card: int) -> str:
 
 def action_name(action: int) -> str:
     """Readable action name: ``play 36`` for action 35 (HK-1.2)."""
-    return f"play {action_card(action)}"
+    try:
+        return f"play {action_card(action)}"
+    except ValueError as error:
+        raise ValueError(f"action {action!r}: {error}") from None
 
 
 def action_card(action: Any) -> int:
-    """The card an action id plays (HK-1.2); ``ValueError`` for anything but an int 0..47.
-
-    numpy integers are accepted, bools are not.
-    """
+    """The card an action id plays (HK-1.2); ``ValueError`` saying why for anything but an int
+    0..47 (numpy integers are ints here, bools are not)."""
     try:
         if isinstance(action, bool):
             raise TypeError
         card = index(action) + 1
     except TypeError:
-        raise ValueError(f"{action!r} is not an action id (an int 0..{NUM_ACTIONS - 1})") from None
+        raise ValueError(f"not an action id (an int 0..{NUM_ACTIONS - 1})") from None
     if not 1 <= card <= NUM_CARDS:
-        raise ValueError(f"action {action} is out of range (0..{NUM_ACTIONS - 1})")
+        raise ValueError(f"no such action (ids are 0..{NUM_ACTIONS - 1})")
     return card
 
 

@@ -60,8 +60,8 @@ def check_int(value: Any, what: str, low: int | None = None, high: int | None = 
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
         raise ValueError(f"{what} must be an int, not {value!r}")
     if (low is not None and value < low) or (high is not None and value > high):
-        bounds = f"{low}..{high}" if high is not None else f">= {low}"
-        raise ValueError(f"{what} must be in {bounds}, not {value}")
+        bounds = f"in {low}..{high}" if high is not None else f"at least {low}"
+        raise ValueError(f"{what} must be {bounds}, not {value}")
     return int(value)
 
 
@@ -221,10 +221,10 @@ def parse_state_dict(d: Any, rng: np.random.Generator) -> dict[str, Any]:
     ]
     draw_pile = _card_list(d["draw_pile"], "draw_pile")
     set_aside = _card_list(d["set_aside"], "set_aside")
-    if len(set_aside) not in {0, SET_ASIDE.get(n, 0)}:
-        raise ValueError(
-            f"set_aside must be empty or hold {SET_ASIDE.get(n, 0)} cards with {n} players (HK-2.3)"
-        )
+    if len(set_aside) not in {0, SET_ASIDE.get(n, 0)}:  # HK-2.3
+        if n in SET_ASIDE:
+            raise ValueError(f"set_aside must hold 0 or {SET_ASIDE[n]} cards with {n} players")
+        raise ValueError(f"set_aside must be empty with {n} players (HK-2.3)")
     trick = _seat_card_list(d["trick"], "trick", n)
     taken = [
         _card_list(pile, f"taken[{seat}]")

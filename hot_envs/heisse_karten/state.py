@@ -238,6 +238,8 @@ class State:
 
     def _check(self, action: Any) -> int:
         """The card ``action`` plays, or ``IllegalActionError`` saying why it cannot be played."""
+        if isinstance(action, np.integer):
+            action = int(action)
         try:
             card = action_card(action)
         except ValueError as error:

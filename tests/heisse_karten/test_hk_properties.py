@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hot_envs.heisse_karten import LAYOUT, State, action_mask, encode
-from hot_envs.heisse_karten.encoding import LAYOUT
 from hot_envs.heisse_karten.facts import CARD_VALUE, MAX_TARGET_ROUNDS, TRICKS_PER_ROUND
 from tests.heisse_karten.helpers import play_out, random_states
 
