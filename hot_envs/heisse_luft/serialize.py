@@ -427,9 +427,16 @@ def _read_phase(state: State, d: dict) -> None:
 # ---------------------------------------------------------------------- view -> state
 
 
+MAX_DEALS = 1000
+
+
 def state_from_view(cls: type[State], view: dict, rng: Seed = None) -> State:
     """A full state consistent with ``view``: the cards the viewer cannot see are dealt at
-    random to the opponent's unknown hand cards and the draw pile; the prize deck is shuffled."""
+    random to the opponent's unknown hand cards and the draw pile; the prize deck is shuffled.
+
+    The deal is repeated until it agrees with what the view implies about the opponent's hand:
+    an opponent in the play phase holds a fitting card (else it would be stuck, HL-3.4).
+    """
     rng = make_rng(rng)
     if not isinstance(view, dict) or view.get("game", GAME) != GAME or "player" not in view:
         raise ValueError("from_view needs a Heiße Luft view dict (State.view(player))")
@@ -438,19 +445,22 @@ def state_from_view(cls: type[State], view: dict, rng: Seed = None) -> State:
     for stage in view["stages"]:
         seen.update(stage["sides"][0], stage["sides"][1])
     unseen = [code for code in CARD_CODES if code not in seen]
-    unseen = [unseen[i] for i in rng.permutation(len(unseen))]
     n_unknown = view["opponent_hand_size"] - len(view["known_opponent_cards"])
     if n_unknown < 0 or len(unseen) - n_unknown != view["draw_pile_size"]:
         raise ValueError("the view's card counts do not add up to 40 balloon cards")
-    hands: list[list[str]] = [[], []]
-    hands[player] = list(view["hand"])
-    hands[1 - player] = list(view["known_opponent_cards"]) + unseen[:n_unknown]
     deck = [s for s in SUITS for _ in range(view["prize_deck_counts"][s])]
     keys = set(REQUIRED_KEYS) | set(OPTIONAL_KEYS)
     d = {k: v for k, v in view.items() if k in keys}
-    d.update(
-        hands=hands,
-        draw_pile=unseen[n_unknown:],
-        prize_deck=[deck[i] for i in rng.permutation(len(deck))],
-    )
-    return state_from_dict(cls, d, rng)
+    hands: list[list[str]] = [list(view["hand"]), list(view["hand"])]
+    for _ in range(MAX_DEALS):
+        unseen = [unseen[i] for i in rng.permutation(len(unseen))]
+        hands[1 - player] = list(view["known_opponent_cards"]) + unseen[:n_unknown]
+        d.update(
+            hands=hands,
+            draw_pile=unseen[n_unknown:],
+            prize_deck=[deck[i] for i in rng.permutation(len(deck))],
+        )
+        state = state_from_dict(cls, d, rng)
+        if state.phase == PHASES.index(view["phase"]):
+            return state
+    raise ValueError(f"no deal of the unseen cards fits the view (tried {MAX_DEALS})")

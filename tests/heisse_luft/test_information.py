@@ -258,12 +258,6 @@ def stuck_if_dealt_badly() -> State:
     return State.from_dict(d)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: serialize.state_from_view (hot_envs/heisse_luft/serialize.py:447) deals "
-    "the opponent's unknown cards without checking that a mover in the play phase still holds a "
-    "fitting card; from_dict then starts a stuck turn, so the sample's view differs",
-)
 def test_from_view_never_deals_a_stuck_hand_to_a_mover_who_can_play():
     """The position of player_1 in the play phase tells player_0 that player_1 holds a fitting
     card; a determinisation must respect that, else its view changes (phase 'exchange')."""
