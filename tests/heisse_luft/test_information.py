@@ -12,7 +12,6 @@ import json
 import random
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
