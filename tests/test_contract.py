@@ -265,3 +265,27 @@ def test_reset_can_set_up_a_position(setup: Setup) -> None:
     assert env.agent_selection == f"player_{state.current_player}"
     with pytest.raises(ValueError):
         env.reset(options={"state": {"phase": "nonsense"}})
+
+
+def test_docs_hold_the_current_observation_tables() -> None:
+    """docs/environments.md holds the layouts' tables (``python -m hot_envs.docs`` writes them)."""
+    from hot_envs.docs import DOC, with_tables
+
+    text = DOC.read_text(encoding="utf-8")
+    assert with_tables(text) == text, "run: python -m hot_envs.docs"
+
+
+@setups
+def test_env_docstring_documents_the_observation_table(setup: Setup) -> None:
+    doc = setup.env_module.raw_env.__doc__
+    assert setup.engine.LAYOUT.table() in doc
+    for section in (
+        "Description",
+        "Action Space",
+        "Observation Space",
+        "Rewards",
+        "Starting State",
+        "Episode End",
+        "Arguments",
+    ):
+        assert f"## {section}" in doc
