@@ -87,12 +87,11 @@ def trophy_phase(
     )
 
 
-def p0_wins_stage_1(prize: str = "D", **kwargs) -> State:
-    """player_0 is about to complete stage 1 (lowland, one ``prize``) with an ace against a
-    king, so player_0 wins it and player_1 moves next. Call ``.apply(FLY)`` to fly it."""
-    low, high = f"{prize}1", f"{prize}13"
-    kwargs.setdefault("hands", ([low, "S3"], ["H2", "H3"]))
-    kwargs.setdefault("stages", {1: stage(prize, p1=[high], terrain="lowland"), 2: stage("HH")})
+def p0_wins_stage_1(**kwargs) -> State:
+    """player_0 is about to complete stage 1 (lowland, one ♦ prize) with ♦A against ♦K: after
+    ``FLY_D`` player_0 has won the ♦ and player_1, the loser, moves next (stage 2 stays)."""
+    kwargs.setdefault("hands", (["D1", "S3"], ["H2", "H3"]))
+    kwargs.setdefault("stages", {1: stage("D", p1=["D13"], terrain="lowland"), 2: stage("HH")})
     return position(**kwargs)
 
 
@@ -885,12 +884,14 @@ def test_HL_6_4_claims_only_in_the_trophy_phase():
 
 def test_HL_6_4_winner_decides_first_and_again_after_a_claim():
     """HL-6.4: the stage winner is asked first; after a claim they decide again."""
-    d = run(p0_wins_stage_1(prizes_won=(won(D=5, C=5), won(S=4))), FLY_D).to_dict()
+    state = run(p0_wins_stage_1(prizes_won=(won(D=5, C=5), won(S=4))), FLY_D)
+    d = state.to_dict()
     assert (d["phase"], d["current_player"]) == ("trophy", 0)
     assert d["trophy_phase"] == {"winner": 0, "asking": "winner"}
-    # ♦ 5 + the prize just won = 6: ♦ and ♣ both claimable.
-    state = run(p0_wins_stage_1(prizes_won=(won(D=5, C=5), won(S=4))), FLY_D, CLAIM["C"])
+    assert state.legal_actions() == [CLAIM["D"], CLAIM["C"], STOP]  # ♦ 5 + the ♦ just won
+    run(state, CLAIM["C"])
     assert state.current_player == 0
+    assert state.to_dict()["trophy_phase"] == {"winner": 0, "asking": "winner"}
     assert state.legal_actions() == [CLAIM["D"], STOP]
 
 
