@@ -42,6 +42,23 @@ DEFAULT_OPTIONS: dict[str, Any] = {
 }
 
 
+def win_returns(points: list[int]) -> list[float]:
+    """HK-4.2/4.3: the W seats with the most points get +1/W each, the others -1/(N-W) each;
+    0 for everybody if all tie."""
+    best = max(points)
+    winners = points.count(best)
+    losers = len(points) - winners
+    if not losers:
+        return [0.0] * len(points)
+    return [1.0 / winners if p == best else -1.0 / losers for p in points]
+
+
+def score_returns(points: list[int], rounds: int) -> list[float]:
+    """Own points minus the mean of the others', per round played, over ``SCORE_SCALE``."""
+    total, others = sum(points), len(points) - 1
+    return [(p - (total - p) / others) / (SCORE_SCALE * rounds) for p in points]
+
+
 def is_black(card: int) -> bool:
     """HK-1.1 even cards are black."""
     return card % 2 == 0
@@ -49,7 +66,7 @@ def is_black(card: int) -> bool:
 
 def card_label(card: int) -> str:
     """Readable card with its colour: ``36b`` (black, +36), ``17r`` (red, -17)."""
-    return f"{card}{'b' if card % 2 == 0 else 'r'}"
+    return f"{card}{'b' if is_black(card) else 'r'}"
 
 
 def action_name(action: int) -> str:

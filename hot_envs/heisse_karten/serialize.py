@@ -53,6 +53,23 @@ REQUIRED_KEYS = (
     "taken",
 )
 OPTIONAL_KEYS = ("options", "played", "totals", "round")
+# What State.from_view needs of a view (State.view adds game, scores and legal_actions).
+VIEW_KEYS = (
+    "player",
+    "num_players",
+    "current_player",
+    "leader",
+    "hand",
+    "hand_sizes",
+    "draw_pile_size",
+    "set_aside_count",
+    "trick",
+    "played",
+    "taken",
+    "totals",
+    "round",
+    "options",
+)
 
 
 def check_int(value: Any, what: str, low: int | None = None, high: int | None = None) -> int:

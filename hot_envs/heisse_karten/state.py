@@ -43,31 +43,15 @@ from hot_envs.heisse_karten.facts import (
     HAND_SIZE,
     NUM_ACTIONS,
     NUM_CARDS,
-    SCORE_SCALE,
     SET_ASIDE,
     TRICK_RANK,
     action_card,
     action_name,
+    score_returns,
     seat_name,
+    win_returns,
 )
 from hot_envs.heisse_karten.render import render
-
-
-def win_returns(points: list[int]) -> list[float]:
-    """HK-4.2/4.3: the W seats with the most points get +1/W each, the others -1/(N-W) each;
-    0 for everybody if all tie."""
-    best = max(points)
-    winners = points.count(best)
-    losers = len(points) - winners
-    if not losers:
-        return [0.0] * len(points)
-    return [1.0 / winners if p == best else -1.0 / losers for p in points]
-
-
-def score_returns(points: list[int], rounds: int) -> list[float]:
-    """Own points minus the mean of the others', per round played, over ``SCORE_SCALE``."""
-    total, others = sum(points), len(points) - 1
-    return [(p - (total - p) / others) / (SCORE_SCALE * rounds) for p in points]
 
 
 class State:
@@ -114,7 +98,10 @@ class State:
         rounds: int | None = None,
         target: int | None = None,
     ) -> State:
-        """A freshly dealt game for ``num_players`` (2–6); options as in the module docstring."""
+        """A freshly dealt game for ``num_players`` (2–6); options as in the module docstring.
+
+        An int or ``None`` seeds a new generator; a numpy Generator is used (and advanced) as is.
+        """
         num_players = serialize.check_num_players(num_players)
         state = cls._empty(num_players, make_rng(seed))
         state.options = serialize.resolve_options(
@@ -147,6 +134,9 @@ class State:
     def from_view(cls, view: dict, rng: Seed = None) -> State:
         """A full state that gives ``view``: the cards the viewer cannot see (other hands, draw
         pile, set-aside cards) are dealt at random from ``rng``."""
+        missing = [key for key in serialize.VIEW_KEYS if key not in view]
+        if missing:
+            raise ValueError(f"the view lacks {missing[0]!r}")
         rng = make_rng(rng)
         n, viewer = view["num_players"], view["player"]
         seen = set(view["hand"]).union(card for _, card in view["played"])
@@ -314,7 +304,7 @@ class State:
 
     def clone(self) -> State:
         """An independent copy; the generator is copied lazily (module docstring)."""
-        other = State.__new__(State)
+        other = object.__new__(type(self))
         other.num_players = self.num_players
         other.options = self.options  # never changed after creation
         other.current_player = self.current_player
@@ -338,9 +328,6 @@ class State:
     def draw_pile_size(self) -> int:
         return len(self._draw_pile)
 
-    def _seat_cards(self, pairs: Any) -> list[list[int]]:
-        return [[seat, card] for seat, card in pairs]
-
     def _trick_pairs(self) -> list[list[int]]:
         n = self.num_players
         return [[(self.leader + i) % n, card] for i, card in enumerate(self.trick)]
@@ -357,7 +344,7 @@ class State:
             "set_aside": self.set_aside.copy(),
             "trick": self._trick_pairs(),
             "taken": [pile.copy() for pile in self.taken],
-            "played": self._seat_cards(self.played),
+            "played": [[seat, card] for seat, card in self.played],
             "options": dict(self.options),
             "totals": self.totals.copy(),
             "round": self.round,
@@ -381,7 +368,7 @@ class State:
             "draw_pile_size": len(self._draw_pile),
             "set_aside_count": len(self.set_aside),
             "trick": self._trick_pairs(),
-            "played": self._seat_cards(self.played),
+            "played": [[seat, card] for seat, card in self.played],
             "taken": [pile.copy() for pile in self.taken],
             "scores": self.scores.copy(),
             "totals": self.totals.copy(),

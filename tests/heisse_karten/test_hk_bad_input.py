@@ -240,3 +240,10 @@ def test_structural_problems_raise(d, message):
 )
 def test_short_hands_that_play_out_evenly_are_accepted(d):
     assert not play_out(State.from_dict(d), 0).hands[0]
+
+
+def test_from_view_needs_a_whole_view():
+    view = State.new(0, 3).view(1)
+    del view["taken"]
+    with pytest.raises(ValueError, match="the view lacks 'taken'"):
+        State.from_view(view, 0)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hot_envs.heisse_karten import NUM_ACTIONS, State, action_name
-from hot_envs.heisse_karten.facts import CARD_VALUE, TRICKS_PER_ROUND
-from hot_envs.heisse_karten.state import score_returns, win_returns
+from hot_envs.heisse_karten.facts import CARD_VALUE, TRICKS_PER_ROUND, score_returns, win_returns
 from tests.heisse_karten.helpers import play_out, position, random_states
 
 EVENS = list(range(2, 49, 2))
