@@ -360,8 +360,12 @@ def _read_trophies(state: State, d: dict) -> None:
                 state.trophy_cards[p][s] = TROPHY_PRICE[s]
     for p in (0, 1):
         price = sum(TROPHY_PRICE[s] for s in state.trophies[p])
-        if sum(state.trophy_cards[p]) < price:
-            raise ValueError(f"trophy_cards[{p}] hold fewer cards than the trophies' prices")
+        paid = sum(state.trophy_cards[p])
+        if paid < price or (paid and not state.trophies[p]):
+            raise ValueError(
+                f"trophy_cards[{p}] hold {paid} cards, but the trophies {d['trophies'][p]} "
+                f"cost {price}"
+            )
         if len(state.trophies[p]) >= TROPHIES_TO_WIN and state.phase != OVER:
             raise ValueError(f"player {p} holds two trophies, so the phase must be 'over' (HL-7.1)")
 
