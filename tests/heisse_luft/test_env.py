@@ -245,9 +245,10 @@ def final_rewards(env: Any, position: dict) -> tuple[dict, dict, str]:
 def last_flight(mover: int, spare_prizes: int | str) -> dict:
     """Only stage 1 (lowland, one ♥ prize) is left and the prize deck is empty. The other
     player's ♥5 lies on their side; ``mover`` completes the stage with ♥9 on their own side and
-    loses it (HL-4.2), the stage leaves the game (HL-5.4), nobody can claim a trophy, and HL-7.2
-    decides on prize cards: the other 39 lie in ``spare_prizes``'s trophy cards (or alternately
-    in both players', 20 for player_0 and 19 for player_1)."""
+    loses it (HL-4.2), the stage leaves the game (HL-5.4), nobody can claim a trophy, and with
+    one trophy each (player_0 ♥, player_1 ♦) HL-7.2 decides on prize cards: the other 26 lie in
+    ``spare_prizes``'s trophy cards, or alternately in both players' (then player_0 holds 20,
+    player_1 19)."""
     sides = [[], []]
     sides[1 - mover] = ["H5"]
     hands = [["D1"], ["D2"]]
@@ -256,6 +257,7 @@ def last_flight(mover: int, spare_prizes: int | str) -> dict:
         hands=tuple(hands),
         stages={1: stage("H", *sides, last=1 - mover)},
         current_player=mover,
+        trophies=("H", "D"),
         spare_prizes=spare_prizes,
     )
 
@@ -279,7 +281,7 @@ def test_the_winner_gets_plus_one_when_their_own_move_ends_the_game():
 
 
 def test_a_drawn_game_gives_zero_to_both():
-    """HL-7.2/7.4: equal trophies (none) and equal prize cards (20 each) is a draw, 0 each."""
+    """HL-7.2/7.4: equal trophies (one each) and equal prize cards (20 each) is a draw."""
     env = heisse_luft_v0.env()
     ended, _, _ = final_rewards(env, last_flight(mover=0, spare_prizes="split"))
     assert env.unwrapped.game.winner == "draw"
