@@ -318,7 +318,11 @@ MALFORMED = {
     ),
     "trophy cards below the price": (
         both(edit("trophies", [["S"], []]), edit("trophy_cards", [dict.fromkeys("HDCS", 0)] * 2)),
-        "trophy_cards[0] hold fewer cards than the trophies' prices",
+        "trophy_cards[0] hold 0 cards, but the trophies",
+    ),
+    "trophy cards without a trophy": (
+        edit("trophy_cards/1/S", 1),
+        "trophy_cards[1] hold 1 cards, but the trophies [] cost 0",
     ),
     # phase and players
     "bad phase": (edit("phase", "bidding"), "phase must be one of"),
