@@ -1,0 +1,328 @@
+"""Trained policies as agents: the checkpoint format, a numpy-only loader and the exporter.
+
+A checkpoint ``NAME`` is three files side by side:
+
+* ``NAME.zip`` — the sb3-contrib ``MaskablePPO`` model, for further training (needs torch);
+* ``NAME.npz`` — the policy network's weights, loaded with ``allow_pickle=False``: arrays
+  ``layer_0.weight``, ``layer_0.bias``, … (torch's ``(out, in)`` shape), the last layer giving
+  the action logits;
+* ``NAME.json`` — metadata:
+
+  ==================  ===========================================================================
+  key                 meaning
+  ==================  ===========================================================================
+  ``format``          ``"hot_envs-checkpoint"``; ``format_version`` 1
+  ``game``            ``"heisse-luft"`` or ``"heisse-karten"``
+  ``options``         what it was trained on, e.g. ``{"num_players": [2, 3]}`` or ``"any"``
+  ``observation``     ``{"layout_version", "size"}`` of the game's observation ``LAYOUT``
+  ``num_actions``     size of the action space
+  ``network``         ``{"hidden": [256, 256], "activation": "tanh" | "relu"}``
+  ``training``        run summary (steps, opponents, seconds, config …)
+  ``evaluation``      win rates with 95 % intervals
+  ==================  ===========================================================================
+
+:class:`CheckpointAgent` runs the policy in numpy: ``logits = MLP(observation)``, illegal actions
+masked out, then the argmax (``MaskablePPO.predict(deterministic=True)`` picks the same) or, with
+``sample=True``, a draw from the masked softmax. :class:`SB3Agent` plays the ``.zip`` through
+``MaskablePPO.predict`` (torch and sb3-contrib needed). :func:`export_checkpoint` writes all three
+files from a trained model.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hot_envs.engine import Seed, make_rng
+from hot_envs.games import get_game
+
+FORMAT = "hot_envs-checkpoint"
+FORMAT_VERSION = 1
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0.0)
+
+
+ACTIVATIONS = {"tanh": np.tanh, "relu": _relu}  # module-level functions: agents pickle
+_SUFFIXES = (".zip", ".npz", ".json")
+
+
+def checkpoint_stem(path: str | Path) -> Path:
+    """``runs/x/best`` for ``runs/x/best``, ``runs/x/best.npz``, ``.zip`` or ``.json``."""
+    path = Path(path)
+    return path.with_suffix("") if path.suffix in _SUFFIXES else path
+
+
+def read_metadata(path: str | Path, game: str | None = None) -> dict[str, Any]:
+    """The checkpoint's JSON metadata, checked against this hot_envs (and ``game`` if given).
+
+    Raises ``FileNotFoundError`` for a missing file and ``ValueError`` naming the problem for
+    anything else: not JSON, not a checkpoint, another game, another observation layout."""
+    stem = checkpoint_stem(path)
+    file = stem.with_suffix(".json")
+    if not file.is_file():
+        raise FileNotFoundError(
+            f"checkpoint metadata {file} not found (a checkpoint is NAME.zip + NAME.npz + "
+            "NAME.json, written by hot_envs.agents.checkpoint.export_checkpoint)"
+        )
+    try:
+        meta = json.loads(file.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"checkpoint metadata {file} is not valid JSON: {error}") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ValueError(f'{file} is not a hot_envs checkpoint (no "format": "{FORMAT}")')
+    if meta.get("format_version") != FORMAT_VERSION:
+        raise ValueError(
+            f"{file}: checkpoint format version {meta.get('format_version')!r}, "
+            f"this hot_envs reads version {FORMAT_VERSION}"
+        )
+    for key in ("game", "observation", "num_actions", "network"):
+        if key not in meta:
+            raise ValueError(f"checkpoint metadata {file} lacks the key {key!r}")
+    try:
+        meta_game = get_game(str(meta["game"]))
+    except ValueError:
+        raise ValueError(f"{file}: unknown game {meta['game']!r}") from None
+    if game is not None and get_game(game).name != meta_game.name:
+        raise ValueError(f"checkpoint {stem} is for {meta_game.name}, not {get_game(game).name}")
+    engine = meta_game.engine
+    observation = meta["observation"]
+    if (
+        not isinstance(observation, dict)
+        or observation.get("layout_version") != engine.LAYOUT.version
+        or observation.get("size") != engine.LAYOUT.size
+    ):
+        raise ValueError(
+            f"checkpoint {stem} expects {meta_game.name} observation layout {observation!r}; this "
+            f"hot_envs encodes layout_version {engine.LAYOUT.version}, size {engine.LAYOUT.size} "
+            "(retrain, or use the hot_envs version it was trained with)"
+        )
+    if meta["num_actions"] != engine.NUM_ACTIONS:
+        raise ValueError(
+            f"checkpoint {stem} has {meta['num_actions']} actions; {meta_game.name} has "
+            f"{engine.NUM_ACTIONS}"
+        )
+    activation = meta["network"].get("activation") if isinstance(meta["network"], dict) else None
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"checkpoint {stem}: unsupported activation {activation!r}")
+    meta["game"] = meta_game.name
+    return meta
+
+
+class NumpyPolicy:
+    """The masked MLP policy in numpy: ``layers`` are ``(weight (out, in), bias)`` pairs."""
+
+    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], activation: str) -> None:
+        # Stored transposed and contiguous: x @ W.T is then one BLAS call without a copy.
+        self.layers = [(np.ascontiguousarray(w.T), b) for w, b in layers]
+        self.activation = activation
+        self._act = ACTIVATIONS[activation]
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        """Action logits (unmasked) for one observation or a batch."""
+        x = np.asarray(observation, dtype=np.float32)
+        for w, b in self.layers[:-1]:
+            x = self._act(x @ w + b)
+        w, b = self.layers[-1]
+        return x @ w + b
+
+    def masked_logits(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Logits with illegal actions at −inf."""
+        return np.where(np.asarray(mask, dtype=bool), self.logits(observation), -np.inf)
+
+    def predict(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The argmax actions of a batch (int64)."""
+        return np.argmax(self.masked_logits(observations, masks), axis=-1)
+
+
+def _load_layers(stem: Path, meta: dict[str, Any]) -> list[tuple[np.ndarray, np.ndarray]]:
+    file = stem.with_suffix(".npz")
+    if not file.is_file():
+        raise FileNotFoundError(f"checkpoint weights {file} not found (next to {stem}.json)")
+    try:
+        with np.load(file, allow_pickle=False) as data:
+            arrays = {key: data[key] for key in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise ValueError(
+            f"checkpoint weights {file} are corrupt or not an .npz file: {error}"
+        ) from None
+    layers = []
+    size = meta["observation"]["size"]
+    for i in range(len(arrays) // 2):
+        w, b = arrays.get(f"layer_{i}.weight"), arrays.get(f"layer_{i}.bias")
+        if w is None or b is None or w.ndim != 2 or w.shape != (b.shape[0], size):
+            raise ValueError(f"checkpoint weights {file}: layer {i} is missing or misshapen")
+        layers.append((w.astype(np.float32), b.astype(np.float32)))
+        size = w.shape[0]
+    if not layers or size != meta["num_actions"] or len(arrays) != 2 * len(layers):
+        raise ValueError(
+            f"checkpoint weights {file} do not form an MLP from {meta['observation']['size']} "
+            f"observations to {meta['num_actions']} actions"
+        )
+    return layers
+
+
+class CheckpointAgent:
+    """A trained policy as an agent, numpy only. Use :meth:`load`.
+
+    ``act`` plays the argmax of the masked logits, or with ``sample=True`` a draw from the masked
+    softmax (seeded by ``seed``)."""
+
+    def __init__(
+        self,
+        policy: NumpyPolicy,
+        metadata: dict[str, Any],
+        sample: bool = False,
+        seed: Seed = None,
+    ) -> None:
+        self.policy = policy
+        self.metadata = metadata
+        self.game = metadata["game"]
+        self.sample = sample
+        self.rng = make_rng(seed)
+
+    @classmethod
+    def load(
+        cls,
+        path: str | Path,
+        game: str | None = None,
+        sample: bool = False,
+        seed: Seed = None,
+        backend: str = "numpy",
+    ) -> CheckpointAgent | SB3Agent:
+        """The checkpoint at ``path`` (``NAME`` or any of its three files) as an agent.
+
+        ``game`` checks that it is for that game; ``backend="sb3"`` gives an :class:`SB3Agent`
+        on the ``.zip`` instead (argmax only). Missing files raise ``FileNotFoundError``,
+        corrupt or mismatched ones ``ValueError``."""
+        if backend == "sb3":
+            return SB3Agent.load(path, game=game)
+        if backend != "numpy":
+            raise ValueError(f"backend must be 'numpy' or 'sb3', not {backend!r}")
+        stem = checkpoint_stem(path)
+        meta = read_metadata(stem, game)
+        policy = NumpyPolicy(_load_layers(stem, meta), meta["network"]["activation"])
+        return cls(policy, meta, sample=sample, seed=seed)
+
+    def reset(self) -> None:
+        """Nothing to forget between games."""
+
+    def act(self, observation: dict[str, np.ndarray], view: dict[str, Any] | None = None) -> int:
+        logits = self.policy.masked_logits(observation["observation"], observation["action_mask"])
+        if not self.sample:
+            return int(np.argmax(logits))
+        p = np.exp(logits - logits.max())
+        return int(self.rng.choice(len(p), p=p / p.sum()))
+
+
+class SB3Agent:
+    """The ``.zip`` of a checkpoint through ``MaskablePPO.predict`` (needs torch, sb3-contrib)."""
+
+    def __init__(self, model: Any, metadata: dict[str, Any]) -> None:
+        self.model = model
+        self.metadata = metadata
+        self.game = metadata["game"]
+
+    @classmethod
+    def load(cls, path: str | Path, game: str | None = None) -> SB3Agent:
+        """The model of checkpoint ``path``, checked like :meth:`CheckpointAgent.load`."""
+        from sb3_contrib import MaskablePPO
+
+        stem = checkpoint_stem(path)
+        meta = read_metadata(stem, game)
+        file = stem.with_suffix(".zip")
+        if not file.is_file():
+            raise FileNotFoundError(f"checkpoint model {file} not found (next to {stem}.json)")
+        try:
+            model = MaskablePPO.load(file, device="cpu")
+        except (zipfile.BadZipFile, ValueError, KeyError, RuntimeError) as error:
+            raise ValueError(f"checkpoint model {file} is corrupt: {error}") from None
+        return cls(model, meta)
+
+    def reset(self) -> None:
+        """Nothing to forget between games."""
+
+    def act(self, observation: dict[str, np.ndarray], view: dict[str, Any] | None = None) -> int:
+        mask = np.asarray(observation["action_mask"], dtype=bool)
+        action, _ = self.model.predict(
+            observation["observation"], action_masks=mask, deterministic=True
+        )
+        return int(action)
+
+
+def load_agent(
+    path: str | Path, game: str | None = None, seed: Seed = None, sample: bool = False
+) -> CheckpointAgent:
+    """The numpy agent of checkpoint ``path`` (what ``make_agent`` uses for a checkpoint file)."""
+    return CheckpointAgent.load(path, game=game, sample=sample, seed=seed)
+
+
+def policy_layers(model: Any) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
+    """The policy MLP of a ``MaskablePPO`` model as numpy ``(weight, bias)`` layers, and its
+    activation name. Only flat ``Box`` observations with SB3's ``FlattenExtractor`` fit."""
+    import torch
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    policy = model.policy
+    extractor = getattr(policy, "pi_features_extractor", policy.features_extractor)
+    if not isinstance(extractor, FlattenExtractor) or len(policy.observation_space.shape) != 1:
+        raise ValueError("only MLP policies on a flat Box observation can be exported")
+    names = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}
+    modules = [*policy.mlp_extractor.policy_net, policy.action_net]
+    layers, activation = [], None
+    for module in modules:
+        if isinstance(module, torch.nn.Linear):
+            weight = module.weight.detach().cpu().numpy().astype(np.float32)
+            layers.append((weight, module.bias.detach().cpu().numpy().astype(np.float32)))
+        elif type(module) in names and activation in (None, names[type(module)]):
+            activation = names[type(module)]
+        else:
+            raise ValueError(f"cannot export the policy layer {module!r}")
+    return layers, activation or "tanh"
+
+
+def export_checkpoint(model: Any, path: str | Path, metadata: dict[str, Any]) -> Path:
+    """Write ``NAME.zip``, ``NAME.npz`` and ``NAME.json`` for a trained ``MaskablePPO`` model.
+
+    ``metadata`` needs ``game``; ``options``, ``training`` and ``evaluation`` are copied, the rest
+    (format, observation layout, action count, network) is filled in. Returns the stem path."""
+    stem = checkpoint_stem(path)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    game = get_game(metadata["game"])
+    layers, activation = policy_layers(model)
+    meta = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "game": game.name,
+        "options": metadata.get("options", "any"),
+        "observation": {
+            "layout_version": game.engine.LAYOUT.version,
+            "size": game.engine.LAYOUT.size,
+        },
+        "num_actions": game.engine.NUM_ACTIONS,
+        "network": {"hidden": [w.shape[0] for w, _ in layers[:-1]], "activation": activation},
+        "files": {kind: f"{stem.name}.{kind}" for kind in ("zip", "npz", "json")},
+    }
+    meta.update({k: v for k, v in metadata.items() if k not in meta})  # training, evaluation …
+    if model.observation_space.shape != (game.engine.LAYOUT.size,):
+        raise ValueError(
+            f"the model's observations {model.observation_space.shape} are not {game.name}'s"
+        )
+    model.save(stem.with_suffix(".zip"))
+    arrays = {}
+    for i, (w, b) in enumerate(layers):
+        arrays[f"layer_{i}.weight"], arrays[f"layer_{i}.bias"] = w, b
+    np.savez(stem.with_suffix(".npz"), **arrays)
+    stem.with_suffix(".json").write_text(json.dumps(meta, indent=2, default=str) + "\n")
+    return stem
+
+
+def numpy_policy(model: Any) -> NumpyPolicy:
+    """The current policy of a ``MaskablePPO`` model as a :class:`NumpyPolicy` (a snapshot)."""
+    layers, activation = policy_layers(model)
+    return NumpyPolicy(layers, activation)
