@@ -277,6 +277,21 @@ def test_games_end_well_before_the_turn_limit(seed, choice_seed, options):
     assert state.turn < 300 < DEFAULT_TURN_LIMIT
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds, choice_seed=seeds, options=options, turn_limit=st.integers(1, 120))
+def test_a_turn_limit_truncates_the_game_without_a_winner(seed, choice_seed, options, turn_limit):
+    """HL-7.3: a game reaching turn_limit turns ends truncated, with no winner and 0 returns;
+    a game that ends by the rules first never exceeds it."""
+    state = State.new(seed=seed, turn_limit=turn_limit, **options)
+    for _ in random_game(state, choice_seed):
+        assert state.turn <= turn_limit
+    if state.is_truncated():
+        assert state.turn == turn_limit and state.to_dict()["winner"] is None
+        assert state.returns() == [0.0, 0.0]
+    else:
+        assert state.turn < turn_limit or state.to_dict()["winner"] is not None
+
+
 @games(500)
 def test_returns_are_a_win_a_loss_or_a_draw_and_match_the_winner(seed, choice_seed, options):
     """HL-7.4: returns are (1, −1), (−1, 1) or (0, 0), matching the dict's winner."""
