@@ -14,6 +14,8 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hot_envs import heisse_luft_v0
 from hot_envs.errors import IllegalActionError
@@ -22,7 +24,7 @@ from hot_envs.heisse_luft.facts import NUM_ACTIONS
 
 from .positions import CLAIM, EXCHANGE_DONE, OPP, OWN, STOP, pick, play, position, stage
 from .positions import position_dict as make_position_dict
-from .random_games import random_game
+from .random_games import play_random_actions, random_game
 
 # ---------------------------------------------------------------------- positions
 
@@ -393,6 +395,53 @@ def test_malformed_state_dict(mutate, problem):
     with pytest.raises(ValueError, match=re.escape(problem)):
         State.from_dict(d)
     assert d == given
+
+
+GARBAGE = [None, -1, 0, 1, 2, 1.5, True, "", "x", "H1", "S", "over", "draw", [], [[]], {}, 10**12]
+
+
+def leaf_paths(value, path=()):
+    """Every key path inside a JSON-like value."""
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return
+    for key, inner in items:
+        yield (*path, key)
+        yield from leaf_paths(inner, (*path, key))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_actions=st.integers(0, 120),
+    pick=st.randoms(use_true_random=False),
+)
+def test_any_corrupted_entry_is_refused_with_value_error_or_accepted_whole(seed, n_actions, pick):
+    """Replacing or deleting one entry anywhere in a real game's dict gives either a
+    ValueError (never a TypeError, KeyError, …) or a state that round-trips; the given dict is
+    never changed."""
+    d = play_random_actions(State.new(seed=seed), seed, n_actions).to_dict()
+    path = pick.choice(list(leaf_paths(d)))
+    *parents, last = path
+    target = d
+    for key in parents:
+        target = target[key]
+    if pick.random() < 0.2:
+        del target[last]
+    else:
+        target[last] = copy.deepcopy(pick.choice(GARBAGE))
+    given_dict = copy.deepcopy(d)
+    try:
+        state = State.from_dict(d)
+    except ValueError:
+        pass
+    else:
+        rebuilt = state.to_dict()
+        assert State.from_dict(rebuilt).to_dict() == rebuilt
+    assert d == given_dict
 
 
 @pytest.mark.parametrize("value", [None, [], "state", 3], ids=repr)
