@@ -98,10 +98,16 @@ class OpponentPool:
         if not self.entries:
             raise ValueError("an opponent pool needs at least one entry")
 
-    def set(self, name: str, source: OpponentSource, weight: float = 1.0) -> None:
-        """Add entry ``name`` or replace its source and weight."""
+    def set(self, name: str, source: OpponentSource | None, weight: float = 1.0) -> None:
+        """Add entry ``name`` or replace its source and weight (``source=None``: only the
+        weight of an existing entry)."""
         if not weight >= 0.0:
             raise ValueError(f"opponent {name!r}: the weight must be ≥ 0, not {weight!r}")
+        if source is None:
+            if name not in self.entries:
+                raise ValueError(f"no opponent {name!r} in the pool: {sorted(self.entries)}")
+            self.entries[name].weight = float(weight)
+            return
         is_agent = not isinstance(source, type) and callable(getattr(source, "act", None))
         if not (isinstance(source, str) or is_agent or callable(source)):
             raise ValueError(f"opponent {name!r}: {source!r} is no agent, spec or factory")
@@ -290,8 +296,9 @@ class SingleAgentEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ helpers
 
-    def set_opponent(self, name: str, source: OpponentSource, weight: float = 1.0) -> None:
-        """Add or replace a pool entry (effective from the next episode)."""
+    def set_opponent(self, name: str, source: OpponentSource | None, weight: float = 1.0) -> None:
+        """Add or replace a pool entry, or (``source=None``) change its weight; effective from
+        the next episode."""
         self.pool.set(name, source, weight)
 
     def remove_opponent(self, name: str) -> None:

@@ -322,6 +322,15 @@ def export_checkpoint(model: Any, path: str | Path, metadata: dict[str, Any]) ->
     return stem
 
 
+def update_metadata(path: str | Path, **fields: Any) -> dict[str, Any]:
+    """Set top-level ``fields`` (e.g. ``evaluation``) in a checkpoint's JSON; return it."""
+    file = checkpoint_stem(path).with_suffix(".json")
+    meta = read_metadata(file)
+    meta.update(fields)
+    file.write_text(json.dumps(meta, indent=2, default=str) + "\n")
+    return meta
+
+
 def numpy_policy(model: Any) -> NumpyPolicy:
     """The current policy of a ``MaskablePPO`` model as a :class:`NumpyPolicy` (a snapshot)."""
     layers, activation = policy_layers(model)

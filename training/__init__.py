@@ -1,0 +1,10 @@
+"""Training for hot_envs: MaskablePPO with a self-play league, imitation warm start, evaluation.
+
+* :mod:`training.train` — the training script (``python -m training.train GAME``, ``main(argv)``);
+* :mod:`training.league` — opponent sampling rule, snapshots and the ε curriculum;
+* :mod:`training.imitation` — behaviour cloning of the heuristic as a warm start;
+* :mod:`training.evaluate` — arena evaluations with 95 % intervals, tables, learning curves;
+* ``training/configs/*.toml`` — hyper-parameters per game.
+
+Needs the ``train`` extra (torch, stable-baselines3, sb3-contrib, tensorboard).
+"""

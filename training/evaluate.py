@@ -1,0 +1,189 @@
+"""Evaluate a checkpoint against fixed agents with the arena, and print the results as a table.
+
+Each evaluation is a :func:`hot_envs.arena.play_match` of the checkpoint (its numpy agent, argmax
+play) in one seat against ``N − 1`` copies of an opponent spec, seats rotated over duplicate
+deals; the checkpoint's *win share* (a win 1, a win shared by W 1/W, so a 2-player draw ½) comes
+with its 95 % Wilson interval. The *strength* of a row is the win share times N — 1.0 means an even
+share, 2.0 winning every game with two players; with several player counts the best-model rule
+uses their mean strength against the evaluation opponent.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from stable_baselines3.common.callbacks import BaseCallback
+
+from hot_envs.agents.checkpoint import export_checkpoint, update_metadata
+from hot_envs.arena import play_match
+
+
+def evaluate(
+    checkpoint: str | Path,
+    game: str,
+    opponent: str,
+    games: int,
+    player_counts: Sequence[int],
+    seed: int = 0,
+    workers: int = 1,
+) -> list[dict[str, Any]]:
+    """One row per player count: the checkpoint against ``opponent`` in every other seat."""
+    rows = []
+    spec = str(Path(checkpoint).with_suffix(".npz"))
+    for n in player_counts:
+        lineup = [spec] + [opponent] * (n - 1)
+        result = play_match(
+            game,
+            lineup,
+            games,
+            seed=seed,
+            players=n,
+            workers=workers,
+            progress=False,
+        )
+        stats = result.stats()[0].summary()
+        rows.append(
+            {
+                "opponent": opponent,
+                "players": n,
+                "games": stats["games"],
+                "win_share": stats["win_share"],
+                "ci_low": stats["ci_low"],
+                "ci_high": stats["ci_high"],
+                "strength": stats["win_share"] * n,
+                "mean_length": stats["mean_length"],
+            }
+        )
+    return rows
+
+
+def mean_strength(rows: Sequence[dict[str, Any]]) -> float:
+    """Mean of the rows' strengths (the best-model score)."""
+    return sum(row["strength"] for row in rows) / max(len(rows), 1)
+
+
+def format_table(rows: Sequence[dict[str, Any]], title: str = "evaluation") -> str:
+    """The rows as a plain-text table: opponent, players, games, win share, 95 % interval."""
+    header = f"{'opponent':<16} {'players':>7} {'games':>6} {'win share':>10}  {'95 % CI':<15}"
+    lines = [title, header, "-" * len(header)]
+    for row in rows:
+        interval = f"{100 * row['ci_low']:.1f}–{100 * row['ci_high']:.1f} %"
+        lines.append(
+            f"{row['opponent']:<16} {row['players']:>7} {row['games']:>6} "
+            f"{100 * row['win_share']:>9.1f}%  {interval:<15}"
+        )
+    return "\n".join(lines)
+
+
+class EvaluationCallback(BaseCallback):
+    """Every ``every`` steps (and at the end): export ``latest``, evaluate it against
+    ``opponent``, log ``eval/*`` to TensorBoard, and copy it to ``best`` when its mean strength
+    beats every earlier evaluation. ``history`` keeps one entry per evaluation."""
+
+    def __init__(
+        self,
+        out: Path,
+        every: int,
+        opponent: str,
+        games: int,
+        player_counts: Sequence[int],
+        metadata: Callable[[], dict[str, Any]],
+        seed: int = 0,
+        workers: int = 1,
+    ) -> None:
+        super().__init__()
+        self.out, self.every, self.opponent = out, every, opponent
+        self.games, self.player_counts, self.metadata = games, player_counts, metadata
+        self.seed, self.workers = seed, workers
+        self.next_eval = every
+        self.best = -1.0
+        self.history: list[dict[str, Any]] = []
+        self.started = time.perf_counter()
+        self.start_steps = 0
+
+    def _on_training_start(self) -> None:
+        self.started, self.start_steps = time.perf_counter(), self.num_timesteps
+        self.next_eval = self.num_timesteps + self.every
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.next_eval:
+            self.evaluate_now()
+            self.next_eval += self.every
+        return True
+
+    def _on_training_end(self) -> None:
+        if not self.history or self.history[-1]["steps"] != self.num_timesteps:
+            self.evaluate_now()
+
+    def evaluate_now(self) -> dict[str, Any]:
+        """Export, evaluate, log and maybe keep as ``best``; returns the history entry."""
+        latest = export_checkpoint(self.model, self.out / "latest", self.metadata())
+        rows = evaluate(
+            latest,
+            self.metadata()["game"],
+            self.opponent,
+            self.games,
+            self.player_counts,
+            self.seed,
+            self.workers,
+        )
+        seconds = time.perf_counter() - self.started
+        entry = {
+            "steps": self.num_timesteps,
+            "seconds": round(seconds, 1),
+            "steps_per_second": round((self.num_timesteps - self.start_steps) / seconds, 1),
+            "strength": mean_strength(rows),
+            "rows": rows,
+        }
+        self.history.append(entry)
+        for row in rows:
+            self.logger.record(f"eval/win_share_{row['players']}p", row["win_share"])
+        self.logger.record("eval/strength", entry["strength"])
+        if entry["strength"] > self.best:
+            self.best = entry["strength"]
+            for suffix in (".zip", ".npz", ".json"):
+                shutil.copyfile(latest.with_suffix(suffix), (self.out / "best").with_suffix(suffix))
+            update_metadata(self.out / "best", evaluation={"periodic": entry})
+        shares = ", ".join(
+            f"{r['players']}p {100 * r['win_share']:.1f}% "
+            f"[{100 * r['ci_low']:.1f}, {100 * r['ci_high']:.1f}]"
+            for r in rows
+        )
+        print(
+            f"step {self.num_timesteps}: {entry['steps_per_second']:.0f} steps/s; "
+            f"vs {self.opponent}: {shares}",
+            flush=True,
+        )
+        return entry
+
+
+def plot_learning_curve(history: Sequence[dict[str, Any]], path: Path, title: str) -> bool:
+    """Win share (with its 95 % interval) over training steps, per player count, as a PNG.
+    Returns False (and draws nothing) without matplotlib or data."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    if not history:
+        return False
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for n in sorted({row["players"] for entry in history for row in entry["rows"]}):
+        points = [(e["steps"], r) for e in history for r in e["rows"] if r["players"] == n]
+        steps = [s for s, _ in points]
+        ax.plot(steps, [r["win_share"] for _, r in points], marker="o", label=f"{n} players")
+        ax.fill_between(
+            steps, [r["ci_low"] for _, r in points], [r["ci_high"] for _, r in points], alpha=0.2
+        )
+    ax.set(xlabel="training steps", ylabel="win share (95 % CI)", title=title, ylim=(0, 1))
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True

@@ -1,0 +1,179 @@
+"""The self-play league: fixed opponents, snapshots of the learner, and an ε curriculum.
+
+**Sampling rule.** A share ``snapshot_share`` of the opponent draws goes to the learner's own
+snapshots, split evenly over the newest ``max_snapshots`` (older ones leave the pool); the rest
+goes to the fixed opponents in proportion to their configured weights. (Without snapshots yet, or
+with ``snapshot_share = 0``, the fixed opponents get every draw; without fixed opponents the
+snapshots do.) Each opponent seat of each episode draws independently
+(:class:`hot_envs.single_agent.OpponentPool`).
+
+**Snapshots.** The policy is copied into the pool at the start (so self-play starts at once)
+and every ``snapshot_every`` steps, as a numpy :class:`~hot_envs.agents.checkpoint.CheckpointAgent`
+that samples from its masked softmax (a varied opponent, and fast: no torch in the env workers).
+
+**Curriculum.** A fixed opponent with ``curriculum = true`` (meant for ``heuristic``) is played
+as ``heuristic:ε``. ε starts at ``epsilon_start``; after every ``curriculum_window`` finished
+episodes against it, ε drops by ``epsilon_step`` if the learner's score there is above
+``win_high`` and rises by ``epsilon_step`` if it is below ``win_low`` (within
+``[epsilon_min, 1]``), so the learner keeps meeting an opponent it beats now and then. The score
+is the win share scaled to the player count, ``min(1, win_share · N / 2)``: the win rate with two
+players, and ½ for an even share (1/N) with N.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+
+from hot_envs.agents.checkpoint import CheckpointAgent, numpy_policy
+
+
+@dataclass
+class FixedOpponent:
+    """A configured opponent: an agent spec (:func:`hot_envs.agents.make_agent`) and a weight."""
+
+    spec: str
+    weight: float = 1.0
+    curriculum: bool = False
+
+    def name(self) -> str:
+        return self.spec
+
+
+@dataclass
+class League:
+    """Which opponents are in the pool, and with which weights (module docstring)."""
+
+    game: str
+    fixed: list[FixedOpponent]
+    snapshot_share: float = 0.5
+    max_snapshots: int = 5
+    epsilon: float = 0.5
+    epsilon_min: float = 0.0
+    epsilon_step: float = 0.1
+    win_low: float = 0.2
+    win_high: float = 0.6
+    snapshots: list[str] = field(default_factory=list)
+
+    def source(self, opponent: FixedOpponent) -> str:
+        """The spec that plays ``opponent`` now (ε applied to a curriculum opponent)."""
+        if opponent.curriculum:
+            return f"{opponent.spec.partition(':')[0]}:{self.epsilon:.2f}"
+        return opponent.spec
+
+    def weights(self) -> dict[str, float]:
+        """Current weight of every pool entry (they sum to 1)."""
+        fixed_total = sum(o.weight for o in self.fixed)
+        if not self.snapshots:
+            share = 0.0
+        elif fixed_total <= 0:
+            share = 1.0
+        else:
+            share = self.snapshot_share
+        weights = {
+            o.name(): (1 - share)
+            * (o.weight / fixed_total if fixed_total > 0 else 1 / len(self.fixed))
+            for o in self.fixed
+        }
+        weights.update({name: share / len(self.snapshots) for name in self.snapshots})
+        return weights
+
+    def initial_entries(self) -> list[tuple[str, str, float]]:
+        """``(name, spec, weight)`` of the fixed opponents, for the envs' first pool."""
+        weights = self.weights()
+        return [(o.name(), self.source(o), weights[o.name()]) for o in self.fixed]
+
+    def add_snapshot(self, name: str) -> list[str]:
+        """Put snapshot ``name`` in; return the names of the snapshots that drop out."""
+        self.snapshots.append(name)
+        dropped = self.snapshots[: -self.max_snapshots]
+        self.snapshots = self.snapshots[-self.max_snapshots :]
+        return dropped
+
+    def adapt_epsilon(self, score: float) -> bool:
+        """Move ε after a window with learner ``score`` against the curriculum opponent."""
+        old = self.epsilon
+        if score > self.win_high:
+            self.epsilon = max(self.epsilon_min, round(self.epsilon - self.epsilon_step, 4))
+        elif score < self.win_low:
+            self.epsilon = min(1.0, round(self.epsilon + self.epsilon_step, 4))
+        return self.epsilon != old
+
+
+def learner_score(info: dict[str, Any]) -> float:
+    """``min(1, win_share · N / 2)`` of a finished episode (module docstring)."""
+    return min(1.0, info["win_share"] * info["num_players"] / 2)
+
+
+class LeagueCallback(BaseCallback):
+    """Keeps the envs' opponent pools in step with the :class:`League` during ``learn``."""
+
+    def __init__(
+        self, league: League, snapshot_every: int, window: int = 200, seed: int = 0
+    ) -> None:
+        super().__init__()
+        self.league = league
+        self.snapshot_every = snapshot_every
+        self.window = window
+        self.seed = seed
+        self.next_snapshot = 0
+        self.results: dict[str, list[float]] = defaultdict(list)
+
+    def _on_training_start(self) -> None:
+        self.next_snapshot = self.num_timesteps
+        self._snapshot()
+
+    def _snapshot(self) -> None:
+        name = f"snapshot@{self.num_timesteps}"
+        agent = CheckpointAgent(
+            numpy_policy(self.model),
+            {"game": self.league.game},
+            sample=True,
+            seed=int(np.random.SeedSequence([self.seed, self.num_timesteps]).generate_state(1)[0]),
+        )
+        for dropped in self.league.add_snapshot(name):
+            self.training_env.env_method("remove_opponent", dropped)
+        weights = self.league.weights()
+        self.training_env.env_method("set_opponent", name, agent, weights[name])
+        self._push_weights(weights)
+        self.next_snapshot += self.snapshot_every
+        self.logger.record("league/snapshots", len(self.league.snapshots))
+
+    def _push_weights(self, weights: dict[str, float]) -> None:
+        for name, weight in weights.items():
+            self.training_env.env_method("set_opponent", name, None, weight)
+
+    def _on_step(self) -> bool:
+        for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
+            if done and "win_share" in info:
+                for name in set(info["opponents"]) - {None}:
+                    self.results[name].append(learner_score(info))
+        for opponent in self.league.fixed:
+            scores = self.results[opponent.name()]
+            if opponent.curriculum and len(scores) >= self.window:
+                score = float(np.mean(scores))
+                self.logger.record("league/curriculum_score", score)
+                if self.league.adapt_epsilon(score):
+                    spec = self.league.source(opponent)
+                    weight = self.league.weights()[opponent.name()]
+                    self.training_env.env_method("set_opponent", opponent.name(), spec, weight)
+                scores.clear()
+        self.logger.record("league/epsilon", self.league.epsilon)
+        if self.num_timesteps >= self.next_snapshot:
+            self._snapshot()
+        return True
+
+    def summary(self) -> dict[str, Any]:
+        """The league's state, for the checkpoint's training summary."""
+        return {
+            "fixed": [vars(o) for o in self.league.fixed],
+            "snapshot_share": self.league.snapshot_share,
+            "max_snapshots": self.league.max_snapshots,
+            "snapshot_every": self.snapshot_every,
+            "final_epsilon": self.league.epsilon,
+            "snapshots": list(self.league.snapshots),
+        }

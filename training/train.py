@@ -1,0 +1,309 @@
+"""Train sb3-contrib MaskablePPO on Heiße Luft or Heiße Karten, CleanRL style.
+
+    python -m training.train GAME [--players N|all] [--timesteps T] [--out DIR] [--config FILE]
+                                  [--seed S] [--resume PATH] [--n-envs N] [--no-progress]
+
+Read top to bottom: arguments (one dataclass, defaults < the game's TOML config < command line),
+seeding, the self-play league and the vectorised single-agent envs, the model (new, resumed, or
+warm-started by behaviour cloning of the heuristic), ``learn`` with a progress bar, TensorBoard
+logs, league updates and periodic evaluation (best model kept), then the final checkpoint and an
+evaluation table against random and heuristic play with 95 % intervals.
+
+The run directory (``--out``, default ``runs/<game>-<timestamp>/``) holds ``final``, ``best`` and
+``latest`` checkpoints (``.zip`` + ``.npz`` + ``.json``, :mod:`hot_envs.agents.checkpoint`),
+``evaluations.json``, ``learning_curve.png``, ``args.json`` and ``tb/`` (TensorBoard).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, field, fields
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.utils import set_random_seed
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+from hot_envs.agents.checkpoint import export_checkpoint, read_metadata, update_metadata
+from hot_envs.games import get_game
+from hot_envs.single_agent import Opponent, SingleAgentEnv
+from training.evaluate import EvaluationCallback, evaluate, format_table, plot_learning_curve
+from training.imitation import behaviour_cloning, collect
+from training.league import FixedOpponent, League, LeagueCallback
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+CONFIGS = Path(__file__).parent / "configs"
+
+
+@dataclass
+class Args:
+    """Every knob of a run. The TOML configs set most of them; see their comments."""
+
+    game: str = "heisse-luft"
+    players: list[int] | None = None  # Heiße Karten: table sizes, one drawn per episode
+    timesteps: int = 200_000  # env steps of learning (added to a resumed model's count)
+    out: str | None = None  # run directory; default runs/<game>-<timestamp>
+    config: str | None = None  # TOML file; default training/configs/<game>.toml
+    seed: int = 0
+    resume: str | None = None  # checkpoint to continue training (its .zip)
+    n_envs: int = 0  # 0: one per core
+    torch_threads: int = 1
+    progress_bar: bool = True
+    # PPO
+    learning_rate: float = 3e-4
+    n_steps: int = 1024
+    batch_size: int = 256
+    n_epochs: int = 5
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    activation: str = "tanh"
+    shaping: float = 0.0  # reward shaping coefficient (hot_envs.single_agent); 0 = off
+    game_options: dict[str, Any] = field(default_factory=dict)  # engine options, e.g. turn_limit
+    # behaviour cloning warm start (training.imitation); skipped when resuming
+    bc_decisions: int = 0
+    bc_epochs: int = 4
+    bc_batch_size: int = 256
+    bc_learning_rate: float = 1e-3
+    bc_teacher: str = "heuristic"
+    # self-play league (training.league)
+    opponents: list[dict[str, Any]] = field(
+        default_factory=lambda: [{"spec": "random"}, {"spec": "heuristic", "curriculum": True}]
+    )
+    snapshot_share: float = 0.5
+    snapshot_every: int = 20_000
+    max_snapshots: int = 5
+    epsilon_start: float = 0.5
+    epsilon_min: float = 0.0
+    epsilon_step: float = 0.1
+    win_low: float = 0.2
+    win_high: float = 0.6
+    curriculum_window: int = 200
+    # evaluation (training.evaluate)
+    eval_opponent: str = "heuristic"
+    eval_every: int = 50_000
+    eval_games: int = 100
+    final_eval_games: int = 300
+    eval_workers: int = 1
+
+
+def load_config(path: Path) -> dict[str, Any]:
+    """The TOML file's keys, sections flattened; unknown keys are an error."""
+    with open(path, "rb") as file:
+        data = tomllib.load(file)
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        flat.update(value if isinstance(value, dict) and key != "game_options" else {key: value})
+    known = {f.name for f in fields(Args)}
+    unknown = sorted(set(flat) - known)
+    if unknown:
+        raise ValueError(f"{path}: unknown config keys {unknown}")
+    return flat
+
+
+def parse_args(argv: list[str] | None) -> Args:
+    parser = argparse.ArgumentParser(prog="train", description=__doc__.splitlines()[0])
+    parser.add_argument("game", help="heisse-luft or heisse-karten")
+    parser.add_argument("--players", help="Heiße Karten: a player count 2–6, or 'all'")
+    parser.add_argument("--timesteps", type=int)
+    parser.add_argument("--out")
+    parser.add_argument("--config")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--resume")
+    parser.add_argument("--n-envs", type=int, dest="n_envs")
+    parser.add_argument("--no-progress", action="store_false", dest="progress_bar", default=None)
+    cli = {k: v for k, v in vars(parser.parse_args(argv)).items() if v is not None}
+    game = get_game(cli["game"]).name
+    config = Path(cli.get("config") or CONFIGS / f"{game.replace('-', '_')}.toml")
+    values = {**load_config(config), **cli, "game": game, "config": str(config)}
+    players = values.get("players")
+    if game == "heisse-luft":
+        if players not in (None, "2", 2, [2]):
+            raise ValueError(f"Heiße Luft is a 2-player game, not {players!r}")
+        values["players"] = None
+    elif players == "all" or players is None:
+        values["players"] = [2, 3, 4, 5, 6]
+    elif isinstance(players, str):
+        values["players"] = [int(players)]
+    if not values.get("opponents", Args().opponents):
+        raise ValueError("the league needs at least one fixed opponent (weight 0 is fine)")
+    return Args(**values)
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = parse_args(argv)
+    except ValueError as error:
+        print(f"train: error: {error}", file=sys.stderr)
+        return 2
+    counts = args.players or [2]
+    n_envs = args.n_envs or os.cpu_count() or 1
+    out = Path(args.out or f"runs/{args.game}-{time.strftime('%Y%m%d-%H%M%S')}")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "args.json").write_text(json.dumps(asdict(args), indent=2) + "\n")
+    print(f"training {args.game} (players {counts}) for {args.timesteps} steps → {out}")
+
+    # Seeding: Python, numpy and torch here; every env worker from seed + rank.
+    set_random_seed(args.seed)
+    torch.set_num_threads(args.torch_threads)
+
+    # The league decides who sits in the other seats; the envs start with its fixed opponents.
+    league = League(
+        args.game,
+        [FixedOpponent(**o) for o in args.opponents],
+        args.snapshot_share,
+        args.max_snapshots,
+        args.epsilon_start,
+        args.epsilon_min,
+        args.epsilon_step,
+        args.win_low,
+        args.win_high,
+    )
+    make_env = partial(
+        SingleAgentEnv,
+        args.game,
+        opponents=[Opponent(*entry) for entry in league.initial_entries()],
+        players=args.players,
+        game_options=args.game_options,
+        shaping=args.shaping,
+    )
+    vec_env_cls = SubprocVecEnv if n_envs > 1 else DummyVecEnv
+    envs = make_vec_env(make_env, n_envs=n_envs, seed=args.seed, vec_env_cls=vec_env_cls)
+
+    # The model: resumed from a checkpoint, or new (optionally warm-started by imitation).
+    bc_history: list[dict[str, float]] = []
+    previous_training: dict[str, Any] = {}
+    if args.resume:
+        previous_training = read_metadata(args.resume, args.game).get("training", {})
+        zip_path = Path(args.resume).with_suffix(".zip")
+        model = MaskablePPO.load(zip_path, env=envs, device="cpu", tensorboard_log=str(out / "tb"))
+        print(f"resumed from {zip_path} at step {model.num_timesteps}")
+    else:
+        activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]
+        model = MaskablePPO(
+            "MlpPolicy",
+            envs,
+            learning_rate=args.learning_rate,
+            n_steps=args.n_steps,
+            batch_size=args.batch_size,
+            n_epochs=args.n_epochs,
+            gamma=args.gamma,
+            gae_lambda=args.gae_lambda,
+            clip_range=args.clip_range,
+            ent_coef=args.ent_coef,
+            vf_coef=args.vf_coef,
+            policy_kwargs={"net_arch": list(args.net_arch), "activation_fn": activation},
+            tensorboard_log=str(out / "tb"),
+            seed=args.seed,
+            device="cpu",
+        )
+        if args.bc_decisions > 0:
+            started = time.perf_counter()
+            demos = collect(
+                args.game, counts, args.bc_decisions, args.seed, args.bc_teacher, args.gamma
+            )
+            bc_history = behaviour_cloning(
+                model,
+                demos,
+                args.bc_epochs,
+                args.bc_batch_size,
+                args.bc_learning_rate,
+                seed=args.seed,
+            )
+            print(
+                f"behaviour cloning of {args.bc_teacher}: {len(demos.actions)} decisions, "
+                f"accuracy {bc_history[-1]['accuracy']:.1%}, {time.perf_counter() - started:.0f} s"
+            )
+
+    # Learn: league updates and periodic evaluation run as callbacks.
+    started = time.perf_counter()
+    start_steps = model.num_timesteps
+    league_callback = LeagueCallback(
+        league, args.snapshot_every, args.curriculum_window, seed=args.seed
+    )
+
+    def metadata(evaluation: dict[str, Any] | None = None) -> dict[str, Any]:
+        seconds = time.perf_counter() - started
+        steps = model.num_timesteps - start_steps
+        return {
+            "game": args.game,
+            "options": {"num_players": counts, **args.game_options},
+            "training": {
+                "steps": model.num_timesteps,
+                "seconds": round(seconds, 1),
+                "steps_per_second": round(steps / max(seconds, 1e-9), 1),
+                "n_envs": n_envs,
+                "seed": args.seed,
+                "resumed_from": args.resume,
+                "previous": previous_training or None,
+                "behaviour_cloning": bc_history or None,
+                "league": league_callback.summary(),
+                "config": asdict(args),
+            },
+            "evaluation": evaluation or {},
+        }
+
+    eval_callback = EvaluationCallback(
+        out,
+        args.eval_every,
+        args.eval_opponent,
+        args.eval_games,
+        counts,
+        metadata,
+        seed=args.seed + 1,
+        workers=args.eval_workers,
+    )
+    model.learn(
+        total_timesteps=args.timesteps,
+        callback=[league_callback, eval_callback],
+        progress_bar=args.progress_bar,
+        reset_num_timesteps=not args.resume,
+        tb_log_name="ppo",
+    )
+    envs.close()
+    seconds = time.perf_counter() - started
+    steps_per_second = (model.num_timesteps - start_steps) / seconds
+    print(
+        f"learned {model.num_timesteps - start_steps} steps in {seconds:.0f} s "
+        f"({steps_per_second:.0f} steps/s)"
+    )
+
+    # The final checkpoint, the best one, and the evaluation table.
+    final = export_checkpoint(model, out / "final", metadata())
+    (out / "evaluations.json").write_text(json.dumps(eval_callback.history, indent=2) + "\n")
+    plot_learning_curve(
+        eval_callback.history, out / "learning_curve.png", f"{args.game} vs {args.eval_opponent}"
+    )
+    rows = []
+    for opponent in ("random", "heuristic"):
+        rows += evaluate(
+            out / "best",
+            args.game,
+            opponent,
+            args.final_eval_games,
+            counts,
+            args.seed + 2,
+            args.eval_workers,
+        )
+    update_metadata(out / "best", evaluation={"final": rows, "periodic": eval_callback.history})
+    print(format_table(rows, f"best checkpoint {out / 'best'} (final: {final})"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
