@@ -6,8 +6,10 @@ uniformly random legal actions and checks its property after every action.
 
 from __future__ import annotations
 
+import copy
 import json
 import random
+from collections import Counter
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
@@ -16,6 +18,9 @@ from hypothesis import strategies as st
 from hot_envs.heisse_luft import LAYOUT, State, action_mask, encode
 from hot_envs.heisse_luft.facts import (
     CARD_CODES,
+    CARD_INDEX,
+    CARD_VALUE,
+    CLAIM_TROPHY,
     DEFAULT_TURN_LIMIT,
     EXCHANGE_PICK,
     HAND_SIZE,
@@ -211,6 +216,106 @@ def test_a_play_puts_the_named_card_on_the_named_side(seed, choice_seed, options
             expected[side].append(CARD_CODES[card])
             assert after["stages"][stage]["sides"] == expected
             assert after["stages"][stage]["last_player"] == mover
+
+
+# ---------------------------------------------------------------------- flights and trophies
+
+
+def completed_stage_winner(stage: dict, mover: int) -> int:
+    """HL-4.2 lowland: lower sum wins, mountain: higher; HL-4.3 a tie goes to the mover, who
+    placed the completing card."""
+    sums = [sum(CARD_VALUE[CARD_INDEX[code]] for code in side) for side in stage["sides"]]
+    if sums[0] == sums[1]:
+        return mover
+    lower_wins = stage["terrain"] == "lowland"
+    return 0 if (sums[0] < sums[1]) == lower_wins else 1
+
+
+def could_claim_any(d: dict, p: int) -> bool:
+    """HL-6.1/6.2 from the dict: some untaken trophy is paid by p's prizes (three of an awarded
+    suit count one, if the option is on)."""
+    awarded = d["trophies"][0] + d["trophies"][1]
+    held = d["prizes_won"][p]
+    groups = sum(held[s] // 3 for s in awarded) if d["options"]["three_for_one"] else 0
+    return any(
+        suit not in awarded and held[suit] + groups >= TROPHY_PRICE[i]
+        for i, suit in enumerate(SUITS)
+    )
+
+
+@games(500)
+def test_flights_follow_hl4_and_hl5(seed, choice_seed, options):
+    """A play completing a stage flies it: the HL-4.2/4.3 winner takes the prizes (HL-5.1), the
+    stage's cards go to the discard pile (HL-5.2), the terrain turns (HL-5.3), the stage is
+    refilled or leaves the game with the prize deck untouched (HL-5.4), the winner is asked
+    about trophies first if they can claim (HL-6.4), and the loser moves next (HL-5.6)."""
+    state = State.new(seed=seed, **options)
+    chooser = random.Random(choice_seed)
+    loser = None  # of the last flight, until the next turn starts
+    while not state.is_terminal():
+        before, mover = state.to_dict(), state.current_player
+        action = chooser.choice(state.legal_actions())
+        state.apply(action)
+        after = state.to_dict()
+        if loser is not None and after["phase"] in ("play", "exchange"):
+            assert after["current_player"] == loser
+            loser = None
+        if action >= EXCHANGE_PICK:
+            continue
+        card, slot = divmod(action, 8)
+        i, relative_side = divmod(slot, 2)
+        stage = copy.deepcopy(before["stages"][i])
+        stage["sides"][mover ^ relative_side].append(CARD_CODES[card])
+        if len(stage["sides"][0]) + len(stage["sides"][1]) < 2 * STAGE_SIZES[i]:
+            continue
+        winner = completed_stage_winner(stage, mover)
+        won = Counter(before["prizes_won"][winner]) + Counter(stage["prizes"])
+        assert after["prizes_won"][winner] == {s: won[s] for s in SUITS}
+        assert set(stage["sides"][0] + stage["sides"][1]) <= set(after["discard_pile"])
+        flown = after["stages"][i]
+        if flown["in_play"]:
+            assert flown["terrain"] != stage["terrain"] and flown["sides"] == [[], []]
+            assert len(after["prize_deck"]) == len(before["prize_deck"]) - STAGE_SIZES[i]
+        else:
+            assert after["prize_deck"] == before["prize_deck"]
+        if after["phase"] == "trophy":
+            asked = winner if could_claim_any(after, winner) else 1 - winner
+            assert after["current_player"] == asked
+            loser = 1 - winner
+        elif after["phase"] == "over":
+            assert not any(s["in_play"] for s in after["stages"])
+        else:
+            assert not could_claim_any(after, 0) and not could_claim_any(after, 1)
+            assert after["current_player"] == 1 - winner
+
+
+@games(500)
+def test_claims_pay_as_hl6_2_says(seed, choice_seed, options):
+    """HL-6.1/6.2: a claim pays the price with cards of the claimed suit first, then with groups
+    of three from the awarded suit held most (ties ♥ ♦ ♣ ♠); HL-7.1 a second trophy wins."""
+    state = State.new(seed=seed, **options)
+    chooser = random.Random(choice_seed)
+    while not state.is_terminal():
+        before, p = state.to_dict(), state.current_player
+        action = chooser.choice(state.legal_actions())
+        state.apply(action)
+        if not CLAIM_TROPHY <= action < CLAIM_TROPHY + 4:
+            continue
+        suit, price = SUITS[action - CLAIM_TROPHY], TROPHY_PRICE[action - CLAIM_TROPHY]
+        held, paid = dict(before["prizes_won"][p]), dict(before["trophy_cards"][p])
+        own = min(held[suit], price)
+        held[suit] -= own
+        paid[suit] += own
+        awarded = before["trophies"][0] + before["trophies"][1]
+        for _ in range(price - own):
+            source = max(awarded, key=lambda s: (held[s], -SUITS.index(s)))
+            held[source] -= 3
+            paid[source] += 3
+        after = state.to_dict()
+        assert after["prizes_won"][p] == held and after["trophy_cards"][p] == paid
+        assert after["trophies"][p] == before["trophies"][p] + [suit]
+        if len(after["trophies"][p]) == 2:
+            assert after["phase"] == "over" and after["winner"] == p
 
 
 # ---------------------------------------------------------------------- formats and copies
