@@ -249,7 +249,10 @@ class SingleAgentEnv(gymnasium.Env):
                 agent.reset()
         self._play_opponents()
         if self.game.is_terminal():
-            raise ValueError("the game ends before the learner's first decision")
+            raise ValueError(
+                f"the game ends before the learner's first decision (learner seat {self.seat}; "
+                "a turn_limit that small leaves the learner no move)"
+            )
         self._potential = self._phi()
         return self._observation(), self._info()
 
