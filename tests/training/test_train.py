@@ -1,0 +1,154 @@
+"""The training script end to end on tiny runs, its configuration, and the league's rule."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from hot_envs.agents.checkpoint import CheckpointAgent
+from hot_envs.agents.play import play_game
+from hot_envs.agents.random_agent import RandomAgent
+from hot_envs.games import get_game
+
+pytest.importorskip("sb3_contrib")
+
+from training.league import FixedOpponent, League  # noqa: E402
+from training.train import CONFIGS, load_config, main, parse_args  # noqa: E402
+
+TINY = """
+[run]
+n_envs = 1
+progress_bar = false
+[ppo]
+n_steps = 128
+batch_size = 64
+n_epochs = 1
+net_arch = [32, 32]
+[imitation]
+bc_decisions = 300
+bc_epochs = 1
+[league]
+snapshot_every = 256
+max_snapshots = 2
+curriculum_window = 5
+opponents = [{ spec = "random" }, { spec = "heuristic", weight = 2, curriculum = true }]
+[eval]
+eval_every = 512
+eval_games = 4
+final_eval_games = 4
+"""
+
+
+@pytest.fixture
+def tiny_config(tmp_path):
+    path = tmp_path / "tiny.toml"
+    path.write_text(TINY)
+    return path
+
+
+def plays_every_seat(game: str, stem, counts) -> None:
+    """The checkpoint's numpy agent finishes games in every seat of every player count, and the
+    SB3 agent of the same checkpoint picks the same actions there."""
+    agent = CheckpointAgent.load(stem, game=game)
+    sb3 = CheckpointAgent.load(stem, backend="sb3")
+    module = get_game(game).env
+    for n in counts:
+        kwargs = {} if game == "heisse-luft" else {"num_players": n}
+        for seat in range(n):
+            env = module.env(**kwargs)
+            agents = {name: RandomAgent(seat) for name in env.possible_agents}
+            agents[f"player_{seat}"] = agent
+            checked = []
+
+            def same(name, observation, view, action, seat=seat, checked=checked):
+                if name == f"player_{seat}" and len(checked) < 5:
+                    checked.append(sb3.act(observation, view) == action)
+
+            play_game(env, agents, seed=seat, on_action=same)
+            assert env.unwrapped.game.is_terminal()
+            assert checked and all(checked)
+
+
+def test_tiny_heisse_luft_run_writes_checkpoints_that_play_and_resume(
+    tiny_config, tmp_path, capsys
+):
+    out = tmp_path / "run"
+    argv = ["heisse-luft", "--config", str(tiny_config), "--out", str(out), "--timesteps", "1024"]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "random" in printed and "heuristic" in printed and "95 % CI" in printed
+    for name in ("final", "best", "latest"):
+        assert all((out / name).with_suffix(s).is_file() for s in (".zip", ".npz", ".json"))
+    assert (out / "tb").is_dir() and (out / "evaluations.json").is_file()
+    meta = json.loads((out / "best.json").read_text())
+    assert {row["opponent"] for row in meta["evaluation"]["final"]} == {"random", "heuristic"}
+    assert meta["training"]["behaviour_cloning"] and meta["training"]["league"]["snapshots"]
+    plays_every_seat("heisse-luft", out / "final", [2])
+
+    resumed = tmp_path / "resumed"
+    argv = ["heisse-luft", "--config", str(tiny_config), "--out", str(resumed)]
+    assert main([*argv, "--timesteps", "256", "--resume", str(out / "final.zip")]) == 0
+    steps = json.loads((resumed / "final.json").read_text())["training"]["steps"]
+    assert steps == json.loads((out / "final.json").read_text())["training"]["steps"] + 256
+
+
+def test_tiny_heisse_karten_run_with_every_player_count(tiny_config, tmp_path):
+    out = tmp_path / "run"
+    argv = ["heisse-karten", "--players", "all", "--config", str(tiny_config), "--out", str(out)]
+    assert main([*argv, "--timesteps", "768", "--seed", "3"]) == 0
+    meta = json.loads((out / "final.json").read_text())
+    assert meta["options"]["num_players"] == [2, 3, 4, 5, 6]
+    best = json.loads((out / "best.json").read_text())
+    assert sorted({row["players"] for row in best["evaluation"]["final"]}) == [2, 3, 4, 5, 6]
+    plays_every_seat("heisse-karten", out / "final", [2, 3, 4, 5, 6])
+
+
+def test_shipped_configs_parse_and_match_the_arguments():
+    for game in ("heisse-luft", "heisse-karten"):
+        args = parse_args([game])
+        assert args.config.endswith(game.replace("-", "_") + ".toml")
+        assert args.timesteps > 0 and args.opponents
+    assert parse_args(["heisse-karten"]).players == [2, 3, 4, 5, 6]
+    assert parse_args(["heisse-karten", "--players", "3"]).players == [3]
+    assert set(load_config(CONFIGS / "heisse_luft.toml")) <= set(vars(parse_args(["heisse-luft"])))
+
+
+def test_bad_options_exit_with_a_message(tmp_path, capsys):
+    assert main(["heisse-luft", "--players", "3"]) == 2
+    assert "2-player" in capsys.readouterr().err
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[ppo]\nlerning_rate = 1e-3\n")
+    assert main(["heisse-luft", "--config", str(bad)]) == 2
+    assert "lerning_rate" in capsys.readouterr().err
+    assert main(["skat"]) == 2
+
+
+def test_league_rule_splits_draws_between_snapshots_and_fixed_agents():
+    league = League(
+        "heisse-luft",
+        [FixedOpponent("random", 1.0), FixedOpponent("heuristic", 3.0, curriculum=True)],
+        snapshot_share=0.5,
+        max_snapshots=2,
+    )
+    assert league.weights() == {"random": 0.25, "heuristic": 0.75}
+    assert league.add_snapshot("s1") == []
+    assert league.weights() == pytest.approx({"random": 0.125, "heuristic": 0.375, "s1": 0.5})
+    league.add_snapshot("s2")
+    assert league.add_snapshot("s3") == ["s1"]
+    assert league.weights() == pytest.approx(
+        {"random": 0.125, "heuristic": 0.375, "s2": 0.25, "s3": 0.25}
+    )
+    assert sum(league.weights().values()) == pytest.approx(1.0)
+
+
+def test_curriculum_moves_epsilon_towards_an_even_fight():
+    league = League("heisse-luft", [FixedOpponent("heuristic", curriculum=True)], epsilon=0.5)
+    assert league.source(league.fixed[0]) == "heuristic:0.50"
+    assert league.adapt_epsilon(0.8) and league.epsilon == 0.4  # too easy: less randomness
+    assert not league.adapt_epsilon(0.4) and league.epsilon == 0.4
+    assert league.adapt_epsilon(0.1) and league.epsilon == 0.5  # too hard: more
+    league.epsilon = 0.0
+    assert not league.adapt_epsilon(0.9)
+    assert np.isclose(league.epsilon, 0.0)
