@@ -29,6 +29,7 @@ from hot_envs.heisse_luft.facts import (
     SUITS,
 )
 
+from .positions import position, stage
 from .random_games import play_random_actions
 
 # ---------------------------------------------------------------------- positions and edits
@@ -229,25 +230,16 @@ def test_from_view_deals_the_hidden_cards_differently_for_different_rngs(state, 
 
 
 def stuck_if_dealt_badly() -> State:
-    """player_1 to move with one playable card: the only spade not in player_0's hand or on the
-    table. Stage 1 (prize ♠) needs a spade on player_0's side; no other stage is open."""
-    d = State.new(seed=0).to_dict()
-    spades = [c for c in CARD_CODES if c[0] == "S"]  # S1 … S13
-    others = [c for c in CARD_CODES if c[0] != "S"]
-    d["hands"] = [spades[1:6] + others[:3], ["S13"] + others[3:10]]
-    d["draw_pile"], d["discard_pile"] = others[10:], []
-    prizes = [stage["prizes"] for stage in d["stages"]]
-    deck = d["prize_deck"] + [suit for p in prizes for suit in p]
-    deck.remove("S")
-    d["prize_deck"] = deck
-    d["stages"] = [
-        {"in_play": True, "terrain": "lowland", "prizes": ["S"], "sides": [[], ["S1"]]},
-        *[{"in_play": False, "terrain": "mountain", "prizes": [], "sides": [[], []]}] * 3,
-    ]
-    d["stages"][0]["last_player"] = 1
-    d["current_player"] = 1
-    d["revealed_cards"], d["exchange_selection"] = [[], []], []
-    return State.from_dict(d)
+    """player_1 to move with one playable card: ♠K, the only spade not in player_0's hand or on
+    the table. Stage 1 (prize ♠) needs a spade on player_0's side; no other stage is open."""
+    return position(
+        hands=(
+            ["S3", "S5", "S7", "S9", "S11", "H1", "H2", "H3"],
+            ["S13", "H4", "H5", "H6", "H7", "H8", "H9", "H10"],
+        ),
+        stages={1: stage("S", [], ["S1"])},
+        current_player=1,
+    )
 
 
 def test_from_view_never_deals_a_stuck_hand_to_a_mover_who_can_play():
@@ -365,20 +357,20 @@ def expected_stage_pieces(view: dict, me: int) -> dict[str, np.ndarray]:
         "stage_leading": np.zeros((NUM_STAGES, 2)),
     }
     seats = (me, 1 - me)
-    for i, stage in enumerate(view["stages"]):
-        if not stage["in_play"]:
+    for i, at_stage in enumerate(view["stages"]):
+        if not at_stage["in_play"]:
             continue
-        need = np.array(suit_counts(stage["prizes"]))
+        need = np.array(suit_counts(at_stage["prizes"]))
         pieces["stage_in_play"][i] = 1
-        pieces["stage_mountain"][i] = stage["terrain"] == "mountain"
+        pieces["stage_mountain"][i] = at_stage["terrain"] == "mountain"
         pieces["stage_prizes"][i] = need / 4
         for rel, seat in enumerate(seats):
-            side = stage["sides"][seat]
+            side = at_stage["sides"][seat]
             pieces["stage_cards"][i, rel] = one_hot(side)
             pieces["stage_sums"][i, rel] = side_sum(side) / 52
             pieces["stage_missing"][i, rel] = (need - suit_counts(side)) / 4
-            pieces["stage_last"][i, rel] = stage["last_player"] == seat
-            pieces["stage_leading"][i, rel] = stage_winner_now(stage) == seat
+            pieces["stage_last"][i, rel] = at_stage["last_player"] == seat
+            pieces["stage_leading"][i, rel] = stage_winner_now(at_stage) == seat
     return pieces
 
 
