@@ -2,17 +2,29 @@
 
 * ``hot-envs demo GAME [--seed N] [--players N] [--every K]`` — play one seeded game with random
   legal actions through the PettingZoo environment and render the table as it goes.
+* ``hot-envs evaluate GAME --agents SPEC SPEC … [--games N] [--players N] [--out DIR]
+  [--seed S] [--workers W]`` — a round robin between agents (:mod:`hot_envs.arena`): a table
+  with win shares, 95 % intervals and ratings, and with ``--out`` JSON, CSV and a PNG.
+* ``hot-envs play GAME --opponent SPEC [--players N] [--seat S] [--seed S]`` — play against
+  agents in the terminal.
+
+Agent specs: ``random``, ``heuristic``, ``search[:BUDGET]``, a checkpoint file, or
+``package.module:factory`` (:func:`hot_envs.agents.make_agent`).
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from hot_envs.agents import SPEC_HELP, make_agent
+from hot_envs.arena import derive_seed, round_robin
 from hot_envs.games import GAMES, get_game
+from hot_envs.report import build_report, print_report, save_report
 
 
 def demo(game_name: str, seed: int, players: int | None, every: int) -> dict[str, float]:
@@ -42,6 +54,170 @@ def demo(game_name: str, seed: int, players: int | None, every: int) -> dict[str
     return totals
 
 
+def evaluate(args: argparse.Namespace) -> dict:
+    """Round robin of ``args.agents``; print the tables, save files to ``args.out``."""
+    if len(args.agents) < 2:
+        raise ValueError("evaluate needs at least two agents, e.g. --agents search heuristic")
+    result = round_robin(
+        args.game,
+        args.agents,
+        args.games,
+        seed=args.seed,
+        players=args.players,
+        workers=args.workers,
+        progress=not args.quiet,
+    )
+    report = build_report(result)
+    print_report(report, title=f"{get_game(args.game).name}: {len(result.records)} games")
+    if args.out:
+        for path in save_report(report, args.out):
+            print(f"wrote {path}")
+    return report
+
+
+def play(
+    game_name: str,
+    opponent: str,
+    players: int | None = None,
+    seat: int = 0,
+    seed: int | None = None,
+    read: Callable[[str], str] = input,
+    write: Callable[[str], None] = print,
+) -> list[float] | None:
+    """A human (``read``/``write``) plays ``seat`` against ``opponent`` agents in every other
+    seat. Returns the rewards, or ``None`` when the human quits."""
+    game = get_game(game_name)
+    options = {"num_players": players} if players is not None else {}
+    if game.name == "heisse-luft" and players not in (None, 2):
+        raise ValueError(f"Heiße Luft is a 2-player game, not {players}")
+    seed = int(np.random.SeedSequence(seed).entropy % 2**32) if seed is None else seed
+    state = game.engine.State.new(seed=seed, **options)
+    n = state.num_players
+    if not 0 <= seat < n:
+        raise ValueError(f"--seat must be 0–{n - 1} for {n} players, not {seat}")
+    agents = {
+        s: make_agent(opponent, game.name, derive_seed(seed, s)) for s in range(n) if s != seat
+    }
+    write(f"{game.name}, seed {seed}: you are player_{seat}; {opponent} plays the other seats.")
+    write("Type a move's number or name (a unique prefix will do); q quits.\n")
+    write(state.render(viewer=seat))
+    while not state.is_terminal():
+        mover = state.current_player
+        if mover == seat:
+            action = _ask(state, read, write)
+            if action is None:
+                write("You quit.")
+                return None
+            who = "you"
+        else:
+            view = state.view(mover)
+            observation = {
+                "observation": game.engine.encode(state, mover),
+                "action_mask": game.engine.action_mask(state, mover),
+            }
+            action = int(agents[mover].act(observation, view))
+            who = f"player_{mover} ({opponent})"
+        state.apply(action)
+        write(f"\n{who}: {state.action_name(action)}\n")
+        write(state.render(viewer=seat))
+    returns = state.returns()
+    write(f"\nGame over. {_verdict(returns, seat)} Rewards: " + _rewards(returns))
+    return returns
+
+
+def _verdict(returns: list[float], seat: int) -> str:
+    best = max(returns)
+    if returns[seat] < best:
+        return "You lose."
+    if returns.count(best) == 1:
+        return "You win!"
+    return "A draw." if min(returns) == best else "A shared win."
+
+
+def _rewards(returns: list[float]) -> str:
+    return ", ".join(f"player_{s} {r:+.2f}" for s, r in enumerate(returns))
+
+
+def _ask(state: object, read: Callable[[str], str], write: Callable[[str], None]) -> int | None:
+    """Prompt until the human names a legal move; ``None`` for quit or end of input."""
+    chooser = MoveChooser(state.legal_actions(), state.action_name)
+    write(chooser.listing())
+    while True:
+        try:
+            text = read("your move> ")
+        except (EOFError, KeyboardInterrupt):
+            return None
+        if text.strip().lower() in ("q", "quit", "exit"):
+            return None
+        if text.strip() in ("?", "help"):
+            write(chooser.listing())
+            continue
+        action, problem = chooser.choose(text)
+        if action is not None:
+            return action
+        write(problem)
+
+
+_SUIT_LETTERS = str.maketrans({"♥": "h", "♦": "d", "♣": "c", "♠": "s"})
+
+
+def _words(text: str) -> list[str]:
+    """Lower-case words of a move name or of typed input: ``♥7 → stage 3`` → h7, stage, 3."""
+    return re.findall(r"[\w]+", text.translate(_SUIT_LETTERS).lower().replace("'", ""))
+
+
+class MoveChooser:
+    """Legal moves by number (1, 2, …) or by name: the typed words must match the name's words
+    in order, each word exactly or as a prefix (``h7 3 own`` for ``♥7 → stage 3, own side``)."""
+
+    def __init__(self, actions: list[int], name: Callable[[int], str]) -> None:
+        self.actions = actions
+        self.names = [name(a) for a in actions]
+
+    def listing(self) -> str:
+        width = len(str(len(self.actions)))
+        return "\n".join(f"  {i:>{width}}  {n}" for i, n in enumerate(self.names, 1))
+
+    def choose(self, text: str) -> tuple[int | None, str]:
+        """The action ``text`` names, or ``(None, why not)``."""
+        typed = _words(text)
+        if not typed:
+            return None, "Type a move's number or name; ? lists the moves, q quits."
+        if len(typed) == 1 and typed[0].isdigit() and text.strip().isdigit():
+            number = int(typed[0])
+            if 1 <= number <= len(self.actions):
+                return self.actions[number - 1], ""
+        for exact in (True, False):
+            found = [i for i, n in enumerate(self.names) if _matches(typed, _words(n), exact)]
+            if len(found) == 1:
+                return self.actions[found[0]], ""
+            if len(found) > 1 and exact is False:
+                options = "; ".join(self.names[i] for i in found[:6])
+                more = " …" if len(found) > 6 else ""
+                return (
+                    None,
+                    f"{text.strip()!r} fits {len(found)} moves ({options}{more}): say more.",
+                )
+        return None, (
+            f"{text.strip()!r} is not a legal move. Type 1–{len(self.actions)} or a name; "
+            "? lists the moves, q quits."
+        )
+
+
+def _matches(typed: list[str], words: list[str], exact: bool) -> bool:
+    """Whether ``typed`` words appear in ``words`` in order (equal, or as prefixes)."""
+    position = 0
+    for t in typed:
+        while position < len(words) and not (
+            words[position] == t or (not exact and words[position].startswith(t))
+        ):
+            position += 1
+        if position == len(words):
+            return False
+        position += 1
+    return True
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hot-envs", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -50,6 +226,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--players", type=int, default=None, help="Heiße Karten: 2–6 players")
     p.add_argument("--every", type=int, default=10, help="render the table every K actions")
+
+    p = sub.add_parser("evaluate", help="round robin between agents, with tables and plots")
+    p.add_argument("game", choices=sorted(GAMES))
+    p.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help=SPEC_HELP)
+    p.add_argument("--games", type=int, default=100, help="games per pair of agents")
+    p.add_argument("--players", type=int, default=None, help="Heiße Karten: 2–6 players")
+    p.add_argument("--out", default=None, help="write JSON, CSV and PNG to this folder")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    p = sub.add_parser("play", help="play against agents in the terminal")
+    p.add_argument("game", choices=sorted(GAMES))
+    p.add_argument("--opponent", default="heuristic", metavar="SPEC", help=SPEC_HELP)
+    p.add_argument("--players", type=int, default=None, help="Heiße Karten: 2–6 players")
+    p.add_argument("--seat", type=int, default=0, help="your seat (0 moves first)")
+    p.add_argument("--seed", type=int, default=None)
     return parser
 
 
@@ -58,9 +251,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "demo":
             demo(args.game, args.seed, args.players, max(args.every, 1))
+        elif args.command == "evaluate":
+            if args.games < 1:
+                raise ValueError(f"--games must be positive, not {args.games}")
+            evaluate(args)
+        elif args.command == "play":
+            play(args.game, args.opponent, args.players, args.seat, args.seed)
     except ValueError as error:  # bad options: a clear message, no traceback
         print(f"hot-envs: error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("hot-envs: interrupted", file=sys.stderr)
+        return 130
     return 0
 
 

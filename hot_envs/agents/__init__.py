@@ -1,0 +1,144 @@
+"""Agents for both games behind one protocol, and agent *specs*: short strings that name one.
+
+Every agent keeps :class:`~hot_envs.agents.base.Agent`: ``act(observation, view) -> action id``.
+:func:`make_agent` builds an agent from a spec, the same way for ``hot-envs evaluate``,
+``hot-envs play``, the arena and training opponents:
+
+=============================  ==============================================================
+spec                           agent
+=============================  ==============================================================
+``random``                     uniformly random legal actions
+``heuristic[:EPSILON]``        the game's rule-based agent (a share EPSILON of random moves)
+``search[:BUDGET]``            :class:`SearchAgent`; BUDGET = rollouts per decision (``400``)
+                               or seconds per decision (``0.5s``)
+``PATH``                       a trained checkpoint (``.npz``/``.zip``/``.json`` or its stem)
+``package.module:factory``     your own agent: ``factory()`` returns it; ``factory`` gets the
+                               keyword arguments ``game`` and ``seed`` if it takes them
+=============================  ==============================================================
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from pathlib import Path
+
+from hot_envs.agents.base import Agent, legal_actions
+from hot_envs.agents.search import SearchAgent, agent_rollout, random_rollout
+from hot_envs.games import get_game
+
+__all__ = [
+    "Agent",
+    "SearchAgent",
+    "agent_rollout",
+    "legal_actions",
+    "make_agent",
+    "random_rollout",
+]
+
+_HEURISTICS = {
+    "heisse-luft": ("hot_envs.agents.heuristic_luft", "HeisseLuftHeuristic"),
+    "heisse-karten": ("hot_envs.agents.heuristic_karten", "HeisseKartenHeuristic"),
+}
+_IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+_CHECKPOINT_SUFFIXES = (".zip", ".npz", ".json")
+SPEC_HELP = (
+    "random, heuristic[:EPSILON], search[:BUDGET] (rollouts, or seconds as 0.5s), "
+    "a checkpoint file, or package.module:factory"
+)
+
+
+def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
+    """The agent ``spec`` names (module docstring) for ``game`` (CLI name), seeded by ``seed``.
+
+    Raises ``ValueError`` with the accepted forms for a spec it does not understand.
+    """
+    game = get_game(game).name
+    name, _, arg = spec.partition(":")
+    if name == "random" and not arg:
+        from hot_envs.agents.random_agent import RandomAgent
+
+        return RandomAgent(seed)
+    if name == "heuristic":
+        module, cls = _HEURISTICS[game]
+        return getattr(importlib.import_module(module), cls)(seed, epsilon=_number(spec, arg, 0.0))
+    if name == "search":
+        budget, _, rollout_spec = arg.partition(":")
+        rollout = None
+        if rollout_spec:
+            rollout = agent_rollout(make_agent(rollout_spec, game, seed), game)
+        if budget.endswith("s"):
+            seconds = _number(spec, budget[:-1], None)
+            return SearchAgent(game, seconds=seconds, rollout=rollout, seed=seed)
+        return SearchAgent(game, simulations=_integer(spec, budget), rollout=rollout, seed=seed)
+    if spec.endswith(_CHECKPOINT_SUFFIXES) or _is_checkpoint_stem(spec):
+        return _checkpoint_agent(spec, game, seed)
+    if _IMPORT_PATH.match(spec):
+        return _imported_agent(spec, game, seed)
+    raise ValueError(f"unknown agent spec {spec!r}; use {SPEC_HELP}")
+
+
+def _number(spec: str, text: str, default: float | None) -> float | None:
+    if not text:
+        return default
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"agent spec {spec!r}: {text!r} is not a number") from None
+
+
+def _integer(spec: str, text: str) -> int | None:
+    if not text:
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"agent spec {spec!r}: the budget must be a positive int or seconds")
+    return int(text)
+
+
+def _is_checkpoint_stem(spec: str) -> bool:
+    """A file, or a checkpoint's name without suffix (``checkpoints/NAME`` for NAME.npz …)."""
+    return Path(spec).is_file() or any(Path(spec + s).is_file() for s in _CHECKPOINT_SUFFIXES)
+
+
+def _checkpoint_agent(path: str, game: str, seed: int | None) -> Agent:
+    try:
+        checkpoint = importlib.import_module("hot_envs.agents.checkpoint")
+    except ModuleNotFoundError as error:
+        if error.name != "hot_envs.agents.checkpoint":
+            raise
+        raise ValueError(
+            f"cannot load checkpoint {path!r}: checkpoint agents arrive with the training issue"
+        ) from None
+    return checkpoint.load_agent(path, game=game, seed=seed)
+
+
+def _imported_agent(spec: str, game: str, seed: int | None) -> Agent:
+    """``package.module:factory`` — import the module, call the factory."""
+    module_name, _, attribute = spec.partition(":")
+    try:
+        factory = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"agent spec {spec!r}: cannot import {module_name!r} ({error})") from None
+    for part in attribute.split("."):
+        if not hasattr(factory, part):
+            raise ValueError(f"agent spec {spec!r}: {module_name!r} has no {attribute!r}")
+        factory = getattr(factory, part)
+    if not callable(factory):
+        raise ValueError(f"agent spec {spec!r}: {attribute!r} is not callable")
+    agent = factory(**_accepted_kwargs(factory, game=game, seed=seed))
+    if not callable(getattr(agent, "act", None)):
+        raise ValueError(f"agent spec {spec!r}: the factory returned {agent!r}, without act()")
+    return agent
+
+
+def _accepted_kwargs(factory: object, **kwargs: object) -> dict[str, object]:
+    """The keyword arguments ``factory`` takes, by name or through ``**kwargs``."""
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):  # builtins without a signature
+        return {}
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return kwargs
+    names = {p.name for p in parameters if p.kind is not inspect.Parameter.POSITIONAL_ONLY}
+    return {k: v for k, v in kwargs.items() if k in names}

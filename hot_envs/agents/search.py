@@ -1,0 +1,189 @@
+"""One determinised search agent for both games: perfect-information Monte Carlo (PIMC).
+
+At each decision the agent knows only its view. It repeatedly
+
+1. *determinises*: deals the cards it cannot see at random (``State.from_view(view, rng)``),
+   giving a full state that agrees with everything it knows;
+2. plays every candidate action in a copy of that state and finishes the game with a fast
+   rollout policy (uniformly random by default);
+3. scores the action by the rollout's ``returns()[seat]``.
+
+The candidates share each determinisation (common random numbers), and the budget is spent by
+*sequential halving* (Karnin, Koren & Somekh 2013): ``ceil(log2 K)`` rounds, each splitting its
+share of the rollouts evenly over the actions left and keeping the better half by mean return.
+This spends most rollouts on the actions that matter, which a flat split over 50 Heiße Luft
+moves would not.
+
+The budget is ``simulations`` rollouts per decision or a wall-clock ``seconds``; with a
+simulation budget the agent is deterministic: the same seed and the same views give the same
+actions. A decision with one legal action costs nothing.
+
+The rollout policy is any callable ``policy(state, rng) -> action`` on engine states, so it stays
+engine-generic; :func:`agent_rollout` turns any :class:`~hot_envs.agents.base.Agent` (for example
+a heuristic) into one, with an optional share ``epsilon`` of random moves.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import random
+import time
+from collections.abc import Callable, Iterator, Mapping
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from hot_envs.agents.base import Agent, legal_actions
+from hot_envs.engine import GameState
+from hot_envs.games import get_game
+
+RolloutPolicy = Callable[[GameState, random.Random], int]
+
+# Rollouts per decision that keep a decision under 0.5 s on one core (benchmarks/strength.py
+# measures it): a random Heiße Luft rollout costs about 1 ms, a Heiße Karten one about 0.1 ms.
+DEFAULT_SIMULATIONS = {"heisse_luft": 300, "heisse_karten": 2000}
+
+
+def engine_module(game: str | ModuleType | type) -> ModuleType:
+    """The engine package (``State``, ``encode``, ``action_mask``) of a game given by CLI name,
+    engine module or ``State`` class."""
+    if isinstance(game, str):
+        return get_game(game).engine
+    if isinstance(game, ModuleType) and hasattr(game, "State"):
+        return game
+    if isinstance(game, type):
+        module = importlib.import_module(game.__module__.rpartition(".")[0])
+        if getattr(module, "State", None) is game:
+            return module
+    raise ValueError(f"not a game, engine module or engine State class: {game!r}")
+
+
+def random_rollout(state: GameState, rng: random.Random) -> int:
+    """A uniformly random legal action."""
+    return rng.choice(state.legal_actions())
+
+
+class _LazyObservation(Mapping):
+    """The environment's observation dict, encoded only if an agent looks at it."""
+
+    def __init__(self, engine: ModuleType, state: GameState, seat: int) -> None:
+        self._engine, self._state, self._seat = engine, state, seat
+        self._cache: dict[str, np.ndarray] = {}
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        if key not in self._cache:
+            if key == "observation":
+                self._cache[key] = self._engine.encode(self._state, self._seat)
+            elif key == "action_mask":
+                self._cache[key] = self._engine.action_mask(self._state, self._seat)
+            else:
+                raise KeyError(key)
+        return self._cache[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(("observation", "action_mask"))
+
+    def __len__(self) -> int:
+        return 2
+
+
+def agent_rollout(
+    agent: Agent, game: str | ModuleType | type, epsilon: float = 0.0
+) -> RolloutPolicy:
+    """A rollout policy that asks ``agent`` (with the mover's view) and, with probability
+    ``epsilon``, plays a random legal action instead."""
+    engine = engine_module(game)
+
+    def policy(state: GameState, rng: random.Random) -> int:
+        if epsilon and rng.random() < epsilon:
+            return rng.choice(state.legal_actions())
+        seat = state.current_player
+        return agent.act(_LazyObservation(engine, state, seat), state.view(seat))
+
+    return policy
+
+
+class SearchAgent:
+    """Determinised Monte Carlo search (module docstring) for either game.
+
+    Args:
+        game: the game, as CLI name (``"heisse-luft"``), engine module or ``State`` class.
+        simulations: rollouts per decision (default: :data:`DEFAULT_SIMULATIONS` of the game).
+        seconds: a wall-clock budget per decision instead (not reproducible).
+        rollout: the rollout policy ``policy(state, rng) -> action`` (default: random).
+        seed: seeds the determinisations and the rollouts.
+    """
+
+    def __init__(
+        self,
+        game: str | ModuleType | type,
+        simulations: int | None = None,
+        seconds: float | None = None,
+        rollout: RolloutPolicy | None = None,
+        seed: int | None = None,
+    ) -> None:
+        self.engine = engine_module(game)
+        self.State = self.engine.State
+        name = self.engine.__name__.rpartition(".")[2]
+        if simulations is None:
+            simulations = DEFAULT_SIMULATIONS.get(name, 500)
+        if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
+            raise ValueError(f"simulations must be a positive int, not {simulations!r}")
+        if seconds is not None and not seconds > 0:
+            raise ValueError(f"seconds must be positive, not {seconds!r}")
+        self.simulations = simulations
+        self.seconds = seconds
+        self.rollout = rollout
+        self._rng = np.random.default_rng(seed)  # determinisations
+        self._random = random.Random(seed)  # rollouts: Python's generator is faster per call
+        self.last_values: dict[int, tuple[float, int]] = {}  # action -> (mean return, rollouts)
+
+    def __repr__(self) -> str:
+        budget = f"seconds={self.seconds}" if self.seconds else f"simulations={self.simulations}"
+        return f"SearchAgent({self.engine.__name__}, {budget})"
+
+    def act(self, observation: Mapping[str, np.ndarray], view: dict[str, Any]) -> int:
+        """The action with the best mean rollout return, found by sequential halving."""
+        candidates = legal_actions(observation, view)
+        if len(candidates) == 1:
+            self.last_values = {candidates[0]: (0.0, 0)}
+            return candidates[0]
+        seat = view["player"]
+        totals = dict.fromkeys(candidates, 0.0)
+        counts = dict.fromkeys(candidates, 0)
+        rounds = math.ceil(math.log2(len(candidates)))
+        start = time.perf_counter()
+        for r in range(rounds):
+            if self.seconds is None:
+                deals = max(1, self.simulations // (rounds * len(candidates)))
+                deadline = math.inf
+            else:
+                deals, deadline = math.inf, start + self.seconds * (r + 1) / rounds
+            done = 0
+            while done < deals and (done == 0 or time.perf_counter() < deadline):
+                world = self.State.from_view(view, int(self._rng.integers(2**63)))
+                for action in candidates:
+                    totals[action] += self._playout(world, action, seat)
+                    counts[action] += 1
+                done += 1
+            candidates.sort(key=lambda a: (-totals[a] / counts[a], a))
+            candidates = candidates[: math.ceil(len(candidates) / 2)]
+        self.last_values = {a: (totals[a] / counts[a], counts[a]) for a in totals}
+        return candidates[0]
+
+    def _playout(self, world: GameState, action: int, seat: int) -> float:
+        """Play ``action`` in a copy of ``world``, finish the game by the rollout policy and
+        return ``seat``'s reward."""
+        state = world.clone()
+        state.apply(action)
+        rng, policy = self._random, self.rollout
+        if policy is None:
+            choice = rng.choice
+            while not state.is_terminal():
+                state.apply(choice(state.legal_actions()))
+        else:
+            while not state.is_terminal():
+                state.apply(policy(state, rng))
+        return state.returns()[seat]

@@ -1,0 +1,384 @@
+"""The arena: play many games between agents, fairly, reproducibly and on every core.
+
+A *matchup* is one lineup of agent specs, one per seat (``["heuristic", "random"]``, or for a
+4-player Heiße Karten game ``["search", "random", "random", "random"]``). It is played in groups
+of ``N`` games on the same deal, seats rotated by one each game, so every lineup entry sits in
+every seat equally often and meets the same cards (duplicate play); game counts are rounded up to
+a multiple of ``N``. Deal ``d`` is seeded from ``(seed, d)`` and the agents of each group from
+``(seed, matchup, group, slot)``, so the same seed gives the same games whatever the number of
+workers. Groups run in parallel (``concurrent.futures``); the agents are built from their specs
+inside the workers, so nothing but strings crosses process boundaries.
+
+Per agent the arena reports wins, draws and losses, the *win share* (a win counts 1, a win shared
+by W tied players 1/W each — so a 2-player draw counts ½) with its 95 % Wilson interval, the mean
+reward, the mean game length (actions) and the mean time per decision.
+
+:func:`round_robin` plays every pair of agents: in a 2-player game each pair once; with N > 2
+players, each agent alone against N−1 copies of each other agent (the win-rate matrix's cell
+``[i][j]`` is i's win share there, 1/N being even). Ratings come from openskill's Plackett–Luce
+model over all games in a fixed order; an agent with several seats in a game enters the update
+once per seat and takes the mean of those updates. :mod:`hot_envs.report` prints and saves it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from hot_envs.agents import make_agent
+from hot_envs.games import get_game
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One finished game: ``lineup[seats[s]]`` sat in seat ``s``."""
+
+    matchup: int
+    index: int  # game number inside the matchup; deal = index // N
+    seats: tuple[int, ...]  # lineup slot per seat
+    returns: tuple[float, ...]  # per seat
+    length: int  # actions played
+    seconds: tuple[float, ...] = field(compare=False)  # thinking time per seat
+    decisions: tuple[int, ...] = field(compare=False)  # decisions per seat
+
+
+@dataclass
+class AgentStats:
+    """Totals of one agent over the games it played (several seats of a game count each)."""
+
+    name: str
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    share: float = 0.0  # summed win shares
+    reward: float = 0.0
+    length: int = 0
+    seconds: float = 0.0
+    decisions: int = 0
+
+    def add(self, returns: Sequence[float], seat: int, length: int) -> None:
+        best = max(returns)
+        winners = sum(r == best for r in returns)
+        mine = returns[seat] == best
+        self.games += 1
+        self.wins += mine and winners == 1
+        self.draws += mine and winners > 1
+        self.losses += not mine
+        self.share += 1 / winners if mine else 0.0
+        self.reward += returns[seat]
+        self.length += length
+
+    def summary(self) -> dict[str, Any]:
+        n = max(self.games, 1)
+        low, high = wilson_interval(self.share, self.games)
+        return {
+            "agent": self.name,
+            "games": self.games,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "win_share": self.share / n,
+            "ci_low": low,
+            "ci_high": high,
+            "mean_reward": self.reward / n,
+            "mean_length": self.length / n,
+            "ms_per_decision": 1000 * self.seconds / max(self.decisions, 1),
+        }
+
+
+def wilson_interval(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """The Wilson score interval for a proportion (95 % by default); ``(0, 1)`` when n = 0.
+
+    Fractional successes (shared wins) are allowed."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def derive_seed(*parts: int) -> int:
+    """A 63-bit seed from a tuple of non-negative ints (numpy's SeedSequence)."""
+    return int(np.random.SeedSequence(list(parts)).generate_state(2, np.uint64)[0] >> 1)
+
+
+def num_players(game: str, players: int | None, options: dict | None = None) -> int:
+    """Seats of ``game`` with these options (checks them by dealing one game)."""
+    return get_game(game).engine.State.new(seed=0, **_options(game, players, options)).num_players
+
+
+def _options(game: str, players: int | None, options: dict | None) -> dict:
+    options = dict(options or {})
+    if players is not None:
+        if get_game(game).name == "heisse-luft" and players != 2:
+            raise ValueError(f"Heiße Luft is a 2-player game, not {players}")
+        if get_game(game).name != "heisse-luft":
+            options["num_players"] = players
+    return options
+
+
+def play_group(
+    game: str,
+    lineup: Sequence[str],
+    matchup: int,
+    group: int,
+    seed: int,
+    options: dict | None = None,
+) -> list[GameRecord]:
+    """Play deal ``group`` once per seat rotation (N games) with freshly built agents."""
+    engine = get_game(game).engine
+    n = len(lineup)
+    agents = [
+        make_agent(spec, game, derive_seed(seed, matchup, group, slot))
+        for slot, spec in enumerate(lineup)
+    ]
+    records = []
+    for rotation in range(n):
+        seats = tuple((seat + rotation) % n for seat in range(n))
+        state = engine.State.new(seed=derive_seed(seed, group), **(options or {}))
+        if state.num_players != n:
+            raise ValueError(f"the lineup has {n} agents for a {state.num_players}-player game")
+        for agent in agents:
+            if callable(getattr(agent, "reset", None)):
+                agent.reset()
+        seconds, decisions, length = [0.0] * n, [0] * n, 0
+        while not state.is_terminal():
+            seat = state.current_player
+            observation = {
+                "observation": engine.encode(state, seat),
+                "action_mask": engine.action_mask(state, seat),
+            }
+            start = time.perf_counter()
+            action = agents[seats[seat]].act(observation, state.view(seat))
+            seconds[seat] += time.perf_counter() - start
+            decisions[seat] += 1
+            try:
+                state.apply(int(action))
+            except (ValueError, TypeError) as error:
+                spec = lineup[seats[seat]]
+                raise ValueError(f"agent {spec!r} in seat {seat}: {error}") from None
+            length += 1
+        records.append(
+            GameRecord(
+                matchup,
+                group * n + rotation,
+                seats,
+                tuple(state.returns()),
+                length,
+                tuple(seconds),
+                tuple(decisions),
+            )
+        )
+    return records
+
+
+def _run_groups(tasks: list[tuple], workers: int | None, progress: bool) -> list[GameRecord]:
+    """Run ``play_group(*task)`` for every task, in parallel, with a progress bar."""
+    total = sum(len(task[1]) for task in tasks)
+    bar = _progress_bar(total) if progress else None
+    records: list[GameRecord] = []
+    workers = min(workers or os.cpu_count() or 1, len(tasks)) if tasks else 1
+    if workers <= 1:
+        for task in tasks:
+            records.extend(play_group(*task))
+            if bar is not None:
+                bar.update(len(task[1]))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(play_group, *task) for task in tasks]
+            try:
+                for future in as_completed(futures):
+                    group = future.result()
+                    records.extend(group)
+                    if bar is not None:
+                        bar.update(len(group))
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
+    if bar is not None:
+        bar.close()
+    records.sort(key=lambda r: (r.matchup, r.index))
+    return records
+
+
+def _progress_bar(total: int) -> Any:
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # tqdm is optional: no bar then
+        return None
+    return tqdm(total=total, unit="game", desc="games", smoothing=0.05)
+
+
+@dataclass
+class MatchResult:
+    """Records of the games of one or more matchups, with per-agent statistics."""
+
+    game: str
+    agents: list[str]
+    lineups: list[tuple[int, ...]]  # per matchup: agent index per lineup slot
+    records: list[GameRecord]
+    seed: int
+
+    def stats(self, matchup: int | None = None) -> list[AgentStats]:
+        """Per-agent totals, over all matchups or one."""
+        stats = [AgentStats(name) for name in self.agents]
+        for record in self.records:
+            if matchup is not None and record.matchup != matchup:
+                continue
+            lineup = self.lineups[record.matchup]
+            for seat, slot in enumerate(record.seats):
+                s = stats[lineup[slot]]
+                s.add(record.returns, seat, record.length)
+                s.seconds += record.seconds[seat]
+                s.decisions += record.decisions[seat]
+        return [s for s in stats if s.games]
+
+    def summary(self) -> list[dict[str, Any]]:
+        return [s.summary() for s in self.stats()]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "seed": self.seed,
+            "agents": self.agents,
+            "lineups": [list(lineup) for lineup in self.lineups],
+            "summary": self.summary(),
+            "games": [asdict(record) for record in self.records],
+        }
+
+
+def unique_names(specs: Sequence[str]) -> list[str]:
+    """The specs as display names, ``random#2`` for the second ``random``."""
+    names: list[str] = []
+    for spec in specs:
+        name, k = spec, 2
+        while name in names:
+            name, k = f"{spec}#{k}", k + 1
+        names.append(name)
+    return names
+
+
+def play_matchups(
+    game: str,
+    specs: Sequence[str],
+    lineups: Sequence[Sequence[int]],
+    games: int,
+    seed: int = 0,
+    players: int | None = None,
+    options: dict | None = None,
+    workers: int | None = None,
+    progress: bool = True,
+) -> MatchResult:
+    """Play ``games`` games (rounded up to whole seat rotations) of each lineup of agents.
+
+    ``specs`` are agent specs (:func:`hot_envs.agents.make_agent`); a lineup lists, per seat
+    slot, the index of the spec that sits there.
+    """
+    game = get_game(game).name
+    options = _options(game, players, options)
+    n = num_players(game, None, options)
+    for spec in specs:  # fail early, in this process, on a spec nobody understands
+        make_agent(spec, game, 0)
+    tasks = []
+    for m, lineup in enumerate(lineups):
+        if len(lineup) != n:
+            raise ValueError(f"a lineup needs {n} agents for this game, got {len(lineup)}")
+        specs_here = [specs[i] for i in lineup]
+        tasks += [(game, specs_here, m, g, seed, options) for g in range(math.ceil(games / n))]
+    records = _run_groups(tasks, workers, progress)
+    return MatchResult(game, unique_names(specs), [tuple(x) for x in lineups], records, seed)
+
+
+def play_match(game: str, lineup: Sequence[str], games: int, **kwargs: Any) -> MatchResult:
+    """Play ``games`` games of one lineup of agent specs, one per seat (rotated fairly)."""
+    return play_matchups(game, list(lineup), [list(range(len(lineup)))], games, **kwargs)
+
+
+def round_robin_lineups(num_agents: int, players: int) -> list[tuple[int, ...]]:
+    """2 players: each pair once. More: each agent alone against N−1 copies of each other."""
+    if players == 2:
+        return [(i, j) for i in range(num_agents) for j in range(i + 1, num_agents)]
+    return [
+        (i,) + (j,) * (players - 1) for i in range(num_agents) for j in range(num_agents) if i != j
+    ]
+
+
+def round_robin(game: str, specs: Sequence[str], games: int, **kwargs: Any) -> MatchResult:
+    """Every pair of agents plays ``games`` games (module docstring)."""
+    if len(specs) < 2:
+        raise ValueError("a round robin needs at least two agents")
+    n = num_players(game, kwargs.get("players"), kwargs.get("options"))
+    return play_matchups(game, specs, round_robin_lineups(len(specs), n), games, **kwargs)
+
+
+def win_matrix(result: MatchResult) -> list[list[float | None]]:
+    """``[i][j]``: agent i's win share in its games against agent j (None if they never met)."""
+    k = len(result.agents)
+    share = [[0.0] * k for _ in range(k)]
+    games = [[0] * k for _ in range(k)]
+    for m, lineup in enumerate(result.lineups):
+        if len(set(lineup)) != 2:
+            continue
+        lone = lineup[0]  # 2 players: either; N players: the agent alone vs the copies
+        other = next(i for i in lineup if i != lone)
+        for s in result.stats(m):
+            i = result.agents.index(s.name)
+            if len(lineup) == 2 or i == lone:
+                j = other if i == lone else lone
+                share[i][j] += s.share
+                games[i][j] += s.games
+    return [
+        [share[i][j] / games[i][j] if games[i][j] else None for j in range(k)] for i in range(k)
+    ]
+
+
+def ratings(result: MatchResult, passes: int = 10) -> list[dict[str, float]]:
+    """Plackett–Luce ratings (openskill) of every agent: mu, sigma and ordinal (mu − 3 sigma).
+
+    openskill updates game by game, so the last games weigh most; the ratings are the mean over
+    ``passes`` seeded shuffles of the game order.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    rng = np.random.default_rng(result.seed)
+    mu = np.zeros(len(result.agents))
+    sigma = np.zeros(len(result.agents))
+    for _ in range(passes):
+        current = [(model.mu, model.sigma)] * len(result.agents)
+        for k in rng.permutation(len(result.records)):
+            _rate_game(model, result, result.records[k], current)
+        mu += [m for m, _ in current]
+        sigma += [s for _, s in current]
+    mu, sigma = mu / passes, sigma / passes
+    return [
+        {"agent": name, "mu": float(m), "sigma": float(s), "ordinal": float(m - 3 * s)}
+        for name, m, s in zip(result.agents, mu, sigma, strict=True)
+    ]
+
+
+def _rate_game(
+    model: Any, result: MatchResult, record: GameRecord, current: list[tuple[float, float]]
+) -> None:
+    """One openskill update; an agent in several seats takes the mean of its seats' updates."""
+    lineup = result.lineups[record.matchup]
+    agent_at = [lineup[slot] for slot in record.seats]
+    teams = [[model.rating(*current[a])] for a in agent_at]
+    ranks = [sum(other > r for other in record.returns) for r in record.returns]
+    updated = model.rate(teams, ranks=ranks)
+    for a in set(agent_at):
+        mine = [team[0] for team, b in zip(updated, agent_at, strict=True) if b == a]
+        current[a] = (
+            float(np.mean([r.mu for r in mine])),
+            float(np.mean([r.sigma for r in mine])),
+        )
