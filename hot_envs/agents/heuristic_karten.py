@@ -1,0 +1,158 @@
+"""A rule-based Heiße Karten player for 2–6 players that sees only its own view (RULES HK-5).
+
+Strategy — one score per card in hand, the best card is played.
+
+**Leading** (empty trick): lead low cards. The card with the smallest absolute value goes first,
+where a black card counts ``LEAD_BLACK_BONUS`` less than it is: a low black lead costs little
+whoever takes it, and a low red lead gives the trick away cheaply (the next leader is somebody
+else, see *tempo*). High blacks and high reds are kept for the moments below.
+
+**Following**: every card gets
+
+    score = value now − KEEP × value usually − TEMPO × chance that we take the trick
+
+* *Value now*: expected points for us of putting the card into this trick: the trick's cards so
+  far, our card, and the cards of the players still to come. Those players are modelled as
+  playing cards drawn from the cards we have not seen (the view's ``played`` tells which cards
+  are gone; the rest are in other hands, the draw pile or set aside): a card of trick rank *r*
+  keeps the trick with chance (1 − f(r))^L, f(r) being the share of unseen cards that beat it
+  (HK-3.2: any black beats any red, higher beats lower inside a colour) and L the players still to
+  play; if it keeps it, the later cards are ones below it (their mean value among the unseen
+  cards), otherwise somebody else takes the trick. Points another player takes count against us
+  with weight 1/(N − 1) (all of them with two players: the game is zero-sum).
+* *Value usually*: the same for a lead into an empty trick with all N − 1 players to follow —
+  what the card is worth on average. Subtracting it asks "is now a better moment than usual for
+  this card?"; a weight above 1 keeps good cards a little longer.
+* *Tempo*: the trick's taker leads the next trick, the weakest seat (the others answer with
+  knowledge of the lead); so taking a trick costs ``TEMPO`` points (more with two players, where
+  the follower sees the whole trick before choosing).
+
+Together these give the classic rules: the last player knows the outcome exactly and wins a trick
+worth enough with its smallest sufficient black card, and never takes a trick full of red cards
+when it can throw a red card under the trick's best card; red (negative) cards are dumped on
+tricks somebody else will win — the bigger the red card, the better the moment; high black cards
+wait for valuable tricks (a 48 always wins, so it waits for a trick that carries black points).
+The weights were tuned in heuristic-against-heuristic matches (two players) and against random
+players (three to six).
+
+``epsilon`` is the probability of a uniformly random legal move instead (for curricula).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hot_envs.agents.base import legal_actions
+from hot_envs.engine import Seed, make_rng
+from hot_envs.heisse_karten.facts import CARD_VALUE, NUM_CARDS, TRICK_RANK, is_black
+
+KEEP = 1.3  # weight of a card's usual value against the value of playing it now
+TEMPO = {2: 45.0}  # points a taken trick costs because its taker leads next, by player count
+TEMPO_MANY = 20.0  # … with three players or more
+LEAD_BLACK_BONUS = 20  # a black lead counts this much lower than its value
+NUM_RANKS = 2 * NUM_CARDS + 1  # trick ranks: red c → c (1–47), black c → c + 48 (50–96)
+
+
+class HeisseKartenHeuristic:
+    """Rule-based Heiße Karten player (strategy in the module docstring). Same seed ⇒ same
+    actions; ``epsilon`` is the chance of a uniformly random legal move."""
+
+    def __init__(self, seed: Seed = None, epsilon: float = 0.0) -> None:
+        if not 0.0 <= epsilon <= 1.0:
+            raise ValueError(f"epsilon must be in [0, 1], not {epsilon!r}")
+        self.seed = seed
+        self.epsilon = epsilon
+        self.rng = make_rng(seed)
+
+    def reset(self) -> None:
+        """Nothing is remembered between moves: the view's ``played`` is the card memory."""
+
+    def act(self, observation: dict[str, np.ndarray], view: dict[str, Any]) -> int:
+        legal = legal_actions(observation, view)
+        if len(legal) == 1:
+            return int(legal[0])
+        if self.epsilon and self.rng.random() < self.epsilon:
+            return int(legal[self.rng.integers(len(legal))])
+        scores = card_scores(view, [action + 1 for action in legal])  # HK-1.2 card k = id + 1
+        best = max(scores)
+        top = [a for a, s in zip(legal, scores, strict=True) if s >= best - 1e-9]
+        return int(top[self.rng.integers(len(top))] if len(top) > 1 else top[0])
+
+
+def card_scores(view: dict[str, Any], cards: list[int]) -> list[float]:
+    """The score of playing each of ``cards`` (card numbers 1–48) in ``view``'s position."""
+    if not view["trick"]:
+        return [lead_score(card) for card in cards]
+    n = view["num_players"]
+    share = 1.0 / (n - 1)
+    tempo = TEMPO.get(n, TEMPO_MANY)
+    trick = [card for _, card in view["trick"]]
+    base = sum(CARD_VALUE[c] for c in trick)
+    best = max(TRICK_RANK[c] for c in trick)
+    later = n - 1 - len(trick)
+    unseen = Unseen(view)
+    scores = []
+    for card in cards:
+        rank, value = TRICK_RANK[card], CARD_VALUE[card]
+        now, chance = trick_value(base + value, rank > best, rank, later, share, unseen)
+        usual, _ = trick_value(value, True, rank, n - 1, share, unseen)
+        scores.append(now - KEEP * usual - tempo * chance)
+    return scores
+
+
+def lead_score(card: int) -> float:
+    """Lead low cards; blacks count ``LEAD_BLACK_BONUS`` lower (module docstring)."""
+    return -abs(CARD_VALUE[card]) + (LEAD_BLACK_BONUS if is_black(card) else 0)
+
+
+class Unseen:
+    """The cards a player has not seen, by trick rank, with prefix counts and sums for quick
+    "how many beat rank r" and "mean value below rank r" questions."""
+
+    def __init__(self, view: dict[str, Any]) -> None:
+        seen = [False] * (NUM_CARDS + 1)
+        for card in view["hand"]:
+            seen[card] = True
+        for _, card in view["played"]:
+            seen[card] = True
+        count = [0] * (NUM_RANKS + 1)
+        total = [0] * (NUM_RANKS + 1)
+        for card in range(1, NUM_CARDS + 1):
+            if not seen[card]:
+                count[TRICK_RANK[card] + 1] += 1
+                total[TRICK_RANK[card] + 1] += CARD_VALUE[card]
+        for r in range(1, NUM_RANKS + 1):
+            count[r] += count[r - 1]
+            total[r] += total[r - 1]
+        self.count, self.total = count, total  # count[r]: unseen cards of rank below r
+        self.n = count[NUM_RANKS]
+        self.mean = total[NUM_RANKS] / self.n if self.n else 0.0
+
+    def beaten(self, rank: int) -> float:
+        """Share of the unseen cards that beat a card of ``rank``."""
+        return (self.n - self.count[rank + 1]) / self.n if self.n else 0.0
+
+    def mean_below(self, rank: int) -> float:
+        """Mean value of the unseen cards below ``rank``."""
+        below = self.count[rank]
+        return self.total[rank] / below if below else 0.0
+
+
+def trick_value(
+    base: float, keeps: bool, rank: int, later: int, share: float, unseen: Unseen
+) -> tuple[float, float]:
+    """Expected points for us, and the chance that we take the trick, for a trick holding
+    ``base`` points after our card of ``rank`` with ``later`` players still to play.
+
+    ``keeps``: our card beats the trick's cards so far. Points another player takes count
+    ``-share`` each.
+    """
+    expected = base + later * unseen.mean  # the trick's expected total, whoever takes it
+    if not keeps:
+        return -share * expected, 0.0
+    chance = (1.0 - unseen.beaten(rank)) ** later
+    ours = base + later * unseen.mean_below(rank)  # later cards all below ours
+    theirs = expected - chance * ours  # (1 − chance) × E[total | somebody beats us]
+    return chance * ours - share * theirs, chance
