@@ -474,12 +474,12 @@ def test_from_view_of_something_else():
 BAD_OPTIONS = {
     "three_for_one yes": ({"three_for_one": "yes"}, "option three_for_one must be a bool"),
     "three_for_one 1": ({"three_for_one": 1}, "option three_for_one must be a bool"),
-    "starting_player 2": ({"starting_player": 2}, "option starting_player must be 0, 1 or"),
-    "starting_player True": ({"starting_player": True}, "option starting_player must be 0, 1"),
-    "starting_player text": ({"starting_player": "first"}, "option starting_player must be 0"),
+    "starting_player 2": ({"starting_player": 2}, "option starting_player.*must be 0.*not 2"),
+    "starting_player True": ({"starting_player": True}, "option starting_player.*not True"),
+    "starting_player text": ({"starting_player": "first"}, "option starting_player.*not 'first'"),
     "turn_limit 0": ({"turn_limit": 0}, "option turn_limit must be a positive int, not 0"),
     "turn_limit 1.5": ({"turn_limit": 1.5}, "option turn_limit must be a positive int"),
-    "unknown option": ({"colour": "red"}, "unknown option(s) ['colour']"),
+    "unknown option": ({"colour": "red"}, re.escape("unknown option(s) ['colour']")),
 }
 CONSTRUCTORS = {
     "State.new": lambda **options: State.new(seed=0, **options),
@@ -491,7 +491,8 @@ CONSTRUCTORS = {
 @pytest.mark.parametrize("make", CONSTRUCTORS.values(), ids=CONSTRUCTORS)
 @pytest.mark.parametrize(("options", "problem"), BAD_OPTIONS.values(), ids=BAD_OPTIONS)
 def test_bad_options(make, options, problem):
-    with pytest.raises(ValueError, match=re.escape(problem)):
+    """``problem`` is a regular expression for the message."""
+    with pytest.raises(ValueError, match=problem):
         make(**options)
 
 
