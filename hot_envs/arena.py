@@ -300,7 +300,9 @@ def play_matchups(
 
 
 def play_match(game: str, lineup: Sequence[str], games: int, **kwargs: Any) -> MatchResult:
-    """Play ``games`` games of one lineup of agent specs, one per seat (rotated fairly)."""
+    """Play ``games`` games of one lineup of agent specs, one per seat (rotated fairly); the
+    lineup's length is the number of players unless ``players`` says otherwise."""
+    kwargs.setdefault("players", len(lineup))
     return play_matchups(game, list(lineup), [list(range(len(lineup)))], games, **kwargs)
 
 

@@ -68,10 +68,8 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         rollout = None
         if rollout_spec:
             rollout = agent_rollout(make_agent(rollout_spec, game, seed), game)
-        if budget.endswith("s"):
-            seconds = _number(spec, budget[:-1], None)
-            return SearchAgent(game, seconds=seconds, rollout=rollout, seed=seed)
-        return SearchAgent(game, simulations=_integer(spec, budget), rollout=rollout, seed=seed)
+        simulations, seconds = _budget(spec, budget)
+        return SearchAgent(game, simulations, seconds, rollout=rollout, seed=seed)
     if spec.endswith(_CHECKPOINT_SUFFIXES) or _is_checkpoint_stem(spec):
         return _checkpoint_agent(spec, game, seed)
     if _IMPORT_PATH.match(spec):
@@ -88,12 +86,20 @@ def _number(spec: str, text: str, default: float | None) -> float | None:
         raise ValueError(f"agent spec {spec!r}: {text!r} is not a number") from None
 
 
-def _integer(spec: str, text: str) -> int | None:
-    if not text:
-        return None
-    if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"agent spec {spec!r}: the budget must be a positive int or seconds")
-    return int(text)
+def _budget(spec: str, text: str) -> tuple[int | None, float | None]:
+    """``400`` → 400 rollouts, ``0.5s`` → 0.5 seconds, empty → the default."""
+    try:
+        if not text:
+            return None, None
+        if text.endswith("s") and float(text[:-1]) > 0:
+            return None, float(text[:-1])
+        if text.isdigit() and int(text) > 0:
+            return int(text), None
+    except ValueError:
+        pass
+    raise ValueError(
+        f"agent spec {spec!r}: the budget must be rollouts (a positive int) or seconds (0.5s)"
+    )
 
 
 def _is_checkpoint_stem(spec: str) -> bool:
@@ -110,7 +116,10 @@ def _checkpoint_agent(path: str, game: str, seed: int | None) -> Agent:
         raise ValueError(
             f"cannot load checkpoint {path!r}: checkpoint agents arrive with the training issue"
         ) from None
-    return checkpoint.load_agent(path, game=game, seed=seed)
+    try:
+        return checkpoint.load_agent(path, game=game, seed=seed)
+    except FileNotFoundError as error:
+        raise ValueError(str(error)) from None
 
 
 def _imported_agent(spec: str, game: str, seed: int | None) -> Agent:

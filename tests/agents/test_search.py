@@ -1,0 +1,155 @@
+"""The determinised search agent: legal play in every seat, determinism, no peeking."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import numpy as np
+import pytest
+
+from hot_envs import heisse_karten, heisse_luft
+from hot_envs.agents import SearchAgent, agent_rollout, make_agent
+from hot_envs.agents.random_agent import RandomAgent
+from hot_envs.agents.search import engine_module
+
+SEATINGS = [(heisse_luft, {}, seat) for seat in range(2)] + [
+    (heisse_karten, {"num_players": n}, seat) for n in range(2, 7) for seat in range(n)
+]
+
+
+def observe(engine, state, seat):
+    return {
+        "observation": engine.encode(state, seat),
+        "action_mask": engine.action_mask(state, seat),
+    }
+
+
+def play(engine, state, agents):
+    """Play ``state`` to its end; every action must be in the mover's legal list."""
+    while not state.is_terminal():
+        seat = state.current_player
+        view = state.view(seat)
+        action = agents[seat].act(observe(engine, state, seat), view)
+        assert action in view["legal_actions"]
+        state.apply(action)
+    return state.returns()
+
+
+def midgame(engine, options, moves, seed):
+    """A position after ``moves`` random actions."""
+    state = engine.State.new(seed=seed, **options)
+    rng = random.Random(seed)
+    for _ in range(moves):
+        state.apply(rng.choice(state.legal_actions()))
+    return state
+
+
+@pytest.mark.parametrize(
+    ("engine", "options", "seat"),
+    SEATINGS,
+    ids=[f"{e.__name__.split('.')[-1]}-{o.get('num_players', 2)}p-seat{s}" for e, o, s in SEATINGS],
+)
+def test_full_games_in_every_seat(engine, options, seat):
+    state = engine.State.new(seed=seat, **options)
+    agents = [RandomAgent(s) for s in range(state.num_players)]
+    agents[seat] = SearchAgent(engine, simulations=1, seed=seat)
+    returns = play(engine, state, agents)
+    assert len(returns) == state.num_players
+
+
+@pytest.mark.parametrize("game", ["heisse-luft", "heisse-karten"])
+def test_game_given_by_name_module_or_class(game):
+    engine = engine_module(game)
+    assert engine_module(engine) is engine
+    assert engine_module(engine.State) is engine
+    with pytest.raises(ValueError):
+        engine_module("chess")
+
+
+def test_same_seed_same_actions():
+    state = midgame(heisse_luft, {}, 10, seed=4)
+    seat = state.current_player
+    view, observation = state.view(seat), observe(heisse_luft, state, seat)
+    a, b = SearchAgent(heisse_luft, 40, seed=9), SearchAgent(heisse_luft, 40, seed=9)
+    assert [a.act(observation, view) for _ in range(3)] == [
+        b.act(observation, view) for _ in range(3)
+    ]
+    assert a.last_values == b.last_values
+
+
+def test_seeded_games_repeat():
+    def game():
+        state = heisse_karten.State.new(seed=2, num_players=3)
+        agents = [SearchAgent(heisse_karten, 24, seed=s) for s in range(3)]
+        actions = []
+        while not state.is_terminal():
+            seat = state.current_player
+            actions.append(agents[seat].act(observe(heisse_karten, state, seat), state.view(seat)))
+            state.apply(actions[-1])
+        return actions
+
+    assert game() == game()
+
+
+@pytest.mark.parametrize(
+    ("engine", "options", "moves"),
+    [(heisse_luft, {}, 12), (heisse_luft, {}, 30), (heisse_karten, {"num_players": 2}, 9)]
+    + [(heisse_karten, {"num_players": 4}, 13)],
+)
+def test_same_action_whatever_the_hidden_cards(engine, options, moves):
+    """The agent sees only the view: a state that differs in every hidden card gives the same
+    view, the same observation and so the same action (DESIGN.md, no leaks)."""
+    state = midgame(engine, options, moves, seed=moves)
+    seat = state.current_player
+    view = state.view(seat)
+    rng = np.random.default_rng(1)
+    other = next(
+        s
+        for s in (engine.State.from_view(view, rng) for _ in range(20))
+        if s.to_dict()["hands"] != state.to_dict()["hands"]
+    )
+    assert other.view(seat) == view
+    obs, other_obs = observe(engine, state, seat), observe(engine, other, seat)
+    assert all(np.array_equal(obs[k], other_obs[k]) for k in obs)
+    first = SearchAgent(engine, 60, seed=5).act(obs, view)
+    second = SearchAgent(engine, 60, seed=5).act(other_obs, other.view(seat))
+    assert first == second
+
+
+def test_one_legal_action_costs_nothing():
+    state = midgame(heisse_karten, {"num_players": 2}, 46, seed=0)  # the last trick
+    seat = state.current_player
+    agent = SearchAgent(heisse_karten, simulations=10**9, seed=0)
+    assert (
+        agent.act(observe(heisse_karten, state, seat), state.view(seat)) == state.legal_actions()[0]
+    )
+
+
+def test_seconds_budget():
+    state = heisse_luft.State.new(seed=1)
+    agent = SearchAgent(heisse_luft, seconds=0.05, seed=0)
+    start = time.perf_counter()
+    action = agent.act(observe(heisse_luft, state, 0), state.view(0))
+    assert action in state.legal_actions()
+    assert time.perf_counter() - start < 1.0
+
+
+@pytest.mark.parametrize("game", ["heisse-luft", "heisse-karten"])
+def test_heuristic_rollouts(game):
+    """Any agent serves as rollout policy, with a share of random moves."""
+    engine = engine_module(game)
+    policy = agent_rollout(make_agent("heuristic", game, 0), game, epsilon=0.3)
+    state = midgame(engine, {}, 40, seed=2)
+    seat = state.current_player
+    agent = SearchAgent(game, simulations=8, rollout=policy, seed=1)
+    assert agent.act(observe(engine, state, seat), state.view(seat)) in state.legal_actions()
+    assert make_agent("search:8:heuristic:0.3", game, 0).rollout is not None
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"simulations": 0}, {"simulations": 2.5}, {"simulations": True}, {"seconds": 0}]
+)
+def test_bad_budgets(kwargs):
+    with pytest.raises(ValueError):
+        SearchAgent("heisse-luft", **kwargs)
