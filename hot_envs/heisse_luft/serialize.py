@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from hot_envs.engine import Seed, make_rng
 from hot_envs.heisse_luft.facts import (
     CARD_CODES,
@@ -77,8 +79,8 @@ def check_options(options: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(merged["three_for_one"], bool):
         raise ValueError(f"option three_for_one must be a bool, not {merged['three_for_one']!r}")
     first = merged["starting_player"]
-    if isinstance(first, bool) or first not in (0, 1, "random"):
-        raise ValueError(f"option starting_player must be 0, 1 or 'random', not {first!r}")
+    if first != "random":
+        merged["starting_player"] = _seat(first, "option starting_player (or 'random')")
     limit = merged["turn_limit"]
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise ValueError(f"option turn_limit must be a positive int, not {limit!r}")
@@ -145,8 +147,7 @@ def state_to_dict(state: State) -> dict:
 
 def state_view(state: State, player: int) -> dict:
     """What ``player`` may know (HL-8): public parts, own hand, sizes of hidden piles."""
-    if isinstance(player, bool) or player not in (0, 1):
-        raise ValueError(f"player must be 0 or 1, not {player!r}")
+    player = _seat(player, "player")
     opponent = 1 - player
     deck_counts = [0] * 4
     for suit in state.prize_deck:
@@ -198,11 +199,12 @@ def _suit(letter: Any, where: str) -> int:
 
 
 def _seat(x: Any, where: str, allow_none: bool = False) -> int | None:
+    """A seat as a plain int (numpy integers accepted, bools refused)."""
     if x is None and allow_none:
         return None
-    if not _is_int(x) or x not in (0, 1):
+    if isinstance(x, bool) or not isinstance(x, int | np.integer) or x not in (0, 1):
         raise ValueError(f"{where} must be 0 or 1{' or null' if allow_none else ''}, not {x!r}")
-    return x
+    return int(x)
 
 
 def _counts(x: Any, where: str) -> list[int]:

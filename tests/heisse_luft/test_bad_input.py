@@ -496,12 +496,6 @@ def test_bad_options(make, options, problem):
         make(**options)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: serialize.check_options (hot_envs/heisse_luft/serialize.py:80) accepts a "
-    "numpy integer starting_player by equality and keeps it, so to_dict() is not JSON and "
-    "from_dict refuses its own output",
-)
 def test_a_numpy_starting_player_becomes_a_plain_seat_or_is_refused():
     try:
         state = State.new(seed=0, starting_player=np.int64(1))
@@ -512,12 +506,6 @@ def test_a_numpy_starting_player_becomes_a_plain_seat_or_is_refused():
     assert State.from_dict(d).to_dict() == d
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: serialize.state_view (hot_envs/heisse_luft/serialize.py:148/157) accepts "
-    "a numpy integer player and puts it in the view as is, so the view is not JSON and "
-    "from_view refuses it",
-)
 def test_a_view_for_a_numpy_seat_is_plain_json_or_refused():
     state = play_phase()
     try:
