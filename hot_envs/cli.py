@@ -183,10 +183,14 @@ class MoveChooser:
         typed = _words(text)
         if not typed:
             return None, "Type a move's number or name; ? lists the moves, q quits."
-        if len(typed) == 1 and typed[0].isdigit() and text.strip().isdigit():
-            number = int(typed[0])
+        if re.fullmatch(r"[+-]?\d+", text.strip()):  # a number never matches as a prefix
+            number = int(text)
             if 1 <= number <= len(self.actions):
                 return self.actions[number - 1], ""
+            found = [i for i, n in enumerate(self.names) if _matches(typed, _words(n), True)]
+            if number > 0 and len(found) == 1:  # a card's number, as in "play 36"
+                return self.actions[found[0]], ""
+            return None, self._not_legal(text)
         for exact in (True, False):
             found = [i for i, n in enumerate(self.names) if _matches(typed, _words(n), exact)]
             if len(found) == 1:
@@ -198,7 +202,10 @@ class MoveChooser:
                     None,
                     f"{text.strip()!r} fits {len(found)} moves ({options}{more}): say more.",
                 )
-        return None, (
+        return None, self._not_legal(text)
+
+    def _not_legal(self, text: str) -> str:
+        return (
             f"{text.strip()!r} is not a legal move. Type 1–{len(self.actions)} or a name; "
             "? lists the moves, q quits."
         )
