@@ -82,8 +82,9 @@ def check_options(options: dict[str, Any]) -> dict[str, Any]:
     if first != "random":
         merged["starting_player"] = _seat(first, "option starting_player (or 'random')")
     limit = merged["turn_limit"]
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+    if isinstance(limit, bool) or not isinstance(limit, int | np.integer) or limit < 1:
         raise ValueError(f"option turn_limit must be a positive int, not {limit!r}")
+    merged["turn_limit"] = int(limit)
     return merged
 
 
@@ -393,7 +394,7 @@ def _read_phase(state: State, d: dict) -> None:
         if winner != DRAW:
             winner = _seat(winner, "winner", allow_none=True)
         state.winner = winner
-        state._legal = []
+        state._legal = []  # the winner is taken as given: null reads as a truncated game
     elif state.phase == TROPHY:
         tp = d.get("trophy_phase")
         if not isinstance(tp, dict) or set(tp) != {"winner", "asking"}:
