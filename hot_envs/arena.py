@@ -272,7 +272,7 @@ def play_matchups(
     game: str,
     specs: Sequence[str],
     lineups: Sequence[Sequence[int]],
-    games: int,
+    games: int | Sequence[int],
     seed: int = 0,
     players: int | None = None,
     options: dict | None = None,
@@ -282,19 +282,22 @@ def play_matchups(
     """Play ``games`` games (rounded up to whole seat rotations) of each lineup of agents.
 
     ``specs`` are agent specs (:func:`hot_envs.agents.make_agent`); a lineup lists, per seat
-    slot, the index of the spec that sits there.
+    slot, the index of the spec that sits there. ``games`` may give one count per lineup.
     """
     game = get_game(game).name
     options = _options(game, players, options)
     n = num_players(game, None, options)
     for spec in specs:  # fail early, in this process, on a spec nobody understands
         make_agent(spec, game, 0)
+    counts = [games] * len(lineups) if isinstance(games, int) else list(games)
+    if len(counts) != len(lineups) or min(counts, default=1) < 1:
+        raise ValueError(f"games must be a positive int or one per lineup, not {games!r}")
     tasks = []
-    for m, lineup in enumerate(lineups):
+    for m, (lineup, count) in enumerate(zip(lineups, counts, strict=True)):
         if len(lineup) != n:
             raise ValueError(f"a lineup needs {n} agents for this game, got {len(lineup)}")
         specs_here = [specs[i] for i in lineup]
-        tasks += [(game, specs_here, m, g, seed, options) for g in range(math.ceil(games / n))]
+        tasks += [(game, specs_here, m, g, seed, options) for g in range(math.ceil(count / n))]
     records = _run_groups(tasks, workers, progress)
     return MatchResult(game, unique_names(specs), [tuple(x) for x in lineups], records, seed)
 

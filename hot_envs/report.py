@@ -31,6 +31,7 @@ COLUMNS = (
 def build_report(result: MatchResult) -> dict[str, Any]:
     """Everything worth keeping: per-agent summary, win-rate matrix, ratings and game records."""
     report = result.to_dict()
+    report["num_games"] = len(result.records)
     report["matrix"] = win_matrix(result)
     try:
         report["ratings"] = ratings(result)
@@ -95,13 +96,17 @@ def print_report(report: dict[str, Any], title: str = "") -> None:
         console.print(report["note"])
 
 
-def save_report(report: dict[str, Any], out: str | Path, stem: str = "results") -> list[Path]:
-    """``STEM.json`` (everything), ``STEM.csv`` (per agent), ``STEM_matrix.csv`` and
-    ``STEM.png`` (heatmap + ratings) in ``out``; returns the paths written."""
+def save_report(
+    report: dict[str, Any], out: str | Path, stem: str = "results", games: bool = True
+) -> list[Path]:
+    """``STEM.json`` (everything; every game's record unless ``games`` is False), ``STEM.csv``
+    (per agent), ``STEM_matrix.csv`` and ``STEM.png`` (heatmap + ratings) in ``out``; returns
+    the paths written."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / f"{stem}.json", out / f"{stem}.csv", out / f"{stem}_matrix.csv"]
-    paths[0].write_text(json.dumps(report, indent=1) + "\n")
+    kept = report if games else {k: v for k, v in report.items() if k != "games"}
+    paths[0].write_text(json.dumps(kept, indent=1) + "\n")
     with paths[1].open("w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(report["summary"][0]))
         writer.writeheader()
@@ -129,11 +134,13 @@ def plot_report(report: dict[str, Any], path: str | Path) -> Path | None:
     names = report["agents"]
     matrix = np.array([[np.nan if v is None else v for v in row] for row in report["matrix"]])
     fig, (left, right) = plt.subplots(1, 2, figsize=(5 + 1.6 * len(names), 4.5))
-    image = left.imshow(matrix, vmin=0, vmax=1, cmap="RdYlGn")
+    even = 1 / len(report["lineups"][0])  # 1/N: the win share of equal players
+    norm = matplotlib.colors.TwoSlopeNorm(vcenter=even, vmin=0, vmax=1)
+    image = left.imshow(matrix, norm=norm, cmap="RdYlGn")
     left.set_xticks(range(len(names)), names, rotation=30, ha="right")
     left.set_yticks(range(len(names)), names)
     left.set_xlabel("against")
-    left.set_title("win share of row against column")
+    left.set_title(f"win share of row against column (even: {even:.0%})")
     for (i, j), v in np.ndenumerate(matrix):
         if not np.isnan(v):
             left.text(j, i, f"{v:.0%}", ha="center", va="center")
@@ -146,7 +153,7 @@ def plot_report(report: dict[str, Any], path: str | Path) -> Path | None:
         right.tick_params(axis="x", rotation=30)
     else:
         right.axis("off")
-    fig.suptitle(f"{report['game']}: {len(report['games'])} games")
+    fig.suptitle(f"{report['game']}: {report['num_games']} games")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -1,0 +1,142 @@
+"""Strength benchmark: round robins of random / heuristic / search in both games.
+
+Tables: Heiße Luft, 2-player Heiße Karten and 4-player Heiße Karten (each agent alone against
+three copies of each other agent). For every table it prints the per-agent summary and the
+win-share matrix, and writes ``strength_<table>.{json,csv,png}`` plus ``strength.md`` (all
+pairs with 95 % Wilson intervals and time per decision) to ``benchmarks/results/``.
+
+About 2,000 games per pair give intervals of ±2 %; pairs with the search agent cost about
+0.3 s per search decision, so they take hours on a few cores — ``--search-games`` plays fewer of
+them. Usage::
+
+    python benchmarks/strength.py                       # 2,000 games per pair, all cores
+    python benchmarks/strength.py --games 400 --search-games 100 --tables hl hk2
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from hot_envs.arena import play_matchups, round_robin_lineups, wilson_interval
+from hot_envs.report import build_report, print_report, save_report
+
+RESULTS = Path(__file__).parent / "results"
+
+
+@dataclass(frozen=True)
+class Table:
+    key: str
+    game: str
+    players: int
+
+
+TABLES = {
+    "hl": Table("hl", "heisse-luft", 2),
+    "hk2": Table("hk2", "heisse-karten", 2),
+    "hk4": Table("hk4", "heisse-karten", 4),
+}
+
+
+def run_table(table: Table, args: argparse.Namespace) -> dict:
+    """One round robin; ``args.search_games`` for the lineups with a search agent."""
+    specs = ["random", "heuristic", args.search]
+    lineups = round_robin_lineups(len(specs), table.players)
+    games = [args.search_games if 2 in lineup else args.games for lineup in lineups]
+    start = time.perf_counter()
+    result = play_matchups(
+        table.game,
+        specs,
+        lineups,
+        games,
+        seed=args.seed,
+        players=table.players,
+        workers=args.workers,
+    )
+    report = build_report(result)
+    report["seconds"] = time.perf_counter() - start
+    title = f"{table.game}, {table.players} players: {len(result.records)} games"
+    print_report(report, title=title)
+    save_report(report, args.out, stem=f"strength_{table.key}", games=False)  # no megabytes
+    report["pairs"] = pair_rows(result, table)
+    return report
+
+
+def pair_rows(result, table: Table) -> list[dict]:
+    """Per lineup: one agent's win share against the other, with its interval and both agents'
+    time per decision (2 players: the later agent of the list, so "search against heuristic";
+    more players: the agent alone against the copies)."""
+    rows = []
+    for m, lineup in enumerate(result.lineups):
+        stats = {s.name: s for s in result.stats(m)}
+        first = lineup[1] if table.players == 2 else lineup[0]
+        other = next(i for i in lineup if i != first)
+        mine, theirs = stats[result.agents[first]], stats[result.agents[other]]
+        low, high = wilson_interval(mine.share, mine.games)
+        against = result.agents[other]
+        rows.append(
+            {
+                "table": f"{table.game} {table.players}p",
+                "agent": result.agents[first],
+                "against": against if table.players == 2 else f"{table.players - 1} × {against}",
+                "games": mine.games,
+                "win_share": mine.share / mine.games,
+                "ci_low": low,
+                "ci_high": high,
+                "ms": 1000 * mine.seconds / max(mine.decisions, 1),
+                "ms_against": 1000 * theirs.seconds / max(theirs.decisions, 1),
+            }
+        )
+    return rows
+
+
+def write_markdown(reports: list[dict], path: Path, args: argparse.Namespace) -> None:
+    lines = [
+        "# Strength of the shipped agents",
+        "",
+        f"`python benchmarks/strength.py --games {args.games} --search-games "
+        f"{args.search_games} --seed {args.seed}` (search = `{args.search}`). Win share: a win "
+        "counts 1, a draw ½ (a win shared by W players 1/W); 95 % Wilson intervals. With 4 "
+        "players an agent plays alone against 3 copies of the other (even = 25 %).",
+        "",
+        "| table | agent | against | games | win share | 95 % CI | ms/decision (agent, against) |",
+        "|---|---|---|---:|---:|---:|---:|",
+    ]
+    for report in reports:
+        for r in report["pairs"]:
+            lines.append(
+                f"| {r['table']} | {r['agent']} | {r['against']} | {r['games']} "
+                f"| {r['win_share']:.1%} | {r['ci_low']:.1%} – {r['ci_high']:.1%} "
+                f"| {r['ms']:.1f}, {r['ms_against']:.1f} |"
+            )
+    lines += ["", "Ratings (openskill Plackett–Luce, mean of 10 game orders):", ""]
+    lines += ["| table | agent | mu | sigma | ordinal |", "|---|---|---:|---:|---:|"]
+    for report in reports:
+        for r in report["ratings"] or []:
+            lines.append(
+                f"| {report['game']} {len(report['lineups'][0])}p | {r['agent']} "
+                f"| {r['mu']:.2f} | {r['sigma']:.2f} | {r['ordinal']:.2f} |"
+            )
+    path.write_text("\n".join(lines) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=2000, help="games per pair")
+    parser.add_argument("--search-games", type=int, default=None, help="games per search pair")
+    parser.add_argument("--search", default="search", help="the search agent's spec")
+    parser.add_argument("--tables", nargs="+", choices=sorted(TABLES), default=list(TABLES))
+    parser.add_argument("--workers", type=int, default=None, help="processes (all cores)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    args.search_games = args.search_games or args.games
+    reports = [run_table(TABLES[key], args) for key in args.tables]
+    write_markdown(reports, args.out / "strength.md", args)
+    print(f"wrote {args.out / 'strength.md'}")
+
+
+if __name__ == "__main__":
+    main()
