@@ -22,7 +22,7 @@ TINY = """
 n_envs = 1
 progress_bar = false
 [ppo]
-n_steps = 128
+rollout_steps = 128
 batch_size = 64
 n_epochs = 1
 net_arch = [32, 32]
