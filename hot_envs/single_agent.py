@@ -213,6 +213,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.game: GameState | None = None
         self.seat = 0
         self.opponent_names: list[str | None] = []
+        self.opponent_agents: list[Agent | None] = []
         self._potential = 0.0
         self._initial_seed = seed
 
@@ -243,10 +244,16 @@ class SingleAgentEnv(gymnasium.Env):
         self.opponent_names = [
             None if p == self.seat else self.pool.sample(self.np_random) for p in range(n)
         ]
-        for name in set(self.opponent_names) - {None}:
-            agent = self.pool.agent(name, self.game_name, self.np_random)
+        # The episode keeps its agents: pool changes take effect from the next episode.
+        agents = {
+            name: self.pool.agent(name, self.game_name, self.np_random)
+            for name in dict.fromkeys(self.opponent_names)
+            if name is not None
+        }
+        for agent in agents.values():
             if callable(getattr(agent, "reset", None)):
                 agent.reset()
+        self.opponent_agents = [agents.get(name) for name in self.opponent_names]
         self._play_opponents()
         if self.game.is_terminal():
             raise ValueError(
@@ -318,8 +325,7 @@ class SingleAgentEnv(gymnasium.Env):
         game = self.game
         while not game.is_terminal() and game.current_player != self.seat:
             seat = game.current_player
-            name = self.opponent_names[seat]
-            agent = self.pool.agent(name, self.game_name, self.np_random)
+            name, agent = self.opponent_names[seat], self.opponent_agents[seat]
             observation = {
                 "observation": self.engine.encode(game, seat),
                 "action_mask": self.engine.action_mask(game, seat),

@@ -80,7 +80,7 @@ def format_table(rows: Sequence[dict[str, Any]], title: str = "evaluation") -> s
 
 
 class EvaluationCallback(BaseCallback):
-    """Every ``every`` steps (and at the end): export ``latest``, evaluate it against
+    """At the start, every ``every`` steps and at the end: export ``latest``, evaluate it against
     ``opponent``, log ``eval/*`` to TensorBoard, and copy it to ``best`` when its mean strength
     beats every earlier evaluation. ``history`` keeps one entry per evaluation."""
 
@@ -108,6 +108,7 @@ class EvaluationCallback(BaseCallback):
     def _on_training_start(self) -> None:
         self.started, self.start_steps = time.perf_counter(), self.num_timesteps
         self.next_eval = self.num_timesteps + self.every
+        self.evaluate_now()  # the starting point (fresh, cloned or resumed) is a candidate too
 
     def _on_step(self) -> bool:
         if self.num_timesteps >= self.next_eval:
@@ -135,7 +136,9 @@ class EvaluationCallback(BaseCallback):
         entry = {
             "steps": self.num_timesteps,
             "seconds": round(seconds, 1),
-            "steps_per_second": round((self.num_timesteps - self.start_steps) / seconds, 1),
+            "steps_per_second": round(
+                (self.num_timesteps - self.start_steps) / max(seconds, 1e-9), 1
+            ),
             "strength": mean_strength(rows),
             "rows": rows,
         }

@@ -218,6 +218,20 @@ def test_pool_sampling_follows_the_weights():
         pool.sample(rng)
 
 
+def test_pool_changes_wait_for_the_next_episode():
+    env = SingleAgentEnv("heisse-karten", opponents=["random"], players=4, seed=0)
+    env.reset()
+    env.remove_opponent("random")
+    env.set_opponent("heuristic", "heuristic", 1.0)
+    rng = np.random.default_rng(0)
+    done = False
+    while not done:  # the random opponents finish the game they started
+        _, _, done, _, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+    assert set(info["opponents"]) == {None, "random"}
+    _, info = env.reset()
+    assert set(info["opponents"]) == {None, "heuristic"}
+
+
 def test_opponents_can_be_agents_factories_or_specs():
     class Lowest:
         def act(self, observation, view):
