@@ -5,7 +5,7 @@ the same run, one decision at a time, as an opponent in the env or the arena wou
 agent's ``act({"observation", "action_mask"}, view)`` against
 ``model.predict(observation, action_masks=mask, deterministic=True)``. They must pick the same
 actions (checked). The policy is a checkpoint (``--checkpoint``) or, by default, a fresh
-MaskablePPO per ``--net`` (default: the training configs' 2 × 256 and a smaller 2 × 128, tanh),
+MaskablePPO per ``--net`` (default: the training configs' 2 × 256, and 2 × 128 and 2 × 64, tanh),
 exported on the spot; timing does not depend on the weights. torch runs with one thread
 (``--threads``), as in training.
 
@@ -98,7 +98,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--checkpoint", help="a checkpoint (default: a fresh 2×256 policy)")
     parser.add_argument(
-        "--net", nargs="+", default=["256x256", "128x128"], help="fresh policies' hidden sizes"
+        "--net",
+        nargs="+",
+        default=["256x256", "128x128", "64x64"],
+        help="fresh policies' hidden sizes",
     )
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
