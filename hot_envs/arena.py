@@ -157,9 +157,9 @@ def play_group(
                 "observation": engine.encode(state, seat),
                 "action_mask": engine.action_mask(state, seat),
             }
-            start = time.perf_counter()
+            start = time.process_time()
             action = agents[seats[seat]].act(observation, state.view(seat))
-            seconds[seat] += time.perf_counter() - start
+            seconds[seat] += time.process_time() - start
             decisions[seat] += 1
             try:
                 state.apply(int(action))

@@ -77,9 +77,9 @@ def print_report(report: dict[str, Any], title: str = "") -> None:
         for line in [headers, *rows, [], matrix_headers, *_matrix_rows(report)]:
             print("  ".join(f"{cell:>12}" for cell in line))
         return
-    console = Console()
+    console = Console(markup=False, emoji=False)  # agent specs are plain text ("search:100")
     if not console.is_terminal:  # files and pipes: wide enough for every column
-        console = Console(width=160)
+        console = Console(markup=False, emoji=False, width=160)
     table = Table(title=title or None)
     for i, header in enumerate(headers):
         table.add_column(header, justify="left" if i == 0 else "right")

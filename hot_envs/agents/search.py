@@ -114,6 +114,8 @@ class SearchAgent:
         seconds: a wall-clock budget per decision instead (not reproducible).
         rollout: the rollout policy ``policy(state, rng) -> action`` (default: random).
         seed: seeds the determinisations and the rollouts.
+        rollout_plies: if given, the rollout policy plays only the first ``rollout_plies``
+            moves of a rollout and random moves finish it (cheaper than a slow policy to the end).
     """
 
     def __init__(
@@ -123,6 +125,7 @@ class SearchAgent:
         seconds: float | None = None,
         rollout: RolloutPolicy | None = None,
         seed: int | None = None,
+        rollout_plies: int | None = None,
     ) -> None:
         self.engine = engine_module(game)
         self.State = self.engine.State
@@ -136,6 +139,7 @@ class SearchAgent:
         self.simulations = simulations
         self.seconds = seconds
         self.rollout = rollout
+        self.rollout_plies = rollout_plies
         self._rng = np.random.default_rng(seed)  # determinisations
         self._random = random.Random(seed)  # rollouts: Python's generator is faster per call
         self.last_values: dict[int, tuple[float, int]] = {}  # action -> (mean return, rollouts)
@@ -168,7 +172,8 @@ class SearchAgent:
                     totals[action] += self._playout(world, action, seat)
                     counts[action] += 1
                 done += 1
-            candidates.sort(key=lambda a: (-totals[a] / counts[a], a))
+            self._random.shuffle(candidates)  # equal means: a seeded draw, not the lowest id
+            candidates.sort(key=lambda a: -totals[a] / counts[a])
             candidates = candidates[: math.ceil(len(candidates) / 2)]
         self.last_values = {a: (totals[a] / counts[a], counts[a]) for a in totals}
         return candidates[0]
@@ -179,11 +184,12 @@ class SearchAgent:
         state = world.clone()
         state.apply(action)
         rng, policy = self._random, self.rollout
-        if policy is None:
-            choice = rng.choice
-            while not state.is_terminal():
-                state.apply(choice(state.legal_actions()))
-        else:
-            while not state.is_terminal():
+        if policy is not None:
+            plies = self.rollout_plies if self.rollout_plies is not None else math.inf
+            while plies > 0 and not state.is_terminal():
                 state.apply(policy(state, rng))
+                plies -= 1
+        choice = rng.choice
+        while not state.is_terminal():
+            state.apply(choice(state.legal_actions()))
         return state.returns()[seat]

@@ -147,6 +147,21 @@ def test_heuristic_rollouts(game):
     assert make_agent("search:8:heuristic:0.3", game, 0).rollout is not None
 
 
+def test_rollout_plies_limit_the_policy():
+    """With ``rollout_plies`` the policy plays that many moves per rollout, random ones the rest."""
+    calls = []
+
+    def policy(state, rng):
+        calls.append(1)
+        return state.legal_actions()[0]
+
+    state = midgame(heisse_karten, {"num_players": 2}, 4, seed=1)
+    agent = SearchAgent(heisse_karten, 10, rollout=policy, rollout_plies=3, seed=0)
+    agent.act(observe(heisse_karten, state, state.current_player), state.view(state.current_player))
+    rollouts = sum(n for _, n in agent.last_values.values())
+    assert len(calls) == 3 * rollouts
+
+
 @pytest.mark.parametrize(
     "kwargs", [{"simulations": 0}, {"simulations": 2.5}, {"simulations": True}, {"seconds": 0}]
 )
