@@ -152,13 +152,18 @@ def parse_args(argv: list[str] | None) -> Args:
         values["players"] = [int(players)]
     if not values.get("opponents", Args().opponents):
         raise ValueError("the league needs at least one fixed opponent (weight 0 is fine)")
-    return Args(**values)
+    args = Args(**values)
+    # Bad player counts, options or checkpoints fail here, not inside an env worker.
+    SingleAgentEnv(game, players=args.players, game_options=args.game_options)
+    if args.resume:
+        read_metadata(args.resume, game)
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:
     try:
         args = parse_args(argv)
-    except ValueError as error:
+    except (ValueError, FileNotFoundError) as error:
         print(f"train: error: {error}", file=sys.stderr)
         return 2
     counts = args.players or [2]

@@ -123,6 +123,10 @@ def test_bad_options_exit_with_a_message(tmp_path, capsys):
     assert main(["heisse-luft", "--config", str(bad)]) == 2
     assert "lerning_rate" in capsys.readouterr().err
     assert main(["skat"]) == 2
+    assert main(["heisse-karten", "--players", "7"]) == 2
+    assert "num_players" in capsys.readouterr().err
+    assert main(["heisse-luft", "--resume", str(tmp_path / "missing.zip")]) == 2
+    assert "missing.json not found" in capsys.readouterr().err
 
 
 def test_league_rule_splits_draws_between_snapshots_and_fixed_agents():
