@@ -9,7 +9,7 @@ the end of the game; the opponents' moves between two learner decisions happen i
 Heiße Luft, 670 for Heiße Karten, padded to 6 seats so one policy serves every player count) from
 the learner's point of view; ``action_space`` is ``Discrete(366)`` / ``Discrete(48)``.
 :meth:`SingleAgentEnv.action_masks` gives the legal actions as a bool vector (sb3-contrib's
-``ActionMasker`` protocol); the int8 mask of the AEC env is ``info``-free and the same.
+``action_masks()`` protocol), the same legal actions as the AEC env's int8 ``action_mask``.
 
 ## Rewards
 The learner's own return when the game ends — whoever makes the last move. (PettingZoo's SB3
@@ -195,8 +195,7 @@ class SingleAgentEnv(gymnasium.Env):
             self.player_counts = (players,) if isinstance(players, int) else tuple(players)
         if self.game_name == "heisse-luft" and any(n not in (None, 2) for n in self.player_counts):
             raise ValueError(f"Heiße Luft is a 2-player game, not {players!r}")
-        for count in self.player_counts:  # bad options fail here, not at the first reset
-            self._deal(count, np.random.default_rng(0))
+        # One deal per player count: bad options fail here, not at the first reset.
         seats = {self._deal(n, np.random.default_rng(0)).num_players for n in self.player_counts}
         if learner_seat != ROTATE and not (
             isinstance(learner_seat, int) and 0 <= learner_seat < min(seats)
