@@ -5,6 +5,9 @@
 * ``hot-envs evaluate GAME --agents SPEC SPEC … [--games N] [--players N] [--out DIR]
   [--seed S] [--workers W]`` — a round robin between agents (:mod:`hot_envs.arena`): a table
   with win shares, 95 % intervals and ratings, and with ``--out`` JSON, CSV and a PNG.
+* ``hot-envs train GAME [--players N] [--timesteps T] [--out DIR] …`` — train a MaskablePPO
+  agent with :mod:`training.train`; with no options the README's main job (about 10 minutes on
+  2 cores), ending with an evaluation table.
 * ``hot-envs play GAME --opponent SPEC [--players N] [--seat S] [--seed S]`` — play against
   agents in the terminal.
 
@@ -225,6 +228,17 @@ def _matches(typed: list[str], words: list[str], exact: bool) -> bool:
     return True
 
 
+def train(argv: list[str]) -> int:
+    """``hot-envs train …`` runs :func:`training.train.main` (torch and sb3-contrib needed)."""
+    try:
+        from training.train import main as train_main
+    except ImportError as error:
+        raise ValueError(
+            f"training needs the train extra: pip install -e '.[train]' ({error.msg})"
+        ) from None
+    return train_main(argv)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hot-envs", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -244,6 +258,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
+    p = sub.add_parser(
+        "train",
+        help="train a MaskablePPO agent (needs the train extra); `train -h` lists its options",
+        add_help=False,
+    )
+
     p = sub.add_parser("play", help="play against agents in the terminal")
     p.add_argument("game", choices=sorted(GAMES))
     p.add_argument("--opponent", default="heuristic", metavar="SPEC", help=SPEC_HELP)
@@ -254,8 +274,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv[:1] if argv[:1] == ["train"] else argv)
     try:
+        if args.command == "train":  # everything after `train` is the training script's own
+            return train(argv[1:])
         if args.command == "demo":
             demo(args.game, args.seed, args.players, max(args.every, 1))
         elif args.command == "evaluate":
