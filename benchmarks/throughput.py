@@ -176,6 +176,56 @@ def env_loop(make_env: Callable[[], Any]) -> Runner:
     return run
 
 
+# --- the ceiling: PettingZoo's loop and wrappers around an env that does nothing ----------------
+
+
+def idle_env(num_actions: int = 366, observation_size: int = 644, length: int = 70) -> Any:
+    """A 2-player AEC env whose observations are one constant dict and whose games last
+    ``length`` steps, wrapped like ours: what the AEC loop and the standard wrappers cost alone."""
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+
+    from hot_envs.env_base import wrap
+
+    class IdleEnv(AECEnv):
+        metadata = {"name": "idle_v0", "render_modes": [], "is_parallelizable": False}
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.possible_agents = ["player_0", "player_1"]
+            mask = np.ones(num_actions, dtype=np.int8)
+            self._obs = {"observation": np.zeros(observation_size, np.float32), "action_mask": mask}
+            self.observation_space = lambda agent: spaces.Dict({})
+            self.action_space = lambda agent: spaces.Discrete(num_actions)
+
+        def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+            self.agents = self.possible_agents[:]
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+            self.terminations = dict.fromkeys(self.agents, False)
+            self.truncations = dict.fromkeys(self.agents, False)
+            self.infos = {a: {} for a in self.agents}
+            self.agent_selection, self._steps = "player_0", 0
+
+        def observe(self, agent: str) -> dict:
+            return self._obs
+
+        def step(self, action: int | None) -> None:
+            agent = self.agent_selection
+            if self.terminations[agent]:
+                self._was_dead_step(action)
+                return
+            self._cumulative_rewards[agent] = 0.0
+            self._steps += 1
+            if self._steps >= length:
+                self.terminations = dict.fromkeys(self.agents, True)
+            else:
+                self.agent_selection = "player_1" if agent == "player_0" else "player_0"
+            self._accumulate_rewards()
+
+    return wrap(IdleEnv())
+
+
 # --- what to measure -----------------------------------------------------------------------------
 
 
@@ -220,6 +270,7 @@ def collect_benchmarks(args: Args, notes: list[str]) -> list[Benchmark]:
             benchmarks.append(Benchmark(name.format("raw_env loop"), run, None))
 
     add_env("pettingzoo.classic.connect_four_v3", "connect_four_v3 {}", None)
+    benchmarks.append(Benchmark("idle env, our wrappers (ceiling)", env_loop(idle_env), None))
 
     hl_state = load("hot_envs.heisse_luft", "State", notes)
     if hl_state:
