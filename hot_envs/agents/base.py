@@ -13,6 +13,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from hot_envs.engine import Seed, make_rng
+
 
 @runtime_checkable
 class Agent(Protocol):
@@ -27,3 +29,39 @@ def legal_actions(observation: dict[str, np.ndarray], view: dict[str, Any]) -> l
     if legal:
         return list(legal)
     return np.flatnonzero(observation["action_mask"]).tolist()
+
+
+class ScoringAgent:
+    """The scaffolding rule-based agents share: a seeded generator, a share ``epsilon`` of
+    uniformly random moves (for curricula), forced moves played at once, and a seeded random
+    choice among the best-scored actions. Subclasses implement :meth:`choose`."""
+
+    tolerance = 1e-9  # scores this close to the best count as equally good
+
+    def __init__(self, seed: Seed = None, epsilon: float = 0.0) -> None:
+        if not 0.0 <= epsilon <= 1.0:
+            raise ValueError(f"epsilon must be in [0, 1], not {epsilon!r}")
+        self.seed = seed
+        self.epsilon = epsilon
+        self.rng = make_rng(seed)
+
+    def reset(self) -> None:
+        """Nothing is remembered between moves: the view holds all the agent uses."""
+
+    def act(self, observation: dict[str, np.ndarray], view: dict[str, Any]) -> int:
+        legal = legal_actions(observation, view)
+        if len(legal) == 1:
+            return int(legal[0])
+        if self.epsilon and self.rng.random() < self.epsilon:
+            return int(legal[self.rng.integers(len(legal))])
+        return self.choose(view, legal)
+
+    def choose(self, view: dict[str, Any], legal: list[int]) -> int:
+        """The action to play among ``legal`` (at least two) in ``view``'s position."""
+        raise NotImplementedError
+
+    def best(self, legal: list[int], scores: list[float]) -> int:
+        """One of the best-scored actions, ties broken by the seeded generator."""
+        top_score = max(scores)
+        top = [a for a, s in zip(legal, scores, strict=True) if s >= top_score - self.tolerance]
+        return int(top[self.rng.integers(len(top))] if len(top) > 1 else top[0])

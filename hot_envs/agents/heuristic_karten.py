@@ -42,10 +42,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from hot_envs.agents.base import legal_actions
-from hot_envs.engine import Seed, make_rng
+from hot_envs.agents.base import ScoringAgent
 from hot_envs.heisse_karten.facts import CARD_VALUE, NUM_CARDS, TRICK_RANK, is_black
 
 KEEP = 1.3  # weight of a card's usual value against the value of playing it now
@@ -55,30 +52,13 @@ LEAD_BLACK_BONUS = 20  # a black lead counts this much lower than its value
 NUM_RANKS = 2 * NUM_CARDS + 1  # trick ranks: red c → c (1–47), black c → c + 48 (50–96)
 
 
-class HeisseKartenHeuristic:
+class HeisseKartenHeuristic(ScoringAgent):
     """Rule-based Heiße Karten player (strategy in the module docstring). Same seed ⇒ same
-    actions; ``epsilon`` is the chance of a uniformly random legal move."""
+    actions; ``epsilon`` is the chance of a uniformly random legal move. The view's ``played``
+    is its card memory."""
 
-    def __init__(self, seed: Seed = None, epsilon: float = 0.0) -> None:
-        if not 0.0 <= epsilon <= 1.0:
-            raise ValueError(f"epsilon must be in [0, 1], not {epsilon!r}")
-        self.seed = seed
-        self.epsilon = epsilon
-        self.rng = make_rng(seed)
-
-    def reset(self) -> None:
-        """Nothing is remembered between moves: the view's ``played`` is the card memory."""
-
-    def act(self, observation: dict[str, np.ndarray], view: dict[str, Any]) -> int:
-        legal = legal_actions(observation, view)
-        if len(legal) == 1:
-            return int(legal[0])
-        if self.epsilon and self.rng.random() < self.epsilon:
-            return int(legal[self.rng.integers(len(legal))])
-        scores = card_scores(view, [action + 1 for action in legal])  # HK-1.2 card k = id + 1
-        best = max(scores)
-        top = [a for a, s in zip(legal, scores, strict=True) if s >= best - 1e-9]
-        return int(top[self.rng.integers(len(top))] if len(top) > 1 else top[0])
+    def choose(self, view: dict[str, Any], legal: list[int]) -> int:
+        return self.best(legal, card_scores(view, [action + 1 for action in legal]))  # HK-1.2
 
 
 def card_scores(view: dict[str, Any], cards: list[int]) -> list[float]:

@@ -56,10 +56,7 @@ from collections.abc import Sequence
 from math import erf, sqrt
 from typing import Any
 
-import numpy as np
-
-from hot_envs.agents.base import legal_actions
-from hot_envs.engine import Seed, make_rng
+from hot_envs.agents.base import ScoringAgent
 from hot_envs.heisse_luft.facts import (
     CARD_INDEX,
     CARD_SUIT,
@@ -197,36 +194,19 @@ class _Table:
         return blocked
 
 
-class HeisseLuftHeuristic:
+class HeisseLuftHeuristic(ScoringAgent):
     """Rule-based Heiße Luft player (strategy in the module docstring). Same seed ⇒ same
     actions; ``epsilon`` is the chance of a uniformly random legal move."""
 
-    def __init__(self, seed: Seed = None, epsilon: float = 0.0) -> None:
-        if not 0.0 <= epsilon <= 1.0:
-            raise ValueError(f"epsilon must be in [0, 1], not {epsilon!r}")
-        self.seed = seed
-        self.epsilon = epsilon
-        self.rng = make_rng(seed)
+    tolerance = 1e-12
 
-    def reset(self) -> None:
-        """Nothing is remembered between moves: the view holds all the agent uses."""
-
-    def act(self, observation: dict[str, np.ndarray], view: dict[str, Any]) -> int:
-        legal = legal_actions(observation, view)
-        if len(legal) == 1:
-            return int(legal[0])
-        if self.epsilon and self.rng.random() < self.epsilon:
-            return int(legal[self.rng.integers(len(legal))])
+    def choose(self, view: dict[str, Any], legal: list[int]) -> int:
         table = _Table(view)
         if legal[0] < EXCHANGE_PICK:
-            scores = play_scores(table, legal)
-        elif legal[0] < CLAIM_TROPHY:
+            return self.best(legal, play_scores(table, legal))
+        if legal[0] < CLAIM_TROPHY:
             return exchange_action(table, view, legal)
-        else:
-            scores = trophy_scores(table, legal)
-        best = max(scores)
-        top = [a for a, s in zip(legal, scores, strict=True) if s >= best - 1e-12]
-        return int(top[self.rng.integers(len(top))] if len(top) > 1 else top[0])
+        return self.best(legal, trophy_scores(table, legal))
 
 
 # ---------------------------------------------------------------------- play
