@@ -116,6 +116,8 @@ class SearchAgent:
         seed: seeds the determinisations and the rollouts.
         rollout_plies: if given, the rollout policy plays only the first ``rollout_plies``
             moves of a rollout and random moves finish it (cheaper than a slow policy to the end).
+        prior: an agent whose choice is the default: it stays in the race to the last round,
+            and another action replaces it only if its mean return is higher by ``margin``.
     """
 
     def __init__(
@@ -126,6 +128,8 @@ class SearchAgent:
         rollout: RolloutPolicy | None = None,
         seed: int | None = None,
         rollout_plies: int | None = None,
+        prior: Agent | None = None,
+        margin: float = 0.0,
     ) -> None:
         self.engine = engine_module(game)
         self.State = self.engine.State
@@ -140,6 +144,7 @@ class SearchAgent:
         self.seconds = seconds
         self.rollout = rollout
         self.rollout_plies = rollout_plies
+        self.prior, self.margin = prior, margin
         self._rng = np.random.default_rng(seed)  # determinisations
         self._random = random.Random(seed)  # rollouts: Python's generator is faster per call
         self.last_values: dict[int, tuple[float, int]] = {}  # action -> (mean return, rollouts)
@@ -155,6 +160,7 @@ class SearchAgent:
             self.last_values = {candidates[0]: (0.0, 0)}
             return candidates[0]
         seat = view["player"]
+        default = None if self.prior is None else int(self.prior.act(observation, view))
         totals = dict.fromkeys(candidates, 0.0)
         counts = dict.fromkeys(candidates, 0)
         rounds = math.ceil(math.log2(len(candidates)))
@@ -174,9 +180,16 @@ class SearchAgent:
                 done += 1
             self._random.shuffle(candidates)  # equal means: a seeded draw, not the lowest id
             candidates.sort(key=lambda a: -totals[a] / counts[a])
-            candidates = candidates[: math.ceil(len(candidates) / 2)]
+            keep = math.ceil(len(candidates) / 2)
+            candidates = candidates[:keep]
+            if default is not None and default not in candidates and keep > 1:
+                candidates[-1] = default  # the prior's choice stays in the race to the end
         self.last_values = {a: (totals[a] / counts[a], counts[a]) for a in totals}
-        return candidates[0]
+        best = candidates[0]
+        if default is not None and best != default:
+            gain = self.last_values[best][0] - self.last_values[default][0]
+            return best if gain > self.margin else default
+        return best
 
     def _playout(self, world: GameState, action: int, seat: int) -> float:
         """Play ``action`` in a copy of ``world``, finish the game by the rollout policy and

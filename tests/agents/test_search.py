@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import time
 
@@ -160,6 +161,24 @@ def test_rollout_plies_limit_the_policy():
     agent.act(observe(heisse_karten, state, state.current_player), state.view(state.current_player))
     rollouts = sum(n for _, n in agent.last_values.values())
     assert len(calls) == 3 * rollouts
+
+
+def test_prior_stays_in_the_race_and_wins_ties():
+    """The prior's choice is kept to the last round and replaced only by a clear gain."""
+    state = midgame(heisse_luft, {}, 6, seed=3)
+    seat = state.current_player
+    obs, view = observe(heisse_luft, state, seat), state.view(seat)
+    prior = RandomAgent(7)
+    default = RandomAgent(7).act(obs, view)
+    stubborn = SearchAgent(heisse_luft, 200, prior=prior, margin=math.inf, seed=0)
+    assert stubborn.act(obs, view) == default
+    most = max(n for _, n in stubborn.last_values.values())
+    assert stubborn.last_values[default][1] == most
+    free = SearchAgent(heisse_luft, 200, prior=RandomAgent(7), margin=-math.inf, seed=0)
+    action = free.act(obs, view)
+    finalists = {a: v for a, (v, n) in free.last_values.items() if n == most}
+    assert default in finalists and action in finalists
+    assert finalists[action] == max(finalists.values())
 
 
 @pytest.mark.parametrize(
