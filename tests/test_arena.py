@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from hot_envs.agents import SearchAgent, make_agent
+from hot_envs.agents import SEARCH_PRESETS, SearchAgent, make_agent
 from hot_envs.agents.heuristic_karten import HeisseKartenHeuristic
 from hot_envs.agents.heuristic_luft import HeisseLuftHeuristic
 from hot_envs.agents.random_agent import RandomAgent
@@ -219,9 +219,14 @@ def test_specs(spec, game, kind):
     assert isinstance(make_agent(spec, game, 1), kind)
 
 
-def test_search_budgets_from_specs():
+def test_search_specs_use_the_game_presets():
     assert make_agent("search:50", "heisse-luft", 0).simulations == 50
     assert make_agent("search:0.2s", "heisse-luft", 0).seconds == 0.2
+    luft = make_agent("search", "heisse-luft", 0)
+    assert luft.simulations == SEARCH_PRESETS["heisse-luft"]["simulations"]
+    assert isinstance(luft.prior, HeisseLuftHeuristic) and luft.rollout_plies == 6
+    karten = make_agent("search:10:random", "heisse-karten", 0)
+    assert karten.rollout is None and karten.simulations == 10
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,9 @@ spec                           agent
 =============================  ==============================================================
 ``random``                     uniformly random legal actions
 ``heuristic[:EPSILON]``        the game's rule-based agent (a share EPSILON of random moves)
-``search[:BUDGET]``            :class:`SearchAgent`; BUDGET = rollouts per decision (``400``)
-                               or seconds per decision (``0.5s``)
+``search[:BUDGET[:ROLLOUT]]``  :class:`SearchAgent` with the game's :data:`SEARCH_PRESETS`;
+                               BUDGET = rollouts per decision (``400``) or seconds per decision
+                               (``0.5s``); ROLLOUT = the rollout policy's spec (``random``, …)
 ``PATH``                       a trained checkpoint (``.npz``/``.zip``/``.json`` or its stem)
 ``package.module:factory``     your own agent: ``factory()`` returns it; ``factory`` gets the
                                keyword arguments ``game`` and ``seed`` if it takes them
@@ -30,6 +31,7 @@ from hot_envs.games import get_game
 
 __all__ = [
     "Agent",
+    "SEARCH_PRESETS",
     "SearchAgent",
     "agent_rollout",
     "legal_actions",
@@ -37,6 +39,20 @@ __all__ = [
     "random_rollout",
 ]
 
+# What ``search`` means per game: the strongest settings measured by benchmarks/strength.py at
+# under 0.5 s (CPU) per decision. Heiße Luft's random rollouts misjudge skilled play, so there
+# the heuristic's move stands unless the search finds one clearly better (``margin``), and the
+# heuristic plays the first plies of each rollout. In Heiße Karten heuristic rollouts suffice.
+SEARCH_PRESETS: dict[str, dict] = {
+    "heisse-luft": {
+        "simulations": 400,
+        "rollout": "heuristic",
+        "rollout_plies": 6,
+        "prior": "heuristic",
+        "margin": 0.1,
+    },
+    "heisse-karten": {"simulations": 600, "rollout": "heuristic"},
+}
 _HEURISTICS = {
     "heisse-luft": ("hot_envs.agents.heuristic_luft", "HeisseLuftHeuristic"),
     "heisse-karten": ("hot_envs.agents.heuristic_karten", "HeisseKartenHeuristic"),
@@ -44,7 +60,8 @@ _HEURISTICS = {
 _IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 _CHECKPOINT_SUFFIXES = (".zip", ".npz", ".json")
 SPEC_HELP = (
-    "random, heuristic[:EPSILON], search[:BUDGET] (rollouts, or seconds as 0.5s), "
+    "random, heuristic[:EPSILON], search[:BUDGET[:ROLLOUT]] (BUDGET: rollouts, or seconds as "
+    "0.5s; ROLLOUT: an agent spec), "
     "a checkpoint file, or package.module:factory"
 )
 
@@ -64,17 +81,29 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         module, cls = _HEURISTICS[game]
         return getattr(importlib.import_module(module), cls)(seed, epsilon=_number(spec, arg, 0.0))
     if name == "search":
-        budget, _, rollout_spec = arg.partition(":")
-        rollout = None
-        if rollout_spec:
-            rollout = agent_rollout(make_agent(rollout_spec, game, seed), game)
-        simulations, seconds = _budget(spec, budget)
-        return SearchAgent(game, simulations, seconds, rollout=rollout, seed=seed)
+        return _search_agent(spec, arg, game, seed)
     if spec.endswith(_CHECKPOINT_SUFFIXES) or _is_checkpoint_stem(spec):
         return _checkpoint_agent(spec, game, seed)
     if _IMPORT_PATH.match(spec):
         return _imported_agent(spec, game, seed)
     raise ValueError(f"unknown agent spec {spec!r}; use {SPEC_HELP}")
+
+
+def _search_agent(spec: str, arg: str, game: str, seed: int | None) -> SearchAgent:
+    """``search[:BUDGET[:ROLLOUT]]``: the game's preset, with BUDGET and ROLLOUT if given."""
+    settings = dict(SEARCH_PRESETS[game])
+    budget, _, rollout = arg.partition(":")
+    simulations, seconds = _budget(spec, budget)
+    if simulations or seconds:
+        settings["simulations"] = simulations
+    if rollout:  # a rollout policy of your own plays whole rollouts
+        settings.update(rollout=rollout, rollout_plies=None)
+    rollout = settings.pop("rollout")
+    if rollout != "random":
+        settings["rollout"] = agent_rollout(make_agent(rollout, game, seed), game)
+    if "prior" in settings:
+        settings["prior"] = make_agent(settings["prior"], game, seed)
+    return SearchAgent(game, seconds=seconds, seed=seed, **settings)
 
 
 def _number(spec: str, text: str, default: float | None) -> float | None:

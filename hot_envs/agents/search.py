@@ -41,9 +41,9 @@ from hot_envs.games import get_game
 
 RolloutPolicy = Callable[[GameState, random.Random], int]
 
-# Rollouts per decision that keep a decision under 0.5 s on one core (benchmarks/strength.py
-# measures it): a random Heiße Luft rollout costs about 1 ms, a Heiße Karten one about 0.1 ms.
-DEFAULT_SIMULATIONS = {"heisse_luft": 300, "heisse_karten": 2000}
+# Random rollouts per decision that keep a decision under 0.5 s (CPU) on one core: a random
+# Heiße Luft rollout costs about 0.4 ms, a Heiße Karten one about 0.06 ms.
+DEFAULT_SIMULATIONS = {"heisse_luft": 1000, "heisse_karten": 4000}
 
 
 def engine_module(game: str | ModuleType | type) -> ModuleType:
