@@ -2,8 +2,9 @@
 
 Tables: Heiße Luft, 2-player Heiße Karten and 4-player Heiße Karten (each agent alone against
 three copies of each other agent). For every table it prints the per-agent summary and the
-win-share matrix, and writes ``strength_<table>.{json,csv,png}`` plus ``strength.md`` (all
-pairs with 95 % Wilson intervals and time per decision) to ``benchmarks/results/``.
+win-share matrix, and writes ``strength_<table>.{json,csv,png}`` to ``benchmarks/results/``;
+``strength.md`` there gathers every table run so far (all pairs with 95 % Wilson intervals,
+CPU time per decision, ratings).
 
 About 2,000 games per pair give intervals of ±2 %; pairs with the search agent cost about
 0.3 s per search decision, so they take hours on a few cores — ``--search-games`` plays fewer of
@@ -16,6 +17,7 @@ them. Usage::
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,10 +59,15 @@ def run_table(table: Table, args: argparse.Namespace) -> dict:
     )
     report = build_report(result)
     report["seconds"] = time.perf_counter() - start
+    report["table"] = table.key
+    report["command"] = (
+        f"--tables {table.key} --games {args.games} --search-games {args.search_games} "
+        f"--search {args.search} --seed {args.seed}"
+    )
+    report["pairs"] = pair_rows(result, table)
     title = f"{table.game}, {table.players} players: {len(result.records)} games"
     print_report(report, title=title)
     save_report(report, args.out, stem=f"strength_{table.key}", games=False)  # no megabytes
-    report["pairs"] = pair_rows(result, table)
     return report
 
 
@@ -92,13 +99,19 @@ def pair_rows(result, table: Table) -> list[dict]:
     return rows
 
 
-def write_markdown(reports: list[dict], path: Path, args: argparse.Namespace) -> None:
+def write_markdown(out: Path) -> Path:
+    """``strength.md`` from every ``strength_<table>.json`` in ``out`` (tables run separately
+    keep their own settings)."""
+    reports = [
+        json.loads(path.read_text())
+        for key in TABLES
+        if (path := out / f"strength_{key}.json").is_file()
+    ]
     lines = [
         "# Strength of the shipped agents",
         "",
-        f"`python benchmarks/strength.py --games {args.games} --search-games "
-        f"{args.search_games} --seed {args.seed}` (search = `{args.search}`). Win share: a win "
-        "counts 1, a draw ½ (a win shared by W players 1/W); 95 % Wilson intervals. With 4 "
+        "`python benchmarks/strength.py` — win share: a win counts 1, a draw ½ (a win shared by "
+        "W players 1/W); 95 % Wilson intervals; decision times in CPU milliseconds. With 4 "
         "players an agent plays alone against 3 copies of the other (even = 25 %).",
         "",
         "| table | agent | against | games | win share | 95 % CI | ms/decision (agent, against) |",
@@ -116,10 +129,17 @@ def write_markdown(reports: list[dict], path: Path, args: argparse.Namespace) ->
     for report in reports:
         for r in report["ratings"] or []:
             lines.append(
-                f"| {report['game']} {len(report['lineups'][0])}p | {r['agent']} "
+                f"| {report['table']} | {r['agent']} "
                 f"| {r['mu']:.2f} | {r['sigma']:.2f} | {r['ordinal']:.2f} |"
             )
+    lines += ["", "Runs (arguments of `benchmarks/strength.py`, wall-clock minutes):", ""]
+    for report in reports:
+        lines.append(
+            f"- {report['table']}: `{report['command']}` ({report['seconds'] / 60:.0f} min)"
+        )
+    path = out / "strength.md"
     path.write_text("\n".join(lines) + "\n")
+    return path
 
 
 def main() -> None:
@@ -133,9 +153,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     args.search_games = args.search_games or args.games
-    reports = [run_table(TABLES[key], args) for key in args.tables]
-    write_markdown(reports, args.out / "strength.md", args)
-    print(f"wrote {args.out / 'strength.md'}")
+    for key in args.tables:
+        run_table(TABLES[key], args)
+    print(f"wrote {write_markdown(args.out)}")
 
 
 if __name__ == "__main__":
