@@ -20,7 +20,14 @@ actions. A decision with one legal action costs nothing.
 
 The rollout policy is any callable ``policy(state, rng) -> action`` on engine states, so it stays
 engine-generic; :func:`agent_rollout` turns any :class:`~hot_envs.agents.base.Agent` (for example
-a heuristic) into one, with an optional share ``epsilon`` of random moves.
+a heuristic) into one, with an optional share ``epsilon`` of random moves. A slow policy may play
+only the first ``rollout_plies`` moves of each rollout, random moves the rest.
+
+A ``prior`` agent makes the search an *improvement* of that agent: its choice stays in the race
+to the last round and is replaced only by an action whose mean return is higher by ``margin``.
+Where rollouts judge skilled play badly (random rollouts in Heiße Luft), this keeps the prior's
+good moves and still finds its blunders. ``hot_envs.agents.SEARCH_PRESETS`` holds the settings
+the ``search`` spec uses per game.
 """
 
 from __future__ import annotations
