@@ -1,8 +1,9 @@
 """Declarative observation layouts (after OpenSpiel's observer).
 
 A layout is declared once as a list of named pieces. The encoder writes into one flat float32
-vector through named views of it, so the encoding code reads like the table that documents it,
-and ``layout.table()`` renders that table for docstrings and docs.
+vector at the pieces' offsets (``layout.offset``, looked up once) or through named views of it
+(``layout.views``), so the encoding code reads like the table that documents it, and
+``layout.table()`` renders that table for docstrings and docs.
 """
 
 from __future__ import annotations
@@ -44,6 +45,30 @@ class ObservationLayout:
         self.size = start
         self.low = np.concatenate([np.full(p.size, p.low, np.float32) for p in self.pieces])
         self.high = np.concatenate([np.full(p.size, p.high, np.float32) for p in self.pieces])
+
+    def offset(self, name: str, *position: int) -> int:
+        """Flat index of piece ``name``'s entry at ``position`` (row-major; trailing axes left
+        out count as 0), e.g. ``offset("stage_cards", stage, side)`` starts that row.
+
+        Encoders look offsets up once, at import: per-call :meth:`views` cost more than a small
+        encoding itself.
+        """
+        start = self.slices[name].start  # KeyError for an unknown piece
+        shape = next(p.shape for p in self.pieces if p.name == name)
+        if len(position) > len(shape):
+            raise ValueError(f"piece {name!r} has {len(shape)} axes, not {len(position)}")
+        flat = 0
+        for axis, size in enumerate(shape):
+            i = position[axis] if axis < len(position) else 0
+            if not 0 <= i < size:
+                raise IndexError(f"index {i} is out of range for axis {axis} of {name!r} {shape}")
+            flat = flat * size + i
+        return start + flat
+
+    def indices(self, name: str) -> list[int]:
+        """Flat indices of every entry of piece ``name``, in row-major order."""
+        s = self.slices[name]
+        return list(range(s.start, s.stop))
 
     def views(self, vector: np.ndarray) -> dict[str, np.ndarray]:
         """Named views (not copies) into ``vector``, each reshaped to its piece's shape."""

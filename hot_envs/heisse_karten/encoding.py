@@ -100,37 +100,80 @@ LAYOUT = ObservationLayout(
 )
 
 
+# Flat offsets, looked up once: building named views per call would cost more than the encoding
+# itself. Card k of a card row sits at ``row + k - 1``, so these rows start one entry early.
+_HAND = LAYOUT.offset("hand") - 1
+_TRICK = [LAYOUT.offset("trick", r) - 1 for r in range(SEATS)]
+_PLAYED = [LAYOUT.offset("played", r) - 1 for r in range(SEATS)]
+_LEADER = LAYOUT.offset("leader")
+_TRICK_POSITION = LAYOUT.offset("trick_position")
+_TARGET_MATCH = LAYOUT.offset("target_match")
+# Per player count n (and observing player): the constants of encode().
+_PLAYER_COUNTS = range(MIN_PLAYERS, MAX_PLAYERS + 1)
+# _PLAYED_BY_SEAT[n][player][seat]: the played row of absolute ``seat`` as ``player`` sees it.
+_PLAYED_BY_SEAT = {
+    n: [[_PLAYED[(seat - player) % n] for seat in range(n)] for player in range(n)]
+    for n in _PLAYER_COUNTS
+}
+# num_players and seats: the same for every state with n players.
+_PLAYER_COUNT_ONES = {
+    n: [LAYOUT.offset("num_players", n - MIN_PLAYERS)] + LAYOUT.indices("seats")[:n]
+    for n in _PLAYER_COUNTS
+}
+# The pieces written whole, in the order encode() lists their values (relative seats 0..n-1).
+_WHOLE = {
+    n: np.array(
+        LAYOUT.indices("scores")[:n]
+        + LAYOUT.indices("totals")[:n]
+        + LAYOUT.indices("hand_sizes")[:n]
+        + LAYOUT.indices("draw_pile")
+        + LAYOUT.indices("set_aside")
+        + LAYOUT.indices("tricks_done")
+        + LAYOUT.indices("match_round")
+    )
+    for n in _PLAYER_COUNTS
+}
+
+
 def encode(state: State, player: int) -> np.ndarray:
     """``player``'s observation of ``state`` as a float32 vector laid out as :data:`LAYOUT`."""
     n = state.num_players
     player = check_int(player, "player", 0, n - 1)
-    obs = np.zeros(LAYOUT.size, dtype=np.float32)
-    v = LAYOUT.views(obs)
-    relative = np.array([(seat - player) % n for seat in range(n)], dtype=np.intp)
-
-    v["hand"][np.array(state.hands[player], dtype=np.intp) - 1] = 1.0
-    trick_seats = relative[(state.leader + np.arange(len(state.trick))) % n]
-    v["trick"][trick_seats, np.array(state.trick, dtype=np.intp) - 1] = 1.0
-    if state.played:
-        seats, cards = np.array(state.played, dtype=np.intp).T
-        v["played"][relative[seats], cards - 1] = 1.0
-
-    v["scores"][relative] = np.array(state.scores) / BLACK_SUM
     options = state.options
-    total_scale = options["target"] or BLACK_SUM * options["rounds"]
-    v["totals"][relative] = np.clip(np.array(state.totals) / total_scale, -1.0, 1.0)
-    v["hand_sizes"][relative] = [len(hand) / HAND_SIZE for hand in state.hands]
-    v["draw_pile"][0] = state.draw_pile_size / NUM_CARDS
-    v["set_aside"][0] = len(state.set_aside) / MAX_SET_ASIDE
+    leader = (state.leader - player) % n  # relative seats from here on
+    played_at = _PLAYED_BY_SEAT[n][player]
 
-    v["num_players"][n - MIN_PLAYERS] = 1.0
-    v["seats"][:n] = 1.0
-    v["leader"][relative[state.leader]] = 1.0
-    v["trick_position"][len(state.trick)] = 1.0
-    tricks_taken = sum(len(pile) for pile in state.taken) // n
-    v["tricks_done"][0] = min(1.0, tricks_taken / TRICKS_PER_ROUND[n])
-    v["match_round"][0] = state.round / options["rounds"]
-    v["target_match"][0] = options["target"] is not None
+    ones = [_HAND + card for card in state.hands[player]]
+    ones += [_TRICK[(leader + i) % n] + card for i, card in enumerate(state.trick)]
+    ones += [played_at[seat] + card for seat, card in state.played]
+    ones += _PLAYER_COUNT_ONES[n]
+    ones.append(_LEADER + leader)
+    ones.append(_TRICK_POSITION + len(state.trick))
+    if options["target"] is not None:
+        ones.append(_TARGET_MATCH)
+
+    # Seat-indexed values in relative order: the player first, then the seats after it.
+    scores = state.scores[player:] + state.scores[:player]
+    totals = state.totals[player:] + state.totals[:player]
+    hands = state.hands[player:] + state.hands[:player]
+    scale = options["target"] or BLACK_SUM * options["rounds"]  # the total scale
+    tricks_taken = sum(map(len, state.taken)) // n
+    whole = [score / BLACK_SUM for score in scores]
+    whole += [  # clipped to [-1, 1]
+        total / scale if -scale <= total <= scale else (1.0 if total > 0 else -1.0)
+        for total in totals
+    ]
+    whole += [len(hand) / HAND_SIZE for hand in hands]
+    whole += [
+        state.draw_pile_size / NUM_CARDS,
+        len(state.set_aside) / MAX_SET_ASIDE,
+        min(1.0, tricks_taken / TRICKS_PER_ROUND[n]),
+        state.round / options["rounds"],
+    ]
+
+    obs = np.zeros(LAYOUT.size, dtype=np.float32)
+    obs.put(ones, 1.0)  # put: faster than obs[ones] = 1.0 for a list of indices
+    obs[_WHOLE[n]] = whole
     return obs
 
 
@@ -139,5 +182,5 @@ def action_mask(state: State, player: int) -> np.ndarray:
     player = check_int(player, "player", 0, state.num_players - 1)
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     if state.current_player == player:
-        mask[state.legal_actions()] = 1
+        mask.put(state.legal_actions(), 1)
     return mask

@@ -11,6 +11,7 @@ Scaling: counts are divided by their maximum (hand and sizes by the card totals,
 
 from __future__ import annotations
 
+from operator import truediv
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -69,78 +70,111 @@ LAYOUT = ObservationLayout(
     version=1,
 )
 SIZE = LAYOUT.size
-_AT = {name: s.start for name, s in LAYOUT.slices.items()}
+
+# Flat offsets, looked up once: building named views per call would cost more than the encoding
+# itself. A piece's entries follow its shape row-major, e.g. stage_cards by (stage, side, card).
+_HAND = LAYOUT.offset("hand")
+_MY_REVEALED = LAYOUT.offset("my_revealed")
+_OPPONENT_KNOWN = LAYOUT.offset("opponent_known")
+_EXCHANGE_SELECTION = LAYOUT.offset("exchange_selection")
+_DISCARD_PILE = LAYOUT.offset("discard_pile")
+_STAGE_IN_PLAY = LAYOUT.offset("stage_in_play")
+_STAGE_MOUNTAIN = LAYOUT.offset("stage_mountain")
+_STAGE_PRIZES = [LAYOUT.offset("stage_prizes", i) for i in range(S)]
+_STAGE_CARDS = [[LAYOUT.offset("stage_cards", i, rel) for rel in (0, 1)] for i in range(S)]
+_STAGE_LAST = [LAYOUT.offset("stage_last", i) for i in range(S)]
+_STAGE_SUMS = [LAYOUT.offset("stage_sums", i) for i in range(S)]
+_STAGE_MISSING = [[LAYOUT.offset("stage_missing", i, rel) for rel in (0, 1)] for i in range(S)]
+_STAGE_LEADING = [LAYOUT.offset("stage_leading", i) for i in range(S)]
+_TROPHIES = [LAYOUT.offset("trophies", rel) for rel in (0, 1)]
+_AWARDED = LAYOUT.offset("awarded")
+_PHASE = LAYOUT.offset("phase")
+_TROPHY_ROLE = LAYOUT.offset("trophy_role")
+_TO_MOVE = LAYOUT.offset("to_move")
+_THREE_FOR_ONE = LAYOUT.offset("three_for_one")
+# The pieces written whole at every call, in the order encode() lists their values.
+_WHOLE = np.array(
+    LAYOUT.indices("opponent_hand_size")
+    + LAYOUT.indices("prizes_won")
+    + LAYOUT.indices("trophy_cards")
+    + LAYOUT.indices("prize_deck_counts")
+    + LAYOUT.indices("prize_deck_size")
+    + LAYOUT.indices("draw_pile_size")
+    + LAYOUT.indices("pass_streak")
+    + LAYOUT.indices("turn_progress")
+)
+_PRIZE_DIVISORS = SUIT_SIZES * 4  # prizes_won and trophy_cards: [me, opponent] × suit each
 
 
 def encode(state: State, player: int) -> np.ndarray:
     """``player``'s observation of ``state`` as described by :data:`LAYOUT`."""
-    obs = np.zeros(SIZE, dtype=np.float32)
     me, opp = player, 1 - player
-    ones: list[int] = [_AT["hand"] + c for c in state.hands[me]]
-    ones += [_AT["my_revealed"] + c for c in state.revealed[me]]
-    ones += [_AT["opponent_known"] + c for c in state.revealed[opp]]
-    ones += [_AT["exchange_selection"] + c for c in state.exchange_selection]
-    ones += [_AT["discard_pile"] + c for c in state.discard_pile]
-    index: list[int] = [_AT["opponent_hand_size"]]
-    value: list[float] = [len(state.hands[opp]) / HAND_SIZE]
+    ones: list[int] = [_HAND + c for c in state.hands[me]]
+    ones += [_MY_REVEALED + c for c in state.revealed[me]]
+    ones += [_OPPONENT_KNOWN + c for c in state.revealed[opp]]
+    ones += [_EXCHANGE_SELECTION + c for c in state.exchange_selection]
+    ones += [_DISCARD_PILE + c for c in state.discard_pile]
 
+    # Stage pieces are mostly 0: only their nonzero entries are listed.
+    index: list[int] = []
+    value: list[float] = []
     for i in range(NUM_STAGES):
         if not state.in_play[i]:
             continue
-        ones.append(_AT["stage_in_play"] + i)
+        ones.append(_STAGE_IN_PLAY + i)
         if state.terrain[i]:
-            ones.append(_AT["stage_mountain"] + i)
-        need = state.need[i]
-        for suit in range(4):
-            if need[suit]:
-                index.append(_AT["stage_prizes"] + 4 * i + suit)
-                value.append(need[suit] / 4)
-        for rel, side in enumerate((me, opp)):
-            cards = state.sides[i][side]
-            ones += [_AT["stage_cards"] + (2 * i + rel) * C + c for c in cards]
-            have = state.have[i][side]
-            for suit in range(4):
-                if need[suit] > have[suit]:
-                    index.append(_AT["stage_missing"] + 4 * (2 * i + rel) + suit)
-                    value.append((need[suit] - have[suit]) / 4)
-            if cards:
-                index.append(_AT["stage_sums"] + 2 * i + rel)
-                value.append(state.sums[i][side] / MAX_SIDE_SUM)
+            ones.append(_STAGE_MOUNTAIN + i)
+        prizes_at, (mine_missing_at, theirs_missing_at) = _STAGE_PRIZES[i], _STAGE_MISSING[i]
+        mine_have, theirs_have = state.have[i][me], state.have[i][opp]
+        for suit, need in enumerate(state.need[i]):
+            if need:  # a side can miss only a suit the stage needs
+                index.append(prizes_at + suit)
+                value.append(need / 4)
+                if need > mine_have[suit]:
+                    index.append(mine_missing_at + suit)
+                    value.append((need - mine_have[suit]) / 4)
+                if need > theirs_have[suit]:
+                    index.append(theirs_missing_at + suit)
+                    value.append((need - theirs_have[suit]) / 4)
+        mine, theirs = state.sides[i][me], state.sides[i][opp]
+        mine_at, theirs_at = _STAGE_CARDS[i]
+        if mine:
+            ones += [mine_at + c for c in mine]
+            index.append(_STAGE_SUMS[i])
+            value.append(state.sums[i][me] / MAX_SIDE_SUM)
+        if theirs:
+            ones += [theirs_at + c for c in theirs]
+            index.append(_STAGE_SUMS[i] + 1)
+            value.append(state.sums[i][opp] / MAX_SIDE_SUM)
         last = state.last_player[i]
         if last is not None:
-            ones.append(_AT["stage_last"] + 2 * i + (last != me))
-            ones.append(_AT["stage_leading"] + 2 * i + (state.stage_leader(i) != me))
+            ones.append(_STAGE_LAST[i] + (last != me))
+            ones.append(_STAGE_LEADING[i] + (state.stage_leader(i) != me))
 
-    deck_counts = [0] * 4
-    for suit in state.prize_deck:
-        deck_counts[suit] += 1
-    for rel, p in enumerate((me, opp)):
-        for suit in range(4):
-            index += [_AT["prizes_won"] + 4 * rel + suit, _AT["trophy_cards"] + 4 * rel + suit]
-            value += [
-                state.prizes_won[p][suit] / SUIT_SIZES[suit],
-                state.trophy_cards[p][suit] / SUIT_SIZES[suit],
-            ]
-        ones += [_AT["trophies"] + 4 * rel + s for s in state.trophies[p]]
-    ones += [_AT["awarded"] + s for s in state.trophies[0] + state.trophies[1]]
-    for suit in range(4):
-        index.append(_AT["prize_deck_counts"] + suit)
-        value.append(deck_counts[suit] / SUIT_SIZES[suit])
-    index += [_AT["prize_deck_size"], _AT["draw_pile_size"], _AT["pass_streak"]]
-    value += [len(state.prize_deck) / 40, len(state.draw_pile) / NUM_CARDS, state.pass_streak]
+    my_trophies_at, their_trophies_at = _TROPHIES
+    ones += [my_trophies_at + s for s in state.trophies[me]]
+    ones += [their_trophies_at + s for s in state.trophies[opp]]
+    ones += [_AWARDED + s for s in state.trophies[0] + state.trophies[1]]
     if state.phase in (PLAY, EXCHANGE, TROPHY):
-        ones.append(_AT["phase"] + state.phase)
+        ones.append(_PHASE + state.phase)
     if state.phase == TROPHY:
-        ones.append(_AT["trophy_role"] + (state.trophy_winner != me))
+        ones.append(_TROPHY_ROLE + (state.trophy_winner != me))
     if state.current_player == me:
-        ones.append(_AT["to_move"])
+        ones.append(_TO_MOVE)
     if state.options["three_for_one"]:
-        ones.append(_AT["three_for_one"])
-    index.append(_AT["turn_progress"])
-    value.append(min(state.turn / state.options["turn_limit"], 1.0))
+        ones.append(_THREE_FOR_ONE)
 
-    obs[ones] = 1.0
-    obs[index] = value
+    won, paid, deck = state.prizes_won, state.trophy_cards, state.prize_deck
+    whole = [len(state.hands[opp]) / HAND_SIZE]
+    whole += map(truediv, won[me] + won[opp] + paid[me] + paid[opp], _PRIZE_DIVISORS)
+    whole += [deck.count(suit) / size for suit, size in enumerate(SUIT_SIZES)]
+    whole += [len(deck) / 40, len(state.draw_pile) / NUM_CARDS, state.pass_streak]
+    whole.append(min(state.turn / state.options["turn_limit"], 1.0))
+
+    obs = np.zeros(SIZE, dtype=np.float32)
+    obs.put(ones, 1.0)  # put: faster than obs[ones] = 1.0 for a list of indices
+    obs.put(index, value)
+    obs[_WHOLE] = whole
     return obs
 
 
@@ -148,5 +182,5 @@ def action_mask(state: State, player: int) -> np.ndarray:
     """int8 mask over the 366 actions: 1 where legal for ``player`` (all 0 if not to move)."""
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     if state.current_player == player:
-        mask[state.legal_actions()] = 1
+        mask.put(state.legal_actions(), 1)
     return mask
