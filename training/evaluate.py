@@ -150,7 +150,8 @@ class EvaluationCallback(BaseCallback):
             self.best = entry["strength"]
             for suffix in (".zip", ".npz", ".json"):
                 shutil.copyfile(latest.with_suffix(suffix), (self.out / "best").with_suffix(suffix))
-            update_metadata(self.out / "best", evaluation={"periodic": entry})
+            best_files = {kind: f"best.{kind}" for kind in ("zip", "npz", "json")}
+            update_metadata(self.out / "best", files=best_files, evaluation={"periodic": entry})
         shares = ", ".join(
             f"{r['players']}p {100 * r['win_share']:.1f}% "
             f"[{100 * r['ci_low']:.1f}, {100 * r['ci_high']:.1f}]"

@@ -82,6 +82,9 @@ def test_tiny_heisse_luft_run_writes_checkpoints_that_play_and_resume(
     for name in ("final", "best", "latest"):
         assert all((out / name).with_suffix(s).is_file() for s in (".zip", ".npz", ".json"))
     assert (out / "tb").is_dir() and (out / "evaluations.json").is_file()
+    for name in ("final", "best", "latest"):  # each names its own files
+        files = json.loads((out / f"{name}.json").read_text())["files"]
+        assert files == {kind: f"{name}.{kind}" for kind in ("zip", "npz", "json")}
     meta = json.loads((out / "best.json").read_text())
     assert {row["opponent"] for row in meta["evaluation"]["final"]} == {"random", "heuristic"}
     assert meta["training"]["behaviour_cloning"] and meta["training"]["league"]["snapshots"]
