@@ -113,10 +113,14 @@ def derive_seed(*parts: int) -> int:
 
 def num_players(game: str, players: int | None, options: dict | None = None) -> int:
     """Seats of ``game`` with these options (checks them by dealing one game)."""
-    return get_game(game).engine.State.new(seed=0, **_options(game, players, options)).num_players
+    return (
+        get_game(game).engine.State.new(seed=0, **game_options(game, players, options)).num_players
+    )
 
 
-def _options(game: str, players: int | None, options: dict | None) -> dict:
+def game_options(game: str, players: int | None, options: dict | None = None) -> dict:
+    """Engine options for ``State.new``: ``options`` plus the player count where the game has
+    one to choose (Heiße Luft is 2-player only)."""
     options = dict(options or {})
     if players is not None:
         if get_game(game).name == "heisse-luft" and players != 2:
@@ -285,7 +289,7 @@ def play_matchups(
     slot, the index of the spec that sits there. ``games`` may give one count per lineup.
     """
     game = get_game(game).name
-    options = _options(game, players, options)
+    options = game_options(game, players, options)
     n = num_players(game, None, options)
     for spec in specs:  # fail early, in this process, on a spec nobody understands
         make_agent(spec, game, 0)

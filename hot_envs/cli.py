@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from hot_envs.agents import SPEC_HELP, make_agent
-from hot_envs.arena import derive_seed, round_robin
+from hot_envs.arena import derive_seed, game_options, round_robin
 from hot_envs.games import GAMES, get_game
 from hot_envs.report import build_report, print_report, save_report
 
@@ -90,9 +90,7 @@ def play(
     """A human (``read``/``write``) plays ``seat`` against ``opponent`` agents in every other
     seat. Returns the rewards, or ``None`` when the human quits."""
     game = get_game(game_name)
-    options = {"num_players": players} if players is not None else {}
-    if game.name == "heisse-luft" and players not in (None, 2):
-        raise ValueError(f"Heiße Luft is a 2-player game, not {players}")
+    options = game_options(game.name, players)
     seed = int(np.random.SeedSequence(seed).entropy % 2**32) if seed is None else seed
     state = game.engine.State.new(seed=seed, **options)
     n = state.num_players

@@ -54,6 +54,7 @@ def test_evaluate_writes_the_report(tmp_path, capsys):
         (["play", "heisse-karten", "--opponent", "nonsense"], "unknown agent spec"),
         (["play", "heisse-karten", "--players", "3", "--seat", "3"], "--seat"),
         (["play", "heisse-karten", "--players", "9"], "player"),
+        (["play", "heisse-luft", "--players", "3"], "2-player"),
     ],
 )
 def test_bad_options_are_clear_errors(argv, message, capsys):
@@ -62,7 +63,8 @@ def test_bad_options_are_clear_errors(argv, message, capsys):
 
 
 @pytest.mark.parametrize(
-    ("game", "players", "seat"), [("heisse-luft", None, 1), ("heisse-karten", 3, 2)]
+    ("game", "players", "seat"),
+    [("heisse-luft", None, 1), ("heisse-luft", 2, 0), ("heisse-karten", 3, 2)],
 )
 def test_play_a_whole_game(game, players, seat):
     lines = []
