@@ -89,14 +89,7 @@ def test_make_from_the_pettingzoo_registry_passes_options_through():
     assert env.agent_selection == "player_1"
 
 
-# ---------------------------------------------------------------------- metadata and spaces
-
-
-def test_metadata():
-    metadata = heisse_luft_v0.raw_env.metadata
-    assert metadata["name"] == "heisse_luft_v0"
-    assert metadata["render_modes"] == ["human", "ansi"]
-    assert metadata["is_parallelizable"] is False
+# ---------------------------------------------------------------------- spaces (metadata: test_contract.py)
 
 
 def test_spaces():
