@@ -89,7 +89,7 @@ def test_make_from_the_pettingzoo_registry_passes_options_through():
     assert env.agent_selection == "player_1"
 
 
-# ---------------------------------------------------------------------- spaces (metadata: test_contract.py)
+# ------------------------------------------------------- spaces (metadata: tests/test_contract.py)
 
 
 def test_spaces():
