@@ -125,6 +125,7 @@ class SearchAgent:
             moves of a rollout and random moves finish it (cheaper than a slow policy to the end).
         prior: an agent whose choice is the default: it stays in the race to the last round,
             and another action replaces it only if its mean return is higher by ``margin``.
+        value: scores a finished rollout for a seat (default: ``state.returns()[seat]``).
     """
 
     def __init__(
@@ -137,6 +138,7 @@ class SearchAgent:
         rollout_plies: int | None = None,
         prior: Agent | None = None,
         margin: float = 0.0,
+        value: Callable[[GameState, int], float] | None = None,
     ) -> None:
         self.engine = engine_module(game)
         self.State = self.engine.State
@@ -152,6 +154,7 @@ class SearchAgent:
         self.rollout = rollout
         self.rollout_plies = rollout_plies
         self.prior, self.margin = prior, margin
+        self.value = value
         self._rng = np.random.default_rng(seed)  # determinisations
         self._random = random.Random(seed)  # rollouts: Python's generator is faster per call
         self.last_values: dict[int, tuple[float, int]] = {}  # action -> (mean return, rollouts)
@@ -212,4 +215,4 @@ class SearchAgent:
         choice = rng.choice
         while not state.is_terminal():
             state.apply(choice(state.legal_actions()))
-        return state.returns()[seat]
+        return state.returns()[seat] if self.value is None else self.value(state, seat)

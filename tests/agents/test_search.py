@@ -163,6 +163,22 @@ def test_rollout_plies_limit_the_policy():
     assert len(calls) == 3 * rollouts
 
 
+def test_value_scores_the_rollouts():
+    seen = []
+
+    def value(state, seat):
+        assert state.is_terminal()
+        seen.append(seat)
+        return 0.0
+
+    state = midgame(heisse_karten, {"num_players": 3}, 5, seed=2)
+    seat = state.current_player
+    agent = SearchAgent(heisse_karten, 12, value=value, seed=0)
+    agent.act(observe(heisse_karten, state, seat), state.view(seat))
+    assert seen and set(seen) == {seat}
+    assert all(v == 0.0 for v, _ in agent.last_values.values())
+
+
 def test_prior_stays_in_the_race_and_wins_ties():
     """The prior's choice is kept to the last round and replaced only by a clear gain."""
     state = midgame(heisse_luft, {}, 6, seed=3)
