@@ -18,11 +18,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from hot_envs.arena import play_matchups, round_robin_lineups, wilson_interval
+from hot_envs.arena import (
+    GameRecord,
+    MatchResult,
+    play_matchups,
+    round_robin_lineups,
+    unique_names,
+    wilson_interval,
+)
 from hot_envs.report import build_report, print_report, save_report
 
 RESULTS = Path(__file__).parent / "results"
@@ -43,20 +51,19 @@ TABLES = {
 
 
 def run_table(table: Table, args: argparse.Namespace) -> dict:
-    """One round robin; ``args.search_games`` for the lineups with a search agent."""
+    """One round robin, a lineup at a time; ``args.search_games`` for lineups with search.
+
+    Each finished lineup's games are kept in ``OUT/partial/`` until the table is done, so an
+    interrupted run picks up where it stopped.
+    """
     specs = ["random", "heuristic", args.search]
     lineups = round_robin_lineups(len(specs), table.players)
-    games = [args.search_games if 2 in lineup else args.games for lineup in lineups]
     start = time.perf_counter()
-    result = play_matchups(
-        table.game,
-        specs,
-        lineups,
-        games,
-        seed=args.seed,
-        players=table.players,
-        workers=args.workers,
-    )
+    records = []
+    for m, lineup in enumerate(lineups):
+        games = args.search_games if 2 in lineup else args.games
+        records += [replace(r, matchup=m) for r in run_lineup(table, specs, lineup, games, args)]
+    result = MatchResult(table.game, unique_names(specs), lineups, records, args.seed)
     report = build_report(result)
     report["seconds"] = time.perf_counter() - start
     report["table"] = table.key
@@ -68,7 +75,36 @@ def run_table(table: Table, args: argparse.Namespace) -> dict:
     title = f"{table.game}, {table.players} players: {len(result.records)} games"
     print_report(report, title=title)
     save_report(report, args.out, stem=f"strength_{table.key}", games=False)  # no megabytes
+    shutil.rmtree(args.out / "partial", ignore_errors=True)
     return report
+
+
+def run_lineup(
+    table: Table, specs: list[str], lineup: tuple[int, ...], games: int, args: argparse.Namespace
+) -> list[GameRecord]:
+    """The games of one lineup, from ``OUT/partial/`` if an earlier run finished them."""
+    name = "_".join(specs[i] for i in lineup)
+    path = args.out / "partial" / f"{table.key}_{name}_{games}_{args.seed}.json".replace(":", "-")
+    if path.is_file():
+        return [
+            GameRecord(**{k: _tuple(v) for k, v in r.items()}) for r in json.loads(path.read_text())
+        ]
+    result = play_matchups(
+        table.game,
+        [specs[i] for i in lineup],
+        [list(range(len(lineup)))],
+        games,
+        seed=args.seed,
+        players=table.players,
+        workers=args.workers,
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps([asdict(r) for r in result.records]))
+    return result.records
+
+
+def _tuple(value: object) -> object:
+    return tuple(value) if isinstance(value, list) else value
 
 
 def pair_rows(result, table: Table) -> list[dict]:
