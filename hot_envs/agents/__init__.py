@@ -27,6 +27,7 @@ from pathlib import Path
 
 from hot_envs.agents.base import Agent, legal_actions
 from hot_envs.agents.search import SearchAgent, agent_rollout, random_rollout
+from hot_envs.engine import GameState
 from hot_envs.games import get_game
 
 __all__ = [
@@ -39,10 +40,19 @@ __all__ = [
     "random_rollout",
 ]
 
-# What ``search`` means per game: the strongest settings measured by benchmarks/strength.py at
-# under 0.5 s (CPU) per decision. Heiße Luft's random rollouts misjudge skilled play, so there
-# the heuristic's move stands unless the search finds one clearly better (``margin``), and the
-# heuristic plays the first plies of each rollout. In Heiße Karten heuristic rollouts suffice.
+
+def karten_value(state: GameState, seat: int) -> float:
+    """A finished Heiße Karten rollout: the win reward plus half the score reward (HK-4.3)."""
+    from hot_envs.heisse_karten.state import score_returns
+
+    return state.returns()[seat] + 0.5 * score_returns(state.totals, state.round + 1)[seat]
+
+
+# What ``search`` means per game: the strongest settings measured against the heuristic at under
+# 0.5 s (CPU) per decision (docs/agents.md). Random rollouts misjudge skilled Heiße Luft play,
+# so there the heuristic plays the first plies of each rollout, and its own move stands unless
+# the search finds one better by ``margin``. In Heiße Karten whole heuristic rollouts are cheap;
+# a win-or-loss rollout ties often, so the score margin (``karten_value``) breaks the ties.
 SEARCH_PRESETS: dict[str, dict] = {
     "heisse-luft": {
         "simulations": 400,
@@ -51,8 +61,16 @@ SEARCH_PRESETS: dict[str, dict] = {
         "prior": "heuristic",
         "margin": 0.1,
     },
-    "heisse-karten": {"simulations": 600, "rollout": "heuristic"},
+    "heisse-karten": {
+        "simulations": 600,
+        "rollout": "heuristic",
+        "prior": "heuristic",
+        "margin": 0.05,
+        "value": karten_value,
+    },
 }
+
+
 _HEURISTICS = {
     "heisse-luft": ("hot_envs.agents.heuristic_luft", "HeisseLuftHeuristic"),
     "heisse-karten": ("hot_envs.agents.heuristic_karten", "HeisseKartenHeuristic"),
