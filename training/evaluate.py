@@ -10,6 +10,7 @@ uses their mean strength against the evaluation opponent.
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -143,6 +144,8 @@ class EvaluationCallback(BaseCallback):
             "rows": rows,
         }
         self.history.append(entry)
+        history = json.dumps(self.history, indent=2) + "\n"
+        (self.out / "evaluations.json").write_text(history)  # kept if the run is cut off
         for row in rows:
             self.logger.record(f"eval/win_share_{row['players']}p", row["win_share"])
         self.logger.record("eval/strength", entry["strength"])

@@ -1,7 +1,8 @@
 """Train sb3-contrib MaskablePPO on Heiße Luft or Heiße Karten, CleanRL style.
 
     python -m training.train GAME [--players N|all] [--timesteps T] [--out DIR] [--config FILE]
-                                  [--seed S] [--resume PATH] [--n-envs N] [--no-progress]
+                                  [--seed S] [--resume PATH] [--n-envs N] [--time-limit SECONDS]
+                                  [--no-progress]
 
 Read top to bottom: arguments (one dataclass, defaults < the game's TOML config < command line),
 seeding, the self-play league and the vectorised single-agent envs, the model (new, resumed, or
@@ -28,6 +29,7 @@ from typing import Any
 
 import torch
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
@@ -54,6 +56,7 @@ class Args:
     game: str = "heisse-luft"
     players: list[int] | None = None  # Heiße Karten: table sizes, one drawn per episode
     timesteps: int = 200_000  # env steps of learning (added to a resumed model's count)
+    time_limit: float = 0.0  # stop learning after this many seconds (0: no limit); then finish
     out: str | None = None  # run directory; default runs/<game>-<timestamp>
     config: str | None = None  # TOML file; default training/configs/<game>.toml
     seed: int = 0
@@ -102,6 +105,22 @@ class Args:
     eval_workers: int = 1
 
 
+class TimeLimit(BaseCallback):
+    """Ends ``learn`` once ``seconds`` have passed since it started (0: never), so a run fits a
+    sitting; the final evaluation and checkpoints follow as after the last step."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.seconds, self.deadline = seconds, float("inf")
+
+    def _on_training_start(self) -> None:
+        if self.seconds > 0:
+            self.deadline = time.perf_counter() + self.seconds
+
+    def _on_step(self) -> bool:
+        return time.perf_counter() < self.deadline
+
+
 def default_n_envs() -> int:
     """4 env workers per core, at least one per core, at most 16 unless there are more cores.
 
@@ -136,6 +155,9 @@ def parse_args(argv: list[str] | None) -> Args:
     parser.add_argument("--seed", type=int)
     parser.add_argument("--resume")
     parser.add_argument("--n-envs", type=int, dest="n_envs")
+    parser.add_argument(
+        "--time-limit", type=float, dest="time_limit", help="seconds of learning at most"
+    )
     parser.add_argument("--no-progress", action="store_false", dest="progress_bar", default=None)
     cli = {k: v for k, v in vars(parser.parse_args(argv)).items() if v is not None}
     game = get_game(cli["game"]).name
@@ -285,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     model.learn(
         total_timesteps=args.timesteps,
-        callback=[league_callback, eval_callback],
+        callback=[league_callback, eval_callback, TimeLimit(args.time_limit)],
         progress_bar=args.progress_bar,
         reset_num_timesteps=not args.resume,
         tb_log_name="ppo",

@@ -159,3 +159,14 @@ def test_curriculum_moves_epsilon_towards_an_even_fight():
     league.epsilon = 0.0
     assert not league.adapt_epsilon(0.9)
     assert np.isclose(league.epsilon, 0.0)
+
+
+def test_time_limit_ends_learning_early_and_the_run_still_finishes(tiny_config, tmp_path):
+    out = tmp_path / "run"
+    argv = ["heisse-luft", "--config", str(tiny_config), "--out", str(out)]
+    assert main([*argv, "--timesteps", "1000000", "--time-limit", "0.001"]) == 0
+    steps = json.loads((out / "final.json").read_text())["training"]["steps"]
+    assert 0 < steps < 1_000_000  # stopped at the first step after the limit
+    history = json.loads((out / "evaluations.json").read_text())
+    assert history[-1]["steps"] == steps  # the closing evaluation ran
+    assert all((out / "best").with_suffix(s).is_file() for s in (".zip", ".npz", ".json"))
