@@ -1,0 +1,130 @@
+"""Who plays which seat: shared self-play, the league of frozen snapshots, and the metrics.
+
+**Shared self-play** maps every seat to the trained module ``main``.
+
+**League.** One seat per episode, drawn from the episode id, is ``main`` (so ``main`` plays
+every seat in turn); each other seat draws an opponent: with probability ``fixed_share`` one of
+the fixed agents (modules ``fixed_k`` → :class:`hot_envs.rllib.module.FixedAgentRLModule`, e.g.
+the heuristic), else one of the newest ``max_snapshots`` frozen copies of ``main``
+(``snapshot_k``). :class:`LeagueCallback` adds ``snapshot_0`` when the algorithm is built and
+another every ``snapshot_every`` iterations (``Algorithm.add_module`` with the new mapping, then
+``main``'s learner weights copied in), and removes the oldest beyond ``max_snapshots``. Only
+``main`` is trained (``policies_to_train``).
+
+**Metrics** (per iteration, under ``result["env_runners"]``): ``illegal_actions`` (sum over the
+iteration's finished episodes; ``illegal_actions_lifetime``), ``main_return`` (mean over the
+last 100 episodes), ``league_size`` (in the train result).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ray.rllib.callbacks.callbacks import RLlibCallback
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+MAIN = "main"
+
+
+def fixed_module_id(index: int) -> str:
+    return f"fixed_{index}"
+
+
+def shared_mapping(agent_id: str, episode: Any, **kwargs: Any) -> str:
+    """Shared self-play: one policy for every seat."""
+    return MAIN
+
+
+@dataclass(frozen=True)
+class LeagueMapping:
+    """Agent → module for a league episode (module docstring); a picklable callable, so Ray can
+    ship it to every env runner."""
+
+    num_players: int
+    snapshots: tuple[str, ...] = ()
+    fixed: tuple[str, ...] = ()
+    fixed_share: float = 0.0
+
+    def __call__(self, agent_id: str, episode: Any, **kwargs: Any) -> str:
+        # Seeded by the episode id: every seat of an episode agrees on where main sits.
+        if int(agent_id.rsplit("_", 1)[1]) == random.Random(episode.id_).randrange(
+            self.num_players
+        ):
+            return MAIN
+        draw = random.Random(f"{episode.id_}/{agent_id}")
+        if self.fixed and (not self.snapshots or draw.random() < self.fixed_share):
+            return draw.choice(self.fixed)
+        return draw.choice(self.snapshots) if self.snapshots else MAIN
+
+
+def count_illegal(episode: Any) -> int:
+    """Illegal actions in an episode's last step (where the env ends a game for one)."""
+    infos = episode.get_infos(-1)
+    return sum(bool(info.get("illegal_action")) for info in infos.values() if info)
+
+
+def main_return(episode: Any) -> float | None:
+    """The return of the seat ``main`` played (the first, in shared self-play)."""
+    for agent_id, single in episode.agent_episodes.items():
+        if episode.module_for(agent_id) == MAIN:
+            return float(single.get_return())
+    return None
+
+
+@dataclass
+class LeagueCallback(RLlibCallback):
+    """Illegal-action and return metrics always; snapshots in league mode (module docstring).
+
+    ``spec`` is ``main``'s :class:`RLModuleSpec` (snapshots are built from it); ``mapping`` is
+    ``None`` for shared self-play."""
+
+    spec: RLModuleSpec | None = None
+    mapping: LeagueMapping | None = None
+    snapshot_every: int = 5
+    max_snapshots: int = 5
+    added: int = field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        super().__init__()
+
+    def on_episode_end(self, *, episode: Any, metrics_logger: Any, **kwargs: Any) -> None:
+        illegal = count_illegal(episode)
+        metrics_logger.log_value("illegal_actions", illegal, reduce="sum")
+        metrics_logger.log_value("illegal_actions_lifetime", illegal, reduce="lifetime_sum")
+        value = main_return(episode)
+        if value is not None:
+            metrics_logger.log_value("main_return", value, reduce="mean", window=100)
+
+    def on_algorithm_init(self, *, algorithm: Any, **kwargs: Any) -> None:
+        if self.mapping is not None:
+            self.add_snapshot(algorithm)
+
+    def on_train_result(self, *, algorithm: Any, result: dict, **kwargs: Any) -> None:
+        if self.mapping is None:
+            return
+        if algorithm.iteration % self.snapshot_every == 0:
+            self.add_snapshot(algorithm)
+        result["league_size"] = len(self.mapping.snapshots) + len(self.mapping.fixed)
+
+    def add_snapshot(self, algorithm: Any) -> str:
+        """Freeze a copy of ``main`` as the newest opponent; drop the oldest beyond the cap."""
+        module_id = f"snapshot_{self.added}"
+        self.added += 1
+        snapshots = (*self.mapping.snapshots, module_id)
+        self.mapping = replace(self.mapping, snapshots=snapshots[-self.max_snapshots :])
+        algorithm.add_module(
+            module_id=module_id,
+            module_spec=self.spec,
+            new_agent_to_module_mapping_fn=self.mapping,
+            new_should_module_be_updated=[MAIN],
+        )
+        weights = algorithm.learner_group.get_weights(module_ids=[MAIN])[MAIN]
+        algorithm.learner_group.set_weights({module_id: weights})
+        algorithm.env_runner_group.sync_weights(
+            from_worker_or_learner_group=algorithm.learner_group, inference_only=True
+        )
+        for old in snapshots[: -self.max_snapshots]:
+            algorithm.remove_module(old, new_agent_to_module_mapping_fn=self.mapping)
+        return module_id
