@@ -44,11 +44,15 @@ FORMAT = "hot_envs-checkpoint"
 FORMAT_VERSION = 1
 
 
-def _relu(x: np.ndarray) -> np.ndarray:
-    return np.maximum(x, 0.0)
+def _tanh(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    return np.tanh(x, out=out)
 
 
-ACTIVATIONS = {"tanh": np.tanh, "relu": _relu}  # module-level functions: agents pickle
+def _relu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    return np.maximum(x, np.float32(0.0), out=out)
+
+
+ACTIVATIONS = {"tanh": _tanh, "relu": _relu}  # module-level functions: agents pickle
 _SUFFIXES = (".zip", ".npz", ".json")
 
 
@@ -115,24 +119,61 @@ def read_metadata(path: str | Path, game: str | None = None) -> dict[str, Any]:
 
 
 class NumpyPolicy:
-    """The masked MLP policy in numpy: ``layers`` are ``(weight (out, in), bias)`` pairs."""
+    """The masked MLP policy in numpy: ``layers`` are ``(weight (out, in), bias)`` pairs.
+
+    The weights are laid out once, at load, for :meth:`legal_logits` — one decision at a time,
+    as an agent plays — where each numpy call costs a few tenths of a microsecond and reading the
+    weights most of the rest (``benchmarks/inference.py``). All float32, C-contiguous:
+
+    * the first layer ``(in, out)``: row ``i`` is input ``i``'s contribution, so a sparse
+      observation (about a tenth of it is non-zero) reads only the rows of its non-zero entries;
+    * the other hidden layers ``(in + 1, out)`` and the output layer ``(actions, in + 1)`` carry
+      their bias as an extra input row / column, and each layer's input is a preallocated buffer
+      whose last entry is a constant 1: the bias is added inside the matrix product;
+    * the output layer keeps one row per action, so only the legal actions' logits are computed.
+
+    The buffers make one policy object unsafe to share between threads; pickling (to another
+    process) rebuilds it from :attr:`layers`, as the buffers are views of one another."""
 
     def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], activation: str) -> None:
-        # Hidden layers stored as (in, out): row i is input i's contribution, so a sparse input
-        # reads only the rows of its non-zero entries. The output layer stays (out, in): one row
-        # per action, so only the legal actions' logits are computed.
-        self.hidden = [(np.ascontiguousarray(w.T), b) for w, b in layers[:-1]]
-        self.output = (np.ascontiguousarray(layers[-1][0]), layers[-1][1])
         self.activation = activation
         self._act = ACTIVATIONS[activation]
+        layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
+        # inputs[k]: the input of layer k + 1, a trailing 1 for the bias (none: a linear policy)
+        inputs = [np.ones(w.shape[0] + 1, np.float32) for w, _ in layers[:-1]]
+        w, b = layers[0]
+        self._first = (np.ascontiguousarray(w.T), b.copy(), np.empty(w.shape[0], np.float32))
+        self._first_activated = inputs[0][:-1] if inputs else None
+        self._hidden = [  # (weight (in + 1, out), input, where its output goes)
+            (np.ascontiguousarray(np.vstack([w.T, b[None]])), x, y[:-1])
+            for (w, b), x, y in zip(layers[1:-1], inputs, inputs[1:], strict=False)
+        ]
+        w, b = layers[-1]
+        self._output = np.ascontiguousarray(np.hstack([w, b[:, None]])) if inputs else None
+        self._output_input = inputs[-1] if inputs else None
+
+    @property
+    def layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The ``(weight (out, in), bias)`` pairs it was made from."""
+        w, b, _ = self._first
+        layers = [(w.T, b), *((w[:-1].T, w[-1]) for w, _, _ in self._hidden)]
+        if self._output is not None:
+            layers.append((self._output[:, :-1], self._output[:, -1]))
+        return layers
+
+    def __reduce__(self) -> tuple[type, tuple[list[tuple[np.ndarray, np.ndarray]], str]]:
+        return NumpyPolicy, (self.layers, self.activation)
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         """Action logits (unmasked) for one observation or a batch."""
-        x = np.asarray(observation, dtype=np.float32)
-        for w, b in self.hidden:
-            x = self._act(x @ w + b)
-        w, b = self.output
-        return x @ w.T + b
+        w, b, _ = self._first
+        x = np.asarray(observation, dtype=np.float32) @ w + b
+        if self._output is None:
+            return x
+        x = self._act(x)
+        for w, _, _ in self._hidden:
+            x = self._act(x @ w[:-1] + w[-1])
+        return x @ self._output[:, :-1].T + self._output[:, -1]
 
     def masked_logits(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Logits with illegal actions at −inf."""
@@ -143,16 +184,24 @@ class NumpyPolicy:
         return np.argmax(self.masked_logits(observations, masks), axis=-1)
 
     def legal_logits(self, observation: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        """The logits of the ``legal`` actions only, for one 1-D float32 observation: the fast
-        path of an agent's decision (the observation is mostly zeros, few actions are legal)."""
-        # Every numpy call costs about a microsecond here: this path keeps them few.
-        nonzero = observation.nonzero()[0]
-        w, b = self.hidden[0]
-        h = self._act(observation[nonzero] @ w[nonzero] + b)
-        for w, b in self.hidden[1:]:
-            h = self._act(h @ w + b)
-        w, b = self.output
-        return w[legal] @ h + b[legal]
+        """The logits of the ``legal`` actions (an index array) for one 1-D observation: the
+        fast path of an agent's decision."""
+        if observation.dtype is not _FLOAT32:
+            observation = np.asarray(observation, dtype=np.float32)
+        nonzero = (observation != 0).nonzero()[0]
+        w, b, first = self._first
+        np.dot(observation[nonzero], w.take(nonzero, axis=0), out=first)
+        first += b
+        if self._output is None:
+            return first[legal]
+        act = self._act
+        act(first, out=self._first_activated)
+        for w, x, y in self._hidden:
+            act(np.dot(x, w, out=y), out=y)
+        return np.dot(self._output.take(legal, axis=0), self._output_input)
+
+
+_FLOAT32 = np.dtype(np.float32)
 
 
 def _load_layers(stem: Path, meta: dict[str, Any]) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -228,12 +277,14 @@ class CheckpointAgent:
         """Nothing to forget between games."""
 
     def act(self, observation: dict[str, np.ndarray], view: dict[str, Any] | None = None) -> int:
-        legal = observation["action_mask"].nonzero()[0]
+        mask = observation["action_mask"]
+        # an int8 0/1 mask read as bool: nonzero() on bools is the fastest numpy has
+        legal = (mask.view(np.bool_) if mask.itemsize == 1 else mask).nonzero()[0]
         if len(legal) == 1:  # nothing to decide (the network would agree)
             return int(legal[0])
         logits = self.policy.legal_logits(observation["observation"], legal)
         if not self.sample:
-            return int(legal[np.argmax(logits)])
+            return int(legal[logits.argmax()])
         p = np.exp(logits - logits.max())
         return int(legal[self.rng.choice(len(p), p=p / p.sum())])
 
