@@ -107,8 +107,9 @@ def env_config(args: Args) -> dict[str, Any]:
     }
 
 
-def build_config(args: Args):
-    """The ``PPOConfig`` of a run, and the callback that owns the league."""
+def build_config(args: Args, **model_config: Any):
+    """The ``PPOConfig`` of a run (``model_config`` overrides reach ``main``'s module; the
+    tests' negative control passes ``mask=False``)."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -127,6 +128,7 @@ def build_config(args: Args):
         "hidden": args.hidden,
         "activation": args.activation,
         "torch_threads": args.torch_threads,
+        **model_config,
     }
     env = TurnBasedEnv(env_config(args))
     main_spec = RLModuleSpec(
@@ -187,18 +189,22 @@ def build_config(args: Args):
     return config
 
 
-def init_ray(args: Args, temp_dir: str | None = None) -> None:
-    """This machine (``ray.init()``), or the cluster at ``--address`` with hot_envs shipped."""
+def init_ray(args: Args, temp_dir: str | None = None) -> bool:
+    """This machine (``ray.init()``), or the cluster at ``--address`` with hot_envs shipped to
+    its workers. Returns whether Ray was started here (an already running one is used as is)."""
     import ray
 
     import hot_envs
 
+    if ray.is_initialized():
+        return False
     if args.address:
         ray.init(address=args.address, runtime_env={"py_modules": [hot_envs]})
-        return
+        return True
     # A private single-machine Ray: no token needed between its own processes.
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     ray.init(include_dashboard=False, _temp_dir=temp_dir)
+    return True
 
 
 def redirect_ray_results(path: Path) -> None:
@@ -209,25 +215,36 @@ def redirect_ray_results(path: Path) -> None:
     trainable.DEFAULT_STORAGE_PATH = str(path)
 
 
-def progress_line(result: dict[str, Any], seconds: float) -> str:
+def progress_row(result: dict[str, Any], seconds: float) -> dict[str, Any]:
+    """One iteration's figures, for the progress line and ``progress.jsonl``."""
     runners = result.get("env_runners", {})
     steps = int(runners.get("num_env_steps_sampled_lifetime", 0))
+    main_return = runners.get("main_return")
+    return {
+        "iteration": int(result["training_iteration"]),
+        "seconds": round(seconds, 2),
+        "env_steps": steps,
+        "env_steps_per_second": round(steps / max(seconds, 1e-9), 1),
+        "episodes": int(runners.get("num_episodes", 0)),
+        "main_return": None if main_return is None else float(main_return),
+        "illegal_actions": int(runners.get("illegal_actions", 0)),
+        "illegal_actions_lifetime": int(runners.get("illegal_actions_lifetime", 0)),
+        "league_size": result.get("league_size"),
+    }
+
+
+def progress_line(row: dict[str, Any]) -> str:
+    main_return = float("nan") if row["main_return"] is None else row["main_return"]
+    league = f"  league {row['league_size']}" if row["league_size"] is not None else ""
     return (
-        f"iter {result['training_iteration']:>4}  steps {steps:>9,}  {steps / seconds:>7,.0f}/s  "
-        f"episodes {runners.get('num_episodes', 0):>5}  "
-        f"main return {runners.get('main_return', float('nan')):+.3f}  "
-        f"illegal {runners.get('illegal_actions', 0)}"
-        + (f"  league {result['league_size']}" if "league_size" in result else "")
+        f"iter {row['iteration']:>4}  {row['seconds']:>7.1f} s  steps {row['env_steps']:>9,}  "
+        f"{row['env_steps_per_second']:>7,.0f}/s  episodes {row['episodes']:>5}  "
+        f"main return {main_return:+.3f}  illegal {row['illegal_actions']}{league}"
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    try:
-        args = parse_args(argv)
-    except (ValueError, ImportError) as error:
-        print(f"rllib_train: error: {error}", file=sys.stderr)
-        return 2
-    import ray
+def train(args: Args) -> Path:
+    """One run on the Ray this process is connected to; returns the run directory."""
     import torch
 
     from hot_envs.rllib.env import TurnBasedEnv
@@ -240,35 +257,39 @@ def main(argv: list[str] | None = None) -> int:
     print(f"training {args.game} ({args.mode}) for {args.iterations} iterations on {where} → {out}")
     torch.set_num_threads(args.torch_threads)
     redirect_ray_results(out / "ray_results")
-    init_ray(args)
+    algorithm = build_config(args).build_algo()
     try:
-        algorithm = build_config(args).build_algo()
         started = time.perf_counter()
         with open(out / "progress.jsonl", "w") as log:
             for _ in range(args.iterations):
-                result = algorithm.train()
-                print(progress_line(result, time.perf_counter() - started), flush=True)
-                runners = result.get("env_runners", {})
-                row = {
-                    "iteration": result["training_iteration"],
-                    "seconds": round(time.perf_counter() - started, 2),
-                    "env_steps": int(runners.get("num_env_steps_sampled_lifetime", 0)),
-                    "episodes": int(runners.get("num_episodes", 0)),
-                    "main_return": runners.get("main_return"),
-                    "illegal_actions": int(runners.get("illegal_actions", 0)),
-                    "league_size": result.get("league_size"),
-                }
-                log.write(json.dumps(row, default=float) + "\n")
-        seconds = time.perf_counter() - started
+                row = progress_row(algorithm.train(), time.perf_counter() - started)
+                print(progress_line(row), flush=True)
+                log.write(json.dumps(row) + "\n")
         checkpoint = algorithm.save_to_path(out / "rllib_checkpoint")
-        training = {**row, "seconds": round(seconds, 1), "backend": "rllib", "config": asdict(args)}
-        options = {"num_players": [TurnBasedEnv(env_config(args)).state.num_players]}
-        options.update(args.game_options)
-        stem = export_checkpoint(checkpoint, out / "final", options=options, training=training)
-        print(f"RLlib checkpoint {checkpoint}\nnumpy checkpoint {stem}.npz + .json")
-        algorithm.stop()
     finally:
-        ray.shutdown()
+        algorithm.stop()
+    options = {"num_players": [TurnBasedEnv(env_config(args)).state.num_players]}
+    options.update(args.game_options)
+    training = {**row, "backend": "rllib", "config": asdict(args)}
+    stem = export_checkpoint(checkpoint, out / "final", options=options, training=training)
+    print(f"RLlib checkpoint {checkpoint}\nnumpy checkpoint {stem} (.npz + .json)")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = parse_args(argv)
+    except (ValueError, ImportError) as error:
+        print(f"rllib_train: error: {error}", file=sys.stderr)
+        return 2
+    import ray
+
+    started_ray = init_ray(args)
+    try:
+        train(args)
+    finally:
+        if started_ray:
+            ray.shutdown()
     return 0
 
 

@@ -1,0 +1,39 @@
+"""Shared set-up of the RLlib tests: skipped without Ray, one local Ray per module that needs
+it, with Ray's files in a short temp dir (Unix socket paths must stay under ~107 bytes, so not
+under pytest's long tmp paths) and ``~/ray_results`` redirected; everything removed afterwards."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip(
+    "ray.rllib", reason="the RLlib tests need the rllib extra (pip install -e '.[rllib]')"
+)
+
+
+@pytest.fixture(scope="session")
+def ray_dirs() -> Iterator[Path]:
+    """A short folder for Ray's session files and results, removed at the end."""
+    root = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))
+    os.environ["RAY_AUTH_MODE"] = "disabled"  # local test clusters: no token
+    from training.rllib_train import redirect_ray_results
+
+    redirect_ray_results(root / "ray_results")
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def local_ray(ray_dirs: Path) -> Iterator[None]:
+    """Ray on this machine (2 CPUs) for one test module."""
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, _temp_dir=str(ray_dirs / "local"))
+    yield
+    ray.shutdown()
