@@ -9,10 +9,14 @@ MaskablePPO per ``--net`` (default: the training configs' 2 × 256, and 2 × 128
 exported on the spot; timing does not depend on the weights. torch runs with one thread
 (``--threads``), as in training.
 
+A third column is the floor of the numpy path: the weight reads alone (the first layer's rows of
+the non-zero inputs gathered, the matrix products, the legal actions' output rows), with every
+index array computed beforehand — what is left when the numpy calls around them cost nothing.
+
     python benchmarks/inference.py [--game heisse-karten] [--decisions 2000] [--out DIR]
 
-Prints a table (µs per decision, decisions/s, speed-up; target ≥ 20×) and writes
-``inference.json`` into ``--out`` when given.
+Prints a table (µs per decision, speed-up; target ≥ 20×) and writes ``inference.{md,json,png}``
+into ``--out`` (default ``benchmarks/results``).
 """
 
 from __future__ import annotations
@@ -20,8 +24,10 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import subprocess
 import tempfile
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +37,9 @@ from sb3_contrib import MaskablePPO
 
 from hot_envs.agents.checkpoint import CheckpointAgent, export_checkpoint
 from hot_envs.single_agent import SingleAgentEnv
+
+RESULTS = Path(__file__).parent / "results"
+TARGET = 20.0
 
 
 def collect(game: str, n: int, seed: int) -> list[dict[str, np.ndarray]]:
@@ -64,6 +73,37 @@ def timed(
     return {name: (best[name], actions[name]) for name in agents}
 
 
+class WeightReads:
+    """Not an agent: per observation, only the numpy path's reads of the weights — the gathers
+    and the matrix products — from the checkpoint's ``.npz``, laid out as the agent lays it out,
+    with the non-zero inputs and legal actions looked up instead of computed."""
+
+    def __init__(self, checkpoint: str, batch: list[dict[str, np.ndarray]]) -> None:
+        with np.load(Path(checkpoint).with_suffix(".npz"), allow_pickle=False) as data:
+            n = len(data.files) // 2
+            layers = [(data[f"layer_{i}.weight"], data[f"layer_{i}.bias"]) for i in range(n)]
+        self.first = np.ascontiguousarray(layers[0][0].T, dtype=np.float32)
+        self.hidden = [
+            np.ascontiguousarray(np.vstack([w.T, b[None]]), dtype=np.float32)
+            for w, b in layers[1:-1]
+        ]
+        w, b = layers[-1]
+        self.output = np.ascontiguousarray(np.hstack([w, b[:, None]]), dtype=np.float32)
+        self.inputs = [np.ones(w.shape[0] + 1, np.float32) for w, _ in layers[:-1]]
+        self.indices = {
+            id(o): (o["observation"].nonzero()[0], o["action_mask"].nonzero()[0]) for o in batch
+        }
+
+    def act(self, observation: dict[str, np.ndarray], view: None) -> int:
+        nonzero, legal = self.indices[id(observation)]
+        x, inputs = observation["observation"], self.inputs
+        np.dot(x[nonzero], self.first.take(nonzero, axis=0), out=inputs[0][:-1])
+        for k, w in enumerate(self.hidden):
+            np.dot(inputs[k], w, out=inputs[k + 1][:-1])
+        np.dot(self.output.take(legal, axis=0), inputs[-1])
+        return 0
+
+
 def run(
     game: str, decisions: int, repeats: int, checkpoint: str | None, seed: int, net: list[int]
 ) -> dict:
@@ -76,9 +116,14 @@ def run(
         numpy_agent = CheckpointAgent.load(checkpoint, game=game)
         sb3_agent = CheckpointAgent.load(checkpoint, game=game, backend="sb3")
         batch = collect(game, decisions, seed)
-        timed({"numpy": numpy_agent, "sb3": sb3_agent}, batch[:50], 1)  # warm-up
-        result = timed({"numpy": numpy_agent, "sb3": sb3_agent}, batch, repeats)
-        (numpy_seconds, numpy_actions), (sb3_seconds, sb3_actions) = result.values()
+        agents = {
+            "numpy": numpy_agent,
+            "sb3": sb3_agent,
+            "weights": WeightReads(checkpoint, batch),
+        }
+        timed(agents, batch[:50], 1)  # warm-up
+        result = timed(agents, batch, repeats)
+        (numpy_seconds, numpy_actions), (sb3_seconds, sb3_actions), (floor, _) = result.values()
         same = sum(a == b for a, b in zip(numpy_actions, sb3_actions, strict=True))
         return {
             "game": game,
@@ -87,8 +132,67 @@ def run(
             "same_actions": same,
             "sb3_us": sb3_seconds * 1e6,
             "numpy_us": numpy_seconds * 1e6,
+            "weights_us": floor * 1e6,
             "speedup": sb3_seconds / numpy_seconds,
+            "speedup_floor": sb3_seconds / floor,
         }
+
+
+def net_name(row: dict) -> str:
+    return "×".join(map(str, row["network"]["hidden"])) + " " + row["network"]["activation"]
+
+
+def table(rows: list[dict]) -> list[str]:
+    lines = [
+        "| game | network | MaskablePPO.predict | numpy agent | speed-up | weight reads alone "
+        "| speed-up if only those | same actions |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['game']} | {net_name(r)} | {r['sb3_us']:.0f} µs | {r['numpy_us']:.1f} µs "
+            f"| {r['speedup']:.1f}× | {r['weights_us']:.1f} µs | {r['speedup_floor']:.0f}× "
+            f"| {r['same_actions']}/{r['decisions']} |"
+        )
+    return lines
+
+
+def plot(rows: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = [f"{r['game']}\n{net_name(r)}" for r in rows]
+    x = np.arange(len(rows))
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(rows)), 4.2))
+    bars = [
+        ("MaskablePPO.predict", "sb3_us", "tab:gray"),
+        ("numpy agent", "numpy_us", "tab:blue"),
+        ("weight reads alone", "weights_us", "tab:cyan"),
+    ]
+    for k, (label, key, color) in enumerate(bars):
+        ax.bar(x + (k - 1) * 0.27, [r[key] for r in rows], 0.27, label=label, color=color)
+    target = [r["sb3_us"] / TARGET for r in rows]
+    ax.hlines(target, x - 0.135, x + 0.135, color="tab:red", label=f"{TARGET:.0f}× target")
+    for i, r in enumerate(rows):
+        ax.annotate(
+            f"{r['speedup']:.1f}×",
+            (x[i], max(r["numpy_us"], target[i])),
+            xytext=(0, 3),
+            textcoords="offset points",
+            ha="center",
+            fontsize=8,
+        )
+    ax.set_yscale("log")
+    ax.set_ylabel("µs per decision (log)")
+    ax.set_xticks(x, labels, fontsize=8)
+    ax.set_title("Checkpoint agent: µs per decision, same observations, same run")
+    ax.legend(fontsize=8, loc="upper right", framealpha=0.9)
+    ax.set_ylim(1, 1000)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path)
+    parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     nets = [[int(n) for n in net.split("x")] for net in args.net]
@@ -116,18 +220,37 @@ def main(argv: list[str] | None = None) -> int:
         for game in args.game
         for net in nets
     ]
-    print("| game | network | MaskablePPO.predict | numpy agent | speed-up | same actions |")
-    print("|---|---|---|---|---|---|")
-    for r in rows:
-        net = "×".join(map(str, r["network"]["hidden"])) + " " + r["network"]["activation"]
-        print(
-            f"| {r['game']} | {net} | {r['sb3_us']:.0f} µs | {r['numpy_us']:.1f} µs | "
-            f"{r['speedup']:.0f}× | {r['same_actions']}/{r['decisions']} |"
-        )
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        info = {"machine": platform.platform(), "torch_threads": args.threads, "rows": rows}
-        (args.out / "inference.json").write_text(json.dumps(info, indent=2) + "\n")
+    lines = table(rows)
+    print("\n".join(lines))
+    args.out.mkdir(parents=True, exist_ok=True)
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    info = {
+        "machine": platform.platform(),
+        "processor": platform.processor(),
+        "torch_threads": args.threads,
+        "numpy": np.__version__,
+        "torch": torch.__version__,
+        "commit": commit,
+        "date": stamp,
+        "rows": rows,
+    }
+    (args.out / "inference.json").write_text(json.dumps(info, indent=2) + "\n")
+    note = [
+        "",
+        f"`python benchmarks/inference.py` — {args.decisions} "
+        "decisions per row from random play, best of "
+        f"{args.repeats} passes, the agents taking turns pass by pass; torch {args.threads} "
+        f"thread(s); target ≥ {TARGET:.0f}×. *Weight reads alone*: the gathers and matrix "
+        "products of the numpy path with the index arrays given, the floor of the numpy path.",
+        f"{platform.platform()}, numpy {np.__version__}, torch {torch.__version__}, commit "
+        f"{commit}, {stamp}.",
+    ]
+    (args.out / "inference.md").write_text("\n".join(lines + note) + "\n")
+    plot(rows, args.out / "inference.png")
+    print(f"wrote {args.out / 'inference.md'}, .json and .png")
     return 0 if all(r["same_actions"] == r["decisions"] for r in rows) else 1
 
 
