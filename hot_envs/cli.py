@@ -7,7 +7,8 @@
   with win shares, 95 % intervals and ratings, and with ``--out`` JSON, CSV and a PNG.
 * ``hot-envs train GAME [--players N] [--timesteps T] [--out DIR] …`` — train a MaskablePPO
   agent with :mod:`training.train`; with no options the README's main job (about 10 minutes on
-  2 cores), ending with an evaluation table.
+  2 cores), ending with an evaluation table. ``--backend rllib`` trains on Ray RLlib instead
+  (:mod:`training.rllib_train`: self-play or a league, one machine or a cluster).
 * ``hot-envs play GAME --opponent SPEC [--players N] [--seat S] [--seed S]`` — play against
   agents in the terminal.
 
@@ -18,6 +19,7 @@ Agent specs: ``random``, ``heuristic``, ``search[:BUDGET]``, a checkpoint file, 
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -226,15 +228,30 @@ def _matches(typed: list[str], words: list[str], exact: bool) -> bool:
     return True
 
 
+BACKENDS = {"sb3": ("training.train", "train"), "rllib": ("training.rllib_train", "rllib")}
+
+
 def train(argv: list[str]) -> int:
-    """``hot-envs train …`` runs :func:`training.train.main` (torch and sb3-contrib needed)."""
+    """``hot-envs train [--backend sb3|rllib] …`` runs :func:`training.train.main` (sb3, the
+    default: torch and sb3-contrib needed) or :func:`training.rllib_train.main` (Ray RLlib)."""
+    backend, rest = _backend(argv)
+    module, extra = BACKENDS[backend]
     try:
-        from training.train import main as train_main
+        train_main = importlib.import_module(module).main
     except ImportError as error:
         raise ValueError(
-            f"training needs the train extra: pip install -e '.[train]' ({error.msg})"
+            f"the {backend} backend needs the {extra} extra: pip install -e '.[{extra}]' "
+            f"({error.msg})"
         ) from None
-    return train_main(argv)
+    return train_main(rest)
+
+
+def _backend(argv: list[str]) -> tuple[str, list[str]]:
+    """``--backend NAME`` taken out of the training arguments (the rest is the script's)."""
+    parser = argparse.ArgumentParser(prog="hot-envs train", add_help=False, allow_abbrev=False)
+    parser.add_argument("--backend", choices=sorted(BACKENDS), default="sb3")
+    known, rest = parser.parse_known_args(argv)
+    return known.backend, rest
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -258,7 +275,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "train",
-        help="train a MaskablePPO agent (needs the train extra); `train -h` lists its options",
+        help="train a MaskablePPO agent (needs the train extra; --backend rllib: Ray RLlib, "
+        "the rllib extra); `train [--backend rllib] -h` lists the options",
         add_help=False,
     )
 

@@ -1,0 +1,42 @@
+"""``hot-envs train GAME --backend rllib`` runs the RLlib script; ``import hot_envs`` (and its
+CLI) never imports Ray."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from hot_envs.cli import main as cli
+
+
+def test_train_backend_rllib_is_the_rllib_script(capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli(["train", "heisse-luft", "--backend", "rllib", "-h"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert "--env-runners" in out and "--address" in out
+
+
+def test_bad_rllib_options_are_clear_errors_before_ray_starts(capsys) -> None:
+    assert cli(["train", "heisse-karten", "--backend", "rllib", "--players", "9"]) == 2
+    assert "9" in capsys.readouterr().err
+    assert cli(["train", "heisse-luft", "--backend=rllib", "--fixed", "heuristic"]) == 2
+    assert "--mode league" in capsys.readouterr().err
+
+
+def test_an_unknown_backend_is_refused() -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli(["train", "heisse-luft", "--backend", "tf"])
+    assert exit_info.value.code == 2
+
+
+def test_import_hot_envs_does_not_import_ray() -> None:
+    code = (
+        "import sys, hot_envs, hot_envs.cli, hot_envs.agents, hot_envs.single_agent;"
+        "import training.rllib_train;"
+        "assert not [m for m in sys.modules if m == 'ray' or m.startswith('ray.')], 'ray';"
+        "assert 'torch' not in sys.modules, 'torch'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
