@@ -32,7 +32,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.utils import set_random_seed
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
 from hot_envs.agents.checkpoint import export_checkpoint, read_metadata, update_metadata
 from hot_envs.games import get_game
@@ -129,6 +129,30 @@ def default_n_envs() -> int:
     (benchmarks/training_throughput.py)."""
     cores = os.cpu_count() or 1
     return min(4 * cores, max(cores, 16))
+
+
+def build_model(args: Args, envs: VecEnv, tensorboard_log: str | None = None) -> MaskablePPO:
+    """A new MaskablePPO on ``envs`` with the run's PPO settings and network: ``rollout_steps``
+    spread over the envs, CPU, seeded. The one place these arguments meet the constructor
+    (``benchmarks/training_throughput.py`` builds its models here too)."""
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]
+    return MaskablePPO(
+        "MlpPolicy",
+        envs,
+        learning_rate=args.learning_rate,
+        n_steps=max(1, args.rollout_steps // envs.num_envs),
+        batch_size=args.batch_size,
+        n_epochs=args.n_epochs,
+        gamma=args.gamma,
+        gae_lambda=args.gae_lambda,
+        clip_range=args.clip_range,
+        ent_coef=args.ent_coef,
+        vf_coef=args.vf_coef,
+        policy_kwargs={"net_arch": list(args.net_arch), "activation_fn": activation},
+        tensorboard_log=tensorboard_log,
+        seed=args.seed,
+        device="cpu",
+    )
 
 
 def load_config(path: Path) -> dict[str, Any]:
@@ -231,24 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         model = MaskablePPO.load(zip_path, env=envs, device="cpu", tensorboard_log=str(out / "tb"))
         print(f"resumed from {zip_path} at step {model.num_timesteps}")
     else:
-        activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]
-        model = MaskablePPO(
-            "MlpPolicy",
-            envs,
-            learning_rate=args.learning_rate,
-            n_steps=max(1, args.rollout_steps // n_envs),
-            batch_size=args.batch_size,
-            n_epochs=args.n_epochs,
-            gamma=args.gamma,
-            gae_lambda=args.gae_lambda,
-            clip_range=args.clip_range,
-            ent_coef=args.ent_coef,
-            vf_coef=args.vf_coef,
-            policy_kwargs={"net_arch": list(args.net_arch), "activation_fn": activation},
-            tensorboard_log=str(out / "tb"),
-            seed=args.seed,
-            device="cpu",
-        )
+        model = build_model(args, envs, tensorboard_log=str(out / "tb"))
         if args.bc_decisions > 0:
             started = time.perf_counter()
             demos = collect(
