@@ -1,36 +1,45 @@
 """Training throughput: environment steps per second during ``MaskablePPO.learn``, and where the
 time goes.
 
-1. **Throughput** — ``learn`` for ``--timesteps`` steps on ``--n-envs`` ``SubprocVecEnv`` workers
-   (default: the training default, 4 per core up to 16), with the PPO settings and network of
-   the game's training config and the league's opponent mix (random, heuristic, and a numpy
-   snapshot of the learner itself).
-2. **Breakdown** — the same in one process (``DummyVecEnv``, one env) under ``cProfile``: the PPO
-   update (``train``), the policy's forward passes while collecting rollouts, the learner's side
-   of the env (engine, encoding, masks, resets), the opponents' moves (their agents' ``act``, and
-   the engine, encoding and views around it), and the rest (rollout buffer, GAE, callbacks).
-   Shares are of the profiled wall time; cProfile slows Python code down, so read them as
-   proportions.
+Both parts build the model exactly as training does (``training.train.build_model`` with the
+game's config: PPO settings, network, ``rollout_steps`` over the envs) against the league's
+opponent mix (random, heuristic, and a sampling numpy snapshot of the learner itself).
+
+1. **Throughput** — ``learn`` for ``--timesteps`` steps on ``--n-envs`` ``SubprocVecEnv``
+   workers (default: the training default, 4 per core up to 16; give several to compare them in
+   the same run). Counts every env step, PPO updates included.
+2. **Breakdown** — the same in one process (``DummyVecEnv``, one env), with wall-clock timers
+   around the parts: the PPO update (``train``), the policy's forward passes while collecting
+   rollouts, the learner's side of the env (engine, encoding, masks, resets), the opponents'
+   moves (their agents' ``act``; the engine, encoding and views around it), and the rest
+   (rollout buffer, GAE, tensor conversion, callbacks). Timers cost well under a microsecond a
+   call, so — unlike a profiler — they leave the proportions as they are. With worker processes
+   the env and opponent parts run on the other cores, in parallel with the main process's
+   forward passes.
 
     python benchmarks/training_throughput.py [--games heisse-luft] [--timesteps 16384]
+                                             [--n-envs 2 8] [--out DIR]
 
-Prints both tables; ``--out DIR`` writes ``training_throughput.json``.
+Prints both tables and writes ``training_throughput.{md,json,png}`` into ``--out`` (default
+``benchmarks/results``).
 """
 
 from __future__ import annotations
 
 import argparse
-import cProfile
 import json
 import os
 import platform
-import pstats
+import subprocess
 import sys
 import time
-from functools import partial
+from collections import defaultdict
+from datetime import datetime, timezone
+from functools import partial, wraps
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.env_util import make_vec_env
@@ -40,31 +49,34 @@ from hot_envs.agents.checkpoint import CheckpointAgent, numpy_policy
 from hot_envs.single_agent import SingleAgentEnv
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # training/ from a source checkout
-from training.train import default_n_envs, parse_args  # noqa: E402
+from training.train import build_model, default_n_envs, parse_args  # noqa: E402
 
-PLAYERS = {"heisse-luft": None, "heisse-karten": [2, 3, 4, 5, 6]}
+RESULTS = Path(__file__).parent / "results"
+OPPONENTS = ["random", ("heuristic", 2.0)]  # + the learner's snapshot, weight 3 (build)
+PARTS = (
+    "PPO update (train)",
+    "policy forward in rollouts",
+    "learner's env: steps, resets, masks",
+    "opponents: their agents' act",
+    "opponents: engine, encoding, views",
+    "rest: buffer, GAE, tensors, callbacks",
+)
 
 
 def build(game: str, n_envs: int, seed: int) -> MaskablePPO:
-    """A model on ``n_envs`` envs with the game's config, opponents random + heuristic + itself."""
-    args = parse_args([game])
+    """The training model of ``game`` on ``n_envs`` envs against random, heuristic and itself."""
+    args = parse_args([game, "--seed", str(seed)])
     make_env = partial(
-        SingleAgentEnv, game, opponents=["random", ("heuristic", 2.0)], players=PLAYERS[game]
+        SingleAgentEnv,
+        game,
+        opponents=OPPONENTS,
+        players=args.players,
+        game_options=args.game_options,
+        shaping=args.shaping,
     )
     vec_env_cls = SubprocVecEnv if n_envs > 1 else DummyVecEnv
     envs = make_vec_env(make_env, n_envs=n_envs, seed=seed, vec_env_cls=vec_env_cls)
-    model = MaskablePPO(
-        "MlpPolicy",
-        envs,
-        learning_rate=args.learning_rate,
-        n_steps=max(1, args.rollout_steps // n_envs),
-        batch_size=args.batch_size,
-        n_epochs=args.n_epochs,
-        gamma=args.gamma,
-        policy_kwargs={"net_arch": list(args.net_arch)},
-        seed=seed,
-        device="cpu",
-    )
+    model = build_model(args, envs)
     snapshot = CheckpointAgent(numpy_policy(model), {"game": game}, sample=True, seed=seed)
     envs.env_method("set_opponent", "snapshot", snapshot, 3.0)
     return model
@@ -79,73 +91,189 @@ def throughput(game: str, n_envs: int, timesteps: int, seed: int) -> dict[str, A
     return {
         "game": game,
         "n_envs": n_envs,
+        "n_steps": model.n_steps,
         "steps": model.num_timesteps,
         "seconds": seconds,
         "steps_per_second": model.num_timesteps / seconds,
     }
 
 
-def _cumulative(stats: pstats.Stats, name: str, file_part: str) -> float:
-    """Cumulative seconds of the functions called ``name`` in files containing ``file_part``."""
-    return sum(
-        row[3]
-        for (file, _, function), row in stats.stats.items()  # type: ignore[attr-defined]
-        if function == name and file_part in file
-    )
+class Timers:
+    """Inclusive wall-clock seconds and call counts of wrapped methods, by label."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = defaultdict(float)
+        self.calls: dict[str, int] = defaultdict(int)
+
+    def wrap(self, obj: Any, method: str, label: str) -> None:
+        """Time ``obj.method`` (an instance attribute shadows the class's method)."""
+        inner = getattr(obj, method)
+
+        @wraps(inner)
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                self.seconds[label] += time.perf_counter() - start
+                self.calls[label] += 1
+
+        setattr(obj, method, timed)
 
 
 def breakdown(game: str, timesteps: int, seed: int) -> dict[str, Any]:
+    """``learn`` in one process with timers around the parts (module docstring)."""
     model = build(game, 1, seed)
-    profiler = cProfile.Profile()
+    env: SingleAgentEnv = model.env.envs[0].unwrapped
+    timers = Timers()
+    timers.wrap(model, "train", "train")
+    timers.wrap(model.policy, "forward", "forward")
+    for method in ("step", "reset", "action_masks"):
+        timers.wrap(env, method, "env")
+    timers.wrap(env, "_play_opponents", "opponents")
+    built = env.pool.agent
+    timed_agents: set[int] = set()
+
+    def agent(name: str, game: str, rng: np.random.Generator) -> Any:
+        built_agent = built(name, game, rng)
+        if id(built_agent) not in timed_agents:
+            timed_agents.add(id(built_agent))
+            timers.wrap(built_agent, "act", "act")
+        return built_agent
+
+    env.pool.agent = agent
     start = time.perf_counter()
-    profiler.enable()
     model.learn(timesteps)
-    profiler.disable()
     total = time.perf_counter() - start
-    stats = pstats.Stats(profiler)
-    opponents = _cumulative(stats, "_play_opponents", "single_agent")
-    agents = _cumulative(stats, "act", "hot_envs/agents")
-    env = sum(_cumulative(stats, f, "single_agent") for f in ("step", "reset", "action_masks"))
-    parts = {
-        "PPO update (train)": _cumulative(stats, "train", "ppo_mask"),
-        "policy forward in rollouts": _cumulative(stats, "forward", "maskable/policies"),
-        "learner's env steps, resets, masks": env - opponents,
-        "opponents: their agents' act": agents,
-        "opponents: engine, encoding, views": opponents - agents,
+    s = timers.seconds
+    train, forward, act = s["train"], s["forward"], s["act"]
+    measured = (train, forward, s["env"] - s["opponents"], act, s["opponents"] - act)
+    seconds = dict(zip(PARTS, measured, strict=False))  # the rest: what no timer saw
+    seconds[PARTS[-1]] = total - sum(seconds.values())
+    return {
+        "game": game,
+        "steps": model.num_timesteps,
+        "seconds": total,
+        "steps_per_second": model.num_timesteps / total,
+        "updates": timers.calls["train"],
+        "opponent_moves": timers.calls["act"],
+        "parts": seconds,
     }
-    parts["rest (buffer, GAE, callbacks)"] = total - sum(parts.values())
-    return {"game": game, "steps": model.num_timesteps, "seconds": total, "parts": parts}
+
+
+def markdown(rows: list[dict], profiles: list[dict], info: dict) -> str:
+    lines = [
+        "# Training throughput",
+        "",
+        "`python benchmarks/training_throughput.py` — `MaskablePPO.learn` with the game's "
+        "training config (`training.train.build_model`) against random, heuristic and a numpy "
+        f"snapshot of the learner; {info['cores']} cores, torch 1 thread.",
+        "",
+        "| game | env workers | n_steps per worker | steps | seconds | steps/s |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['game']} | {r['n_envs']} | {r['n_steps']} | {r['steps']:,} "
+            f"| {r['seconds']:.1f} | {r['steps_per_second']:,.0f} |"
+        )
+    games = [p["game"] for p in profiles]
+    lines += [
+        "",
+        "Where the time goes: one process (`DummyVecEnv`, one env), wall-clock timers around "
+        "the parts; share of `learn`'s time and milliseconds per 1,000 env steps.",
+        "",
+        "| part | " + " | ".join(games) + " |",
+        "|---|" + "---:|" * len(games),
+    ]
+    for part in PARTS:
+        cells = [
+            f"{p['parts'][part] / p['seconds']:.0%} ({1e6 * p['parts'][part] / p['steps']:.0f} ms)"
+            for p in profiles
+        ]
+        lines.append(f"| {part} | " + " | ".join(cells) + " |")
+    lines.append(
+        "| **total** (steps/s) | "
+        + " | ".join(
+            f"100 % ({1e6 * p['seconds'] / p['steps']:.0f} ms; {p['steps_per_second']:,.0f}/s)"
+            for p in profiles
+        )
+        + " |"
+    )
+    lines += [
+        "",
+        "| profile | steps | PPO updates | opponent moves |",
+        "|---|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {p['game']} | {p['steps']:,} | {p['updates']} | {p['opponent_moves']:,} |"
+        for p in profiles
+    ]
+    lines += [
+        "",
+        f"{info['machine']}, {info['processor'] or 'cpu'}, torch {info['torch']}, commit "
+        f"{info['commit']}, {info['date']}.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def plot(profiles: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.8 * len(profiles)))
+    colors = ["tab:purple", "tab:blue", "tab:green", "tab:orange", "tab:red", "tab:gray"]
+    for i, p in enumerate(profiles):
+        left = 0.0
+        for part, color in zip(PARTS, colors, strict=True):
+            ms = 1e6 * p["parts"][part] / p["steps"]  # ms per 1,000 steps
+            ax.barh(i, ms, left=left, color=color, label=part if i == 0 else None)
+            if ms / (1e6 * p["seconds"] / p["steps"]) > 0.06:
+                ax.text(left + ms / 2, i, f"{ms:.0f}", ha="center", va="center", fontsize=8)
+            left += ms
+    ax.set_yticks(range(len(profiles)), [p["game"] for p in profiles])
+    ax.invert_yaxis()
+    ax.set_xlabel("ms per 1,000 env steps (one process)")
+    ax.set_title("Where MaskablePPO.learn spends its time")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="+", default=["heisse-luft", "heisse-karten"])
     parser.add_argument("--timesteps", type=int, default=16384)
-    parser.add_argument("--profile-timesteps", type=int, default=4096)
-    parser.add_argument("--n-envs", type=int, default=default_n_envs())
+    parser.add_argument("--profile-timesteps", type=int, default=8192)
+    parser.add_argument("--n-envs", type=int, nargs="+", default=[default_n_envs()])
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path)
+    parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
 
-    rows = [throughput(g, args.n_envs, args.timesteps, args.seed) for g in args.games]
-    print(f"\nMaskablePPO.learn throughput ({os.cpu_count()} cores, torch 1 thread)")
-    print("| game | env workers | steps | seconds | steps/s |\n|---|---|---|---|---|")
-    for r in rows:
-        print(
-            f"| {r['game']} | {r['n_envs']} | {r['steps']} | {r['seconds']:.1f} | "
-            f"{r['steps_per_second']:.0f} |"
-        )
+    rows = [throughput(g, n, args.timesteps, args.seed) for g in args.games for n in args.n_envs]
     profiles = [breakdown(g, args.profile_timesteps, args.seed) for g in args.games]
-    for p in profiles:
-        print(f"\nwhere the time goes: {p['game']}, one process, {p['steps']} steps under cProfile")
-        print("| part | seconds | share |\n|---|---|---|")
-        for part, seconds in p["parts"].items():
-            print(f"| {part} | {seconds:.1f} | {seconds / p['seconds']:.0%} |")
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        result = {"machine": platform.platform(), "throughput": rows, "profiles": profiles}
-        (args.out / "training_throughput.json").write_text(json.dumps(result, indent=2) + "\n")
+    info = {
+        "machine": platform.platform(),
+        "processor": platform.processor(),
+        "cores": os.cpu_count(),
+        "torch": torch.__version__,
+        "commit": subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+        ).stdout.strip(),
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    text = markdown(rows, profiles, info)
+    print(text)
+    args.out.mkdir(parents=True, exist_ok=True)
+    result = {**info, "throughput": rows, "profiles": profiles}
+    (args.out / "training_throughput.json").write_text(json.dumps(result, indent=2) + "\n")
+    (args.out / "training_throughput.md").write_text(text)
+    plot(profiles, args.out / "training_throughput.png")
+    print(f"wrote {args.out / 'training_throughput.md'}, .json and .png")
     return 0
 
 
