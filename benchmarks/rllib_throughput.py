@@ -1,0 +1,234 @@
+"""Training throughput on Ray RLlib against the SB3 path, same game, same machine, same run; and
+how RLlib's throughput grows with env runners.
+
+* **SB3** — ``MaskablePPO.learn`` as ``training/train.py`` runs it: the game's config (network,
+  PPO settings), ``--sb3-envs`` ``SubprocVecEnv`` workers, the learner in one seat and
+  random + heuristic opponents in the others, moved inside the env.
+* **RLlib** — ``training/rllib_train.py`` in shared self-play (every seat is a learning sample)
+  with the same network and a comparable PPO setup, for each ``--runners`` count, ``--envs``
+  games per runner, the learner in the driver; one warm-up iteration (Ray start, actors, the
+  first weights) is left out of the timing.
+
+Both count **samples**: the moves that feed PPO (SB3: the learner's own moves; RLlib: every
+move, one policy plays all seats). The **moves/s** column counts every move played, the
+opponents' too (SB3: samples × the moves per learner move of that game, counted in the run).
+
+    python benchmarks/rllib_throughput.py [--games heisse-luft heisse-karten] [--players 3]
+        [--runners 1 2] [--iterations 3] [--sb3-timesteps 16384]
+
+Prints a table and writes ``rllib_throughput.{json,md,png}`` to ``--out``
+(default ``benchmarks/results``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # training/ from a source checkout
+
+
+def sb3(game: str, players: int, n_envs: int, timesteps: int, seed: int) -> dict[str, Any]:
+    """``MaskablePPO.learn`` for ``timesteps`` learner steps with the game's training config."""
+    from functools import partial
+
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    from hot_envs.single_agent import SingleAgentEnv
+    from training.train import parse_args
+
+    torch.set_num_threads(1)
+    args = parse_args([game] + (["--players", str(players)] if game == "heisse-karten" else []))
+    make_env = partial(
+        SingleAgentEnv, game, opponents=["random", "heuristic"], players=args.players
+    )
+    envs = make_vec_env(make_env, n_envs=n_envs, seed=seed, vec_env_cls=SubprocVecEnv)
+    model = MaskablePPO(
+        "MlpPolicy",
+        envs,
+        learning_rate=args.learning_rate,
+        n_steps=max(1, args.rollout_steps // n_envs),
+        batch_size=args.batch_size,
+        n_epochs=args.n_epochs,
+        gamma=args.gamma,
+        policy_kwargs={"net_arch": list(args.net_arch)},
+        seed=seed,
+        device="cpu",
+    )
+    start = time.perf_counter()
+    model.learn(timesteps)
+    seconds = time.perf_counter() - start
+    envs.close()
+    return {
+        "backend": "sb3",
+        "workers": f"{n_envs} SubprocVecEnv",
+        "samples": model.num_timesteps,
+        "seconds": seconds,
+        "samples_per_second": model.num_timesteps / seconds,
+        "moves_per_sample": moves_per_learner_move(game, args.players, seed),
+    }
+
+
+def moves_per_learner_move(game: str, players: list[int] | None, seed: int) -> float:
+    """All moves / the learner's moves over 40 games of the SB3 setup: a random learner (as an
+    untrained one is) in a rotating seat, random or heuristic opponents."""
+    import numpy as np
+
+    from hot_envs.agents import make_agent
+    from hot_envs.games import get_game
+
+    engine = get_game(game).engine
+    rng = np.random.default_rng(seed)
+    opponents = [make_agent(spec, game, seed) for spec in ("random", "heuristic")]
+    learner = total = 0
+    for g in range(40):
+        options = {"num_players": players[g % len(players)]} if players else {}
+        state = engine.State.new(seed=rng, **options)
+        seat, opponent = g % state.num_players, opponents[g % 2]
+        while not state.is_terminal():
+            mover, legal = state.current_player, state.legal_actions()
+            if mover == seat:
+                action = int(rng.choice(legal))
+                learner += 1
+            else:
+                observation = {
+                    "observation": engine.encode(state, mover),
+                    "action_mask": engine.action_mask(state, mover),
+                }
+                action = opponent.act(observation, state.view(mover))
+            total += 1
+            state.apply(action)
+    return total / learner
+
+
+def rllib(
+    game: str, players: int, runners: int, envs: int, iterations: int, seed: int
+) -> dict[str, Any]:
+    """``iterations`` timed iterations of shared self-play after one warm-up iteration."""
+    from training.rllib_train import build_config, parse_args
+
+    argv = [game, "--players", str(players), "--env-runners", str(runners)]
+    argv += ["--envs-per-runner", str(envs), "--seed", str(seed)]
+    algorithm = build_config(parse_args(argv)).build_algo()
+    try:
+        first = algorithm.train()["env_runners"]["num_env_steps_sampled_lifetime"]
+        start = time.perf_counter()
+        for _ in range(iterations):
+            result = algorithm.train()
+        seconds = time.perf_counter() - start
+    finally:
+        algorithm.stop()
+    samples = int(result["env_runners"]["num_env_steps_sampled_lifetime"] - first)
+    return {
+        "backend": "rllib",
+        "workers": f"{runners} env runner{'s' * (runners > 1)} × {envs} envs",
+        "runners": runners,
+        "samples": samples,
+        "seconds": seconds,
+        "samples_per_second": samples / seconds,
+        "moves_per_sample": 1.0,
+        "illegal_actions": int(result["env_runners"].get("illegal_actions_lifetime", 0)),
+    }
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| game | backend | workers | samples | seconds | samples/s | moves/s | vs SB3 |",
+        "|---|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        base = next(
+            b["samples_per_second"]
+            for b in rows
+            if b["game"] == r["game"] and b["backend"] == "sb3"
+        )
+        lines.append(
+            f"| {r['game']} | {r['backend']} | {r['workers']} | {r['samples']:,} | "
+            f"{r['seconds']:.1f} | {r['samples_per_second']:,.0f} | "
+            f"{r['samples_per_second'] * r['moves_per_sample']:,.0f} | "
+            f"{r['samples_per_second'] / base:.2f}× |"
+        )
+    return "\n".join(lines)
+
+
+def plot(rows: list[dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = [f"{r['game']}\n{r['backend']}: {r['workers']}" for r in rows]
+    fig, ax = plt.subplots(figsize=(9, 0.5 * len(rows) + 1.5))
+    ax.barh(labels, [r["samples_per_second"] for r in rows], color="tab:blue")
+    ax.invert_yaxis()
+    ax.set_xlabel("PPO samples per second during training")
+    ax.set_title(f"RLlib vs SB3 training throughput ({os.cpu_count()} cores)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", nargs="+", default=["heisse-luft", "heisse-karten"])
+    parser.add_argument("--players", type=int, default=3, help="Heiße Karten seats")
+    parser.add_argument("--runners", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--envs", type=int, default=8, help="games per RLlib env runner")
+    parser.add_argument("--iterations", type=int, default=3, help="timed RLlib iterations")
+    parser.add_argument("--sb3-envs", type=int, default=8)
+    parser.add_argument("--sb3-timesteps", type=int, default=16384)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    args = parser.parse_args(argv)
+
+    import ray
+
+    from training.rllib_train import redirect_ray_results
+
+    ray_dir = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))
+    redirect_ray_results(ray_dir / "ray_results")
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    ray.init(num_cpus=max(args.runners), include_dashboard=False, _temp_dir=str(ray_dir))
+    rows = []
+    try:
+        for game in args.games:
+            players = args.players if game == "heisse-karten" else 2
+            print(f"{game}: SB3 …", flush=True)
+            rows.append(
+                {"game": game, **sb3(game, players, args.sb3_envs, args.sb3_timesteps, args.seed)}
+            )
+            for runners in args.runners:
+                print(f"{game}: RLlib, {runners} env runners …", flush=True)
+                result = rllib(game, players, runners, args.envs, args.iterations, args.seed)
+                rows.append({"game": game, **result})
+    finally:
+        ray.shutdown()
+        shutil.rmtree(ray_dir, ignore_errors=True)
+    text = table(rows)
+    note = (
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, torch 1 thread, "
+        f"{time.strftime('%Y-%m-%d')}; Heiße Karten with {args.players} players"
+    )
+    print(f"\n{text}\n\n{note}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "rllib_throughput.md").write_text(f"{text}\n\n{note}\n")
+    (args.out / "rllib_throughput.json").write_text(
+        json.dumps({"note": note, "rows": rows}, indent=2) + "\n"
+    )
+    plot(rows, args.out / "rllib_throughput.png")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
