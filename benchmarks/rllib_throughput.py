@@ -7,14 +7,15 @@ how RLlib's throughput grows with env runners.
 * **RLlib** — ``training/rllib_train.py`` in shared self-play (every seat is a learning sample)
   with the same network and a comparable PPO setup, for each ``--runners`` count, ``--envs``
   games per runner, the learner in the driver; one warm-up iteration (Ray start, actors, the
-  first weights) is left out of the timing.
+  first weights) is left out of the timing. RLlib's own timers split an iteration into
+  sampling (the env runners, in parallel with nothing else) and the learner's update.
 
 Both count **samples**: the moves that feed PPO (SB3: the learner's own moves; RLlib: every
 move, one policy plays all seats). The **moves/s** column counts every move played, the
 opponents' too (SB3: samples × the moves per learner move of that game, counted in the run).
 
     python benchmarks/rllib_throughput.py [--games heisse-luft heisse-karten] [--players 3]
-        [--runners 1 2] [--iterations 3] [--sb3-timesteps 16384]
+        [--runners 1 2] [--iterations 3] [--sb3-timesteps 16384] [--repeats 3]
 
 Prints a table and writes ``rllib_throughput.{json,md,png}`` to ``--out``
 (default ``benchmarks/results``).
@@ -124,8 +125,11 @@ def rllib(
     try:
         first = algorithm.train()["env_runners"]["num_env_steps_sampled_lifetime"]
         start = time.perf_counter()
+        sampling = updating = 0.0
         for _ in range(iterations):
             result = algorithm.train()
+            sampling += result["timers"]["env_runner_sampling_timer"]
+            updating += result["timers"]["learner_update_timer"]
         seconds = time.perf_counter() - start
     finally:
         algorithm.stop()
@@ -134,18 +138,31 @@ def rllib(
         "backend": "rllib",
         "workers": f"{runners} env runner{'s' * (runners > 1)} × {envs} envs",
         "runners": runners,
+        "iterations": iterations,
         "samples": samples,
         "seconds": seconds,
         "samples_per_second": samples / seconds,
         "moves_per_sample": 1.0,
+        "sampling_seconds": sampling,
+        "update_seconds": updating,
         "illegal_actions": int(result["env_runners"].get("illegal_actions_lifetime", 0)),
+    }
+
+
+def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run with the median samples/s (all its columns), with every run's figure beside it."""
+    ordered = sorted(runs, key=lambda r: r["samples_per_second"])
+    return {
+        **ordered[(len(ordered) - 1) // 2],
+        "all_samples_per_second": [round(r["samples_per_second"], 1) for r in runs],
     }
 
 
 def table(rows: list[dict[str, Any]]) -> str:
     lines = [
-        "| game | backend | workers | samples | seconds | samples/s | moves/s | vs SB3 |",
-        "|---|---|---|---:|---:|---:|---:|---:|",
+        "| game | backend | workers | samples/s (median) | all runs | moves/s | vs SB3 "
+        "| sampling only, samples/s | update s/iteration |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         base = next(
@@ -154,10 +171,16 @@ def table(rows: list[dict[str, Any]]) -> str:
             if b["game"] == r["game"] and b["backend"] == "sb3"
         )
         lines.append(
-            f"| {r['game']} | {r['backend']} | {r['workers']} | {r['samples']:,} | "
-            f"{r['seconds']:.1f} | {r['samples_per_second']:,.0f} | "
+            f"| {r['game']} | {r['backend']} | {r['workers']} | {r['samples_per_second']:,.0f} | "
+            f"{', '.join(f'{x:,.0f}' for x in r['all_samples_per_second'])} | "
             f"{r['samples_per_second'] * r['moves_per_sample']:,.0f} | "
-            f"{r['samples_per_second'] / base:.2f}× |"
+            f"{r['samples_per_second'] / base:.2f}× | "
+            + (
+                f"{r['samples'] / r['sampling_seconds']:,.0f} | "
+                f"{r['update_seconds'] / r['iterations']:.2f} |"
+                if "sampling_seconds" in r
+                else "– | – |"
+            )
         )
     return "\n".join(lines)
 
@@ -188,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=3, help="timed RLlib iterations")
     parser.add_argument("--sb3-envs", type=int, default=8)
     parser.add_argument("--sb3-timesteps", type=int, default=16384)
+    parser.add_argument("--repeats", type=int, default=3, help="runs per setup; the median shows")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     args = parser.parse_args(argv)
@@ -200,25 +224,27 @@ def main(argv: list[str] | None = None) -> int:
     redirect_ray_results(ray_dir / "ray_results")
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     ray.init(num_cpus=max(args.runners), include_dashboard=False, _temp_dir=str(ray_dir))
-    rows = []
+    runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
     try:
-        for game in args.games:
-            players = args.players if game == "heisse-karten" else 2
-            print(f"{game}: SB3 …", flush=True)
-            rows.append(
-                {"game": game, **sb3(game, players, args.sb3_envs, args.sb3_timesteps, args.seed)}
-            )
-            for runners in args.runners:
-                print(f"{game}: RLlib, {runners} env runners …", flush=True)
-                result = rllib(game, players, runners, args.envs, args.iterations, args.seed)
-                rows.append({"game": game, **result})
+        for repeat in range(args.repeats):  # interleaved: load from other jobs hits all alike
+            for game in args.games:
+                players = args.players if game == "heisse-karten" else 2
+                print(f"[{repeat + 1}/{args.repeats}] {game}: SB3 …", flush=True)
+                row = sb3(game, players, args.sb3_envs, args.sb3_timesteps, args.seed)
+                runs.setdefault((game, row["workers"]), []).append({"game": game, **row})
+                for runners in args.runners:
+                    print(f"[{repeat + 1}/{args.repeats}] {game}: RLlib, {runners} runners …")
+                    row = rllib(game, players, runners, args.envs, args.iterations, args.seed)
+                    runs.setdefault((game, row["workers"]), []).append({"game": game, **row})
     finally:
         ray.shutdown()
         shutil.rmtree(ray_dir, ignore_errors=True)
+    rows = [median_run(group) for group in runs.values()]
     text = table(rows)
     note = (
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, torch 1 thread, "
-        f"{time.strftime('%Y-%m-%d')}; Heiße Karten with {args.players} players"
+        f"{time.strftime('%Y-%m-%d')}; Heiße Karten with {args.players} players; median of "
+        f"{args.repeats} interleaved runs"
     )
     print(f"\n{text}\n\n{note}")
     args.out.mkdir(parents=True, exist_ok=True)
