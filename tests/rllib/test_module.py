@@ -80,3 +80,31 @@ def test_a_dict_observation_without_our_keys_is_a_clear_error() -> None:
     )
     with pytest.raises(ValueError, match='"observation" and "action_mask"'):
         spec.build()
+
+
+def test_export_of_a_missing_checkpoint_is_a_clear_error(tmp_path) -> None:
+    from hot_envs.rllib.export import export_checkpoint
+
+    with pytest.raises(FileNotFoundError, match="no RLlib module 'main'"):
+        export_checkpoint(tmp_path, tmp_path / "out")
+    assert not (tmp_path / "out.npz").exists()
+
+
+def test_export_writes_what_the_numpy_agent_loads(tmp_path) -> None:
+    from hot_envs.agents.checkpoint import CheckpointAgent
+    from hot_envs.rllib.export import export_checkpoint
+
+    module, env = build("heisse-karten", activation="relu")
+    module.save_to_path(tmp_path / "module")
+    stem = export_checkpoint(tmp_path / "module", tmp_path / "exported", options={"x": 1})
+    agent = CheckpointAgent.load(stem, game="heisse-karten")
+    assert agent.metadata["network"] == {"hidden": [32, 16], "activation": "relu"}
+    assert agent.metadata["options"] == {"x": 1}
+    data = batch(env, 8)
+    observations = data[Columns.OBS]["observation"].numpy()
+    np.testing.assert_allclose(
+        agent.policy.logits(observations),
+        module.pi(torch.as_tensor(observations)).detach().numpy(),
+        rtol=1e-5,
+        atol=1e-5,
+    )
