@@ -27,7 +27,7 @@ QUICK += ["--env-runners", "1", "--envs-per-runner", "2", "--hidden", "64", "64"
 RUNS = {
     "heisse-luft": ["heisse-luft"],
     "heisse-karten": ["heisse-karten", "--players", "3", "--mode", "league", "--fixed", "heuristic"]
-    + ["--snapshot-every", "1"],
+    + ["--snapshot-every", "1", "--max-snapshots", "1"],
 }
 
 
@@ -55,11 +55,16 @@ def test_one_iteration_takes_no_illegal_action_and_writes_checkpoints(runs, game
     assert meta["training"]["backend"] == "rllib" and meta["training"]["env_steps"] >= 400
 
 
-def test_the_league_holds_snapshots_and_the_fixed_heuristic(runs) -> None:
+def test_the_league_keeps_the_newest_snapshot_and_the_fixed_heuristic(runs) -> None:
     (row,) = progress(runs["heisse-karten"])
-    assert (
-        row["league_size"] == 3
-    )  # snapshot_0 at the start, snapshot_1 after iteration 1, heuristic
+    # snapshot_0 at the start, snapshot_1 after iteration 1 (snapshot_0 retired), the heuristic
+    assert row["league_size"] == 2
+    modules = runs["heisse-karten"] / "rllib_checkpoint" / "learner_group" / "learner"
+    assert sorted(p.name for p in (modules / "rl_module").iterdir() if p.is_dir()) == [
+        "fixed_0",
+        "main",
+        "snapshot_1",
+    ]
     meta = read_metadata(runs["heisse-karten"] / "final")
     assert meta["options"] == {"num_players": [3]}
 
