@@ -7,6 +7,11 @@ of that seat. :func:`behaviour_cloning` then trains the SB3 policy itself on the
 cross-entropy for the actor (``−log π(a | o)`` of the masked distribution) plus ``value_weight``
 × the squared error of the critic against the return, so PPO starts with an actor that plays
 like the teacher and a critic that already knows what positions are worth.
+
+**DAgger** (Ross, Gordon & Bagnell 2011): a clone drifts into positions its teacher never
+reached, where it has no examples. :func:`collect` with a ``learner`` lets the learner play one
+seat (drawn per game) against teachers in the others and records the teacher's choice at every
+decision, the learner's too; :func:`dagger` adds such rounds to the data and clones again.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from hot_envs.agents import make_agent
+from hot_envs.agents import Agent, make_agent
 from hot_envs.games import get_game
 
 
@@ -36,18 +41,24 @@ def collect(
     player_counts: Sequence[int | None],
     decisions: int,
     seed: int = 0,
-    teacher: str = "heuristic",
+    teacher: str | Agent = "heuristic",
     gamma: float = 0.995,
+    learner: Agent | None = None,
 ) -> Demonstrations:
-    """At least ``decisions`` teacher decisions from whole games (player count drawn per game)."""
+    """At least ``decisions`` teacher decisions from whole games (player count drawn per game).
+
+    With a ``learner`` (DAgger), the learner plays one seat of each game, drawn at random, and
+    the teacher is still asked at its decisions: the recorded action is always the teacher's.
+    """
     engine = get_game(game).engine
     rng = np.random.default_rng(seed)
-    agent = make_agent(teacher, game, seed)
+    agent = make_agent(teacher, game, seed) if isinstance(teacher, str) else teacher
     obs, masks, actions, returns = [], [], [], []
     while len(actions) < decisions:
         count = player_counts[rng.integers(len(player_counts))]
         options = {"num_players": count} if count is not None and game != "heisse-luft" else {}
         state = engine.State.new(seed=rng, **options)
+        learner_seat = int(rng.integers(state.num_players)) if learner is not None else -1
         seats: list[int] = []
         while not state.is_terminal():
             seat = state.current_player
@@ -55,12 +66,13 @@ def collect(
                 "observation": engine.encode(state, seat),
                 "action_mask": engine.action_mask(state, seat),
             }
-            action = int(agent.act(observation, state.view(seat)))
+            view = state.view(seat)
+            label = int(agent.act(observation, view))
             obs.append(observation["observation"])
             masks.append(observation["action_mask"].astype(bool))
-            actions.append(action)
+            actions.append(label)
             seats.append(seat)
-            state.apply(action)
+            state.apply(int(learner.act(observation, view)) if seat == learner_seat else label)
         final = state.returns()
         later = [0] * state.num_players  # decisions of each seat after this one
         game_returns = []
@@ -74,6 +86,58 @@ def collect(
         np.asarray(actions, dtype=np.int64),
         np.asarray(returns, dtype=np.float32),
     )
+
+
+def dagger(
+    model: Any,
+    demos: Demonstrations,
+    game: str,
+    player_counts: Sequence[int | None],
+    rounds: int,
+    decisions: int,
+    seed: int = 0,
+    teacher: str = "heuristic",
+    gamma: float = 0.995,
+    **cloning: Any,
+) -> tuple[Demonstrations, list[dict[str, float]]]:
+    """``rounds`` DAgger rounds after a first cloning on ``demos``: each lets the current clone
+    play (:func:`collect` with ``learner``), adds ``decisions`` teacher-labelled decisions and
+    clones again on everything (``cloning``: :func:`behaviour_cloning`'s options). Returns the
+    grown data and one statistics entry per round, including ``agreement``: how often the
+    clone chose the teacher's action in the positions it reached itself, before that round's
+    cloning."""
+    from hot_envs.agents.checkpoint import CheckpointAgent, numpy_policy
+
+    history = []
+    for r in range(rounds):
+        learner = CheckpointAgent(numpy_policy(model), {"game": get_game(game).name})
+        teacher_agent = make_agent(teacher, game, seed + 1 + r)
+        new = collect(game, player_counts, decisions, seed + 1 + r, teacher_agent, gamma, learner)
+        agreement = _agreement(learner, new)
+        demos = Demonstrations(
+            *(
+                np.concatenate([old, add])
+                for old, add in zip(_fields(demos), _fields(new), strict=True)
+            )
+        )
+        stats = behaviour_cloning(model, demos, seed=seed + 1 + r, **cloning)[-1]
+        history.append(
+            {"round": r + 1, "decisions": len(demos.actions), "agreement": agreement, **stats}
+        )
+    return demos, history
+
+
+def _fields(demos: Demonstrations) -> tuple[np.ndarray, ...]:
+    return demos.observations, demos.masks, demos.actions, demos.returns
+
+
+def _agreement(learner: Agent, demos: Demonstrations) -> float:
+    """Share of ``demos``' decisions where ``learner`` picks the recorded (teacher's) action."""
+    chosen = [
+        learner.act({"observation": o, "action_mask": m}, {})
+        for o, m in zip(demos.observations, demos.masks, strict=True)
+    ]
+    return float(np.mean(np.asarray(chosen) == demos.actions))
 
 
 def behaviour_cloning(

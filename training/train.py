@@ -38,7 +38,7 @@ from hot_envs.agents.checkpoint import export_checkpoint, read_metadata, update_
 from hot_envs.games import get_game
 from hot_envs.single_agent import Opponent, SingleAgentEnv
 from training.evaluate import EvaluationCallback, evaluate, format_table, plot_learning_curve
-from training.imitation import behaviour_cloning, collect
+from training.imitation import behaviour_cloning, collect, dagger
 from training.league import FixedOpponent, League, LeagueCallback
 
 try:
@@ -84,6 +84,8 @@ class Args:
     bc_batch_size: int = 256
     bc_learning_rate: float = 1e-3
     bc_teacher: str = "heuristic"
+    dagger_rounds: int = 0  # DAgger rounds after cloning (training.imitation.dagger)
+    dagger_decisions: int = 50_000  # teacher-labelled decisions each round adds
     # self-play league (training.league)
     opponents: list[dict[str, Any]] = field(
         default_factory=lambda: [{"spec": "random"}, {"spec": "heuristic", "curriculum": True}]
@@ -273,6 +275,28 @@ def main(argv: list[str] | None = None) -> int:
                 f"behaviour cloning of {args.bc_teacher}: {len(demos.actions)} decisions, "
                 f"accuracy {bc_history[-1]['accuracy']:.1%}, {time.perf_counter() - started:.0f} s"
             )
+            if args.dagger_rounds > 0:
+                demos, rounds = dagger(
+                    model,
+                    demos,
+                    args.game,
+                    counts,
+                    args.dagger_rounds,
+                    args.dagger_decisions,
+                    args.seed,
+                    args.bc_teacher,
+                    args.gamma,
+                    epochs=args.bc_epochs,
+                    batch_size=args.bc_batch_size,
+                    learning_rate=args.bc_learning_rate,
+                )
+                bc_history += rounds
+                for entry in rounds:
+                    print(
+                        f"DAgger round {entry['round']}: the clone agreed with the teacher on "
+                        f"{entry['agreement']:.1%} of its own positions; {entry['decisions']} "
+                        f"decisions, accuracy {entry['accuracy']:.1%}"
+                    )
 
     # Learn: league updates and periodic evaluation run as callbacks.
     started = time.perf_counter()

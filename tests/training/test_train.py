@@ -29,6 +29,8 @@ net_arch = [32, 32]
 [imitation]
 bc_decisions = 300
 bc_epochs = 1
+dagger_rounds = 1
+dagger_decisions = 200
 [league]
 snapshot_every = 256
 max_snapshots = 2
@@ -88,6 +90,7 @@ def test_tiny_heisse_luft_run_writes_checkpoints_that_play_and_resume(
     meta = json.loads((out / "best.json").read_text())
     assert {row["opponent"] for row in meta["evaluation"]["final"]} == {"random", "heuristic"}
     assert meta["training"]["behaviour_cloning"] and meta["training"]["league"]["snapshots"]
+    assert meta["training"]["behaviour_cloning"][-1]["round"] == 1  # the DAgger round
     plays_every_seat("heisse-luft", out / "final", [2])
 
     resumed = tmp_path / "resumed"

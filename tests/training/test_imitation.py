@@ -1,0 +1,51 @@
+"""Behaviour cloning data and DAgger (training.imitation)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from sb3_contrib import MaskablePPO  # noqa: E402
+
+from hot_envs.agents.random_agent import RandomAgent  # noqa: E402
+from hot_envs.single_agent import SingleAgentEnv  # noqa: E402
+from training.imitation import behaviour_cloning, collect, dagger  # noqa: E402
+
+
+class Lowest:
+    """A deterministic teacher: the lowest legal action id."""
+
+    def act(self, observation, view):
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+@pytest.mark.parametrize("game, counts", [("heisse-luft", [None]), ("heisse-karten", [2, 3])])
+def test_with_a_learner_every_label_is_the_teachers_and_the_learner_steers_the_games(game, counts):
+    # The same seed deals the same games; only the learner's moves differ between the runs.
+    obedient = collect(game, counts, 300, seed=5, teacher=Lowest(), learner=Lowest())
+    steered = collect(game, counts, 300, seed=5, teacher=Lowest(), learner=RandomAgent(1))
+    for demos in (obedient, steered):
+        lowest = np.argmax(demos.masks, axis=1)  # the first legal action of each decision
+        assert np.array_equal(demos.actions, lowest)  # every label is the teacher's
+        assert len(demos.actions) >= 300 and demos.masks[np.arange(len(lowest)), lowest].all()
+    assert np.array_equal(obedient.observations[0], steered.observations[0])  # same first deal
+    size = min(len(obedient.actions), len(steered.actions))
+    assert not np.array_equal(obedient.observations[:size], steered.observations[:size])
+
+
+def test_dagger_grows_the_data_and_reports_the_clones_agreement():
+    model = MaskablePPO(
+        "MlpPolicy", SingleAgentEnv("heisse-karten", players=[2]), policy_kwargs={"net_arch": [32]}
+    )
+    demos = collect("heisse-karten", [2], 400, seed=0)
+    behaviour_cloning(model, demos, epochs=1)
+    grown, history = dagger(
+        model, demos, "heisse-karten", [2], rounds=2, decisions=200, seed=0, epochs=1
+    )
+    assert [entry["round"] for entry in history] == [1, 2]
+    assert history[0]["decisions"] >= 600 and history[1]["decisions"] >= 800
+    assert len(grown.actions) == history[-1]["decisions"]
+    assert all(0.0 <= entry["agreement"] <= 1.0 for entry in history)
+    assert np.array_equal(grown.actions[: len(demos.actions)], demos.actions)  # kept, then added
