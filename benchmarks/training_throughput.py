@@ -7,7 +7,9 @@ opponent mix (random, heuristic, and a sampling numpy snapshot of the learner it
 
 1. **Throughput** — ``learn`` for ``--timesteps`` steps on ``--n-envs`` ``SubprocVecEnv``
    workers (default: the training default, 4 per core up to 16; give several to compare them in
-   the same run). Counts every env step, PPO updates included.
+   the same run). Counts every env step, PPO updates included. Each setting runs ``--repeats``
+   times, the settings taking turns, and the median counts — on a shared machine a busy minute
+   then slows every setting alike instead of one.
 2. **Breakdown** — the same in one process (``DummyVecEnv``, one env), with wall-clock timers
    around the parts: the PPO update (``train``), the policy's forward passes while collecting
    rollouts, the learner's side of the env (engine, encoding, masks, resets), the opponents'
@@ -18,7 +20,7 @@ opponent mix (random, heuristic, and a sampling numpy snapshot of the learner it
    forward passes.
 
     python benchmarks/training_throughput.py [--games heisse-luft] [--timesteps 16384]
-                                             [--n-envs 2 8] [--out DIR]
+                                             [--n-envs 1 2 8] [--repeats 3] [--out DIR]
 
 Prints both tables and writes ``training_throughput.{md,json,png}`` into ``--out`` (default
 ``benchmarks/results``).
@@ -82,20 +84,41 @@ def build(game: str, n_envs: int, seed: int) -> MaskablePPO:
     return model
 
 
-def throughput(game: str, n_envs: int, timesteps: int, seed: int) -> dict[str, Any]:
+def learn_once(game: str, n_envs: int, timesteps: int, seed: int) -> tuple[float, int, int]:
+    """Seconds of one ``learn``, the steps it took and its ``n_steps`` per worker."""
     model = build(game, n_envs, seed)
     start = time.perf_counter()
     model.learn(timesteps)
     seconds = time.perf_counter() - start
     model.env.close()
-    return {
-        "game": game,
-        "n_envs": n_envs,
-        "n_steps": model.n_steps,
-        "steps": model.num_timesteps,
-        "seconds": seconds,
-        "steps_per_second": model.num_timesteps / seconds,
-    }
+    return seconds, model.num_timesteps, model.n_steps
+
+
+def throughput(
+    games: list[str], counts: list[int], timesteps: int, repeats: int, seed: int
+) -> list[dict[str, Any]]:
+    """Steps/s per game and worker count: the median of ``repeats`` interleaved runs."""
+    runs: dict[tuple[str, int], list[tuple[float, int, int]]] = defaultdict(list)
+    for _ in range(repeats):
+        for game in games:
+            for n in counts:
+                runs[game, n].append(learn_once(game, n, timesteps, seed))
+    rows = []
+    for (game, n), results in runs.items():
+        rates = sorted(steps / seconds for seconds, steps, _ in results)
+        rows.append(
+            {
+                "game": game,
+                "n_envs": n,
+                "n_steps": results[0][2],
+                "steps": results[0][1],
+                "repeats": len(results),
+                "seconds": [seconds for seconds, _, _ in results],
+                "steps_per_second": float(np.median(rates)),
+                "steps_per_second_range": [rates[0], rates[-1]],
+            }
+        )
+    return rows
 
 
 class Timers:
@@ -169,13 +192,19 @@ def markdown(rows: list[dict], profiles: list[dict], info: dict) -> str:
         "training config (`training.train.build_model`) against random, heuristic and a numpy "
         f"snapshot of the learner; {info['cores']} cores, torch 1 thread.",
         "",
-        "| game | env workers | n_steps per worker | steps | seconds | steps/s |",
+        f"Steps/s: median of {rows[0]['repeats']} runs of {rows[0]['steps']:,} steps per "
+        "setting, the settings taking turns; ratio to the one-process run.",
+        "",
+        "| game | env workers | n_steps per worker | steps/s (median) | range | ratio to 1 |",
         "|---|---:|---:|---:|---:|---:|",
     ]
+    base = {r["game"]: r["steps_per_second"] for r in rows if r["n_envs"] == 1}
     for r in rows:
+        low, high = r["steps_per_second_range"]
+        ratio = f"{r['steps_per_second'] / base[r['game']]:.2f}×" if r["game"] in base else ""
         lines.append(
-            f"| {r['game']} | {r['n_envs']} | {r['n_steps']} | {r['steps']:,} "
-            f"| {r['seconds']:.1f} | {r['steps_per_second']:,.0f} |"
+            f"| {r['game']} | {r['n_envs']} | {r['n_steps']} | {r['steps_per_second']:,.0f} "
+            f"| {low:,.0f}–{high:,.0f} | {ratio} |"
         )
     games = [p["game"] for p in profiles]
     lines += [
@@ -248,13 +277,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", nargs="+", default=["heisse-luft", "heisse-karten"])
     parser.add_argument("--timesteps", type=int, default=16384)
     parser.add_argument("--profile-timesteps", type=int, default=8192)
-    parser.add_argument("--n-envs", type=int, nargs="+", default=[default_n_envs()])
+    parser.add_argument("--n-envs", type=int, nargs="+", default=[1, default_n_envs()])
+    parser.add_argument("--repeats", type=int, default=3, help="runs per setting (median)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
 
-    rows = [throughput(g, n, args.timesteps, args.seed) for g in args.games for n in args.n_envs]
+    rows = throughput(args.games, args.n_envs, args.timesteps, args.repeats, args.seed)
     profiles = [breakdown(g, args.profile_timesteps, args.seed) for g in args.games]
     info = {
         "machine": platform.platform(),
