@@ -1,6 +1,7 @@
-"""Shared set-up of the RLlib tests: skipped without Ray, one local Ray per module that needs
-it, with Ray's files in a short temp dir (Unix socket paths must stay under ~107 bytes, so not
-under pytest's long tmp paths) and ``~/ray_results`` redirected; everything removed afterwards."""
+"""Shared set-up of the RLlib tests (each module skips itself without Ray): one local Ray per
+module that needs it, with Ray's files in a short temp dir (Unix socket paths must stay under
+~107 bytes, so not under pytest's long tmp paths) and ``~/ray_results`` redirected; everything
+removed afterwards."""
 
 from __future__ import annotations
 
@@ -12,20 +13,25 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip(
-    "ray.rllib", reason="the RLlib tests need the rllib extra (pip install -e '.[rllib]')"
-)
-
 
 @pytest.fixture(scope="session")
 def ray_dirs() -> Iterator[Path]:
     """A short folder for Ray's session files and results, removed at the end."""
     root = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))
-    os.environ["RAY_AUTH_MODE"] = "disabled"  # local test clusters: no token
+    # RAY_TMPDIR: every file Ray writes outside a session dir (e.g. ray_current_cluster) too.
+    settings = {"RAY_AUTH_MODE": "disabled", "RAY_TMPDIR": str(root)}  # local: no token
+    saved = {key: os.environ.get(key) for key in settings}
+    os.environ.update(settings)
+    (root / "ray").mkdir()  # Ray's default temp dir under RAY_TMPDIR
     from training.rllib_train import redirect_ray_results
 
     redirect_ray_results(root / "ray_results")
     yield root
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
     shutil.rmtree(root, ignore_errors=True)
 
 

@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '.[rllib]'")
+
 from hot_envs.cli import main as cli
 
 

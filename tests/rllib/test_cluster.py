@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '.[rllib]'")
+
 from training.rllib_train import init_ray, parse_args, train
 
 pytestmark = pytest.mark.rllib

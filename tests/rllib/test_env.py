@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '.[rllib]'")
+
 from hot_envs.rllib.env import TurnBasedEnv, fixed_agent_action
 
 CASES = [("heisse-luft", None), ("heisse-karten", 3)]

@@ -8,6 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 
+pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '.[rllib]'")
+
 from hot_envs.rllib.league import MAIN, LeagueMapping, shared_mapping
 
 
