@@ -241,7 +241,9 @@ def markdown(rows: list[dict], profiles: list[dict], info: dict) -> str:
     lines += [
         "",
         f"{info['machine']}, {info['processor'] or 'cpu'}, torch {info['torch']}, commit "
-        f"{info['commit']}, {info['date']}.",
+        f"{info['commit']}, {info['date']}; 1-minute load average "
+        f"{info['load_average'][0]:.1f} at the start, {info['load_average'][1]:.1f} at the end "
+        "(above the core count: other jobs shared the machine).",
     ]
     return "\n".join(lines) + "\n"
 
@@ -283,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
+    load_before = os.getloadavg()[0]
 
     rows = throughput(args.games, args.n_envs, args.timesteps, args.repeats, args.seed)
     profiles = [breakdown(g, args.profile_timesteps, args.seed) for g in args.games]
@@ -295,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:
             ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
         ).stdout.strip(),
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "load_average": [load_before, os.getloadavg()[0]],  # other jobs on the machine
     }
     text = markdown(rows, profiles, info)
     print(text)
