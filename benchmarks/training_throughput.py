@@ -248,27 +248,47 @@ def markdown(rows: list[dict], profiles: list[dict], info: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot(profiles: list[dict], path: Path) -> None:
+def plot(rows: list[dict], profiles: list[dict], path: Path) -> None:
+    """Left: steps/s per worker count (median, range); right: the one-process breakdown."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.8 * len(profiles)))
+    fig, (left, right) = plt.subplots(
+        1, 2, figsize=(12, 1.8 + 0.8 * len(profiles)), gridspec_kw={"width_ratios": [1, 2]}
+    )
+    games = list(dict.fromkeys(r["game"] for r in rows))
+    counts = sorted({r["n_envs"] for r in rows})
+    width = 0.8 / len(counts)
+    for k, n in enumerate(counts):
+        mine = [r for r in rows if r["n_envs"] == n]
+        x = [games.index(r["game"]) + (k - (len(counts) - 1) / 2) * width for r in mine]
+        rate = np.array([r["steps_per_second"] for r in mine])
+        low, high = np.array([r["steps_per_second_range"] for r in mine]).T
+        errors = np.clip([rate - low, high - rate], 0.0, None)
+        label = f"{n} env worker{'s' if n > 1 else ''}" + (" (DummyVecEnv)" if n == 1 else "")
+        left.bar(x, rate, width * 0.9, yerr=errors, capsize=3, label=label)
+    left.set_xticks(range(len(games)), games)
+    left.set_ylabel("env steps/s during learn (median, range)")
+    left.set_title("Throughput by env workers", fontsize=10)
+    left.legend(fontsize=7)
+
     colors = ["tab:purple", "tab:blue", "tab:green", "tab:orange", "tab:red", "tab:gray"]
     for i, p in enumerate(profiles):
-        left = 0.0
+        start = 0.0
+        total = 1e6 * p["seconds"] / p["steps"]
         for part, color in zip(PARTS, colors, strict=True):
             ms = 1e6 * p["parts"][part] / p["steps"]  # ms per 1,000 steps
-            ax.barh(i, ms, left=left, color=color, label=part if i == 0 else None)
-            if ms / (1e6 * p["seconds"] / p["steps"]) > 0.06:
-                ax.text(left + ms / 2, i, f"{ms:.0f}", ha="center", va="center", fontsize=8)
-            left += ms
-    ax.set_yticks(range(len(profiles)), [p["game"] for p in profiles])
-    ax.invert_yaxis()
-    ax.set_xlabel("ms per 1,000 env steps (one process)")
-    ax.set_title("Where MaskablePPO.learn spends its time")
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=3)
+            right.barh(i, ms, left=start, color=color, label=part if i == 0 else None)
+            if ms / total > 0.06:
+                right.text(start + ms / 2, i, f"{ms:.0f}", ha="center", va="center", fontsize=8)
+            start += ms
+    right.set_yticks(range(len(profiles)), [p["game"] for p in profiles])
+    right.invert_yaxis()
+    right.set_xlabel("ms per 1,000 env steps (one process, one env)")
+    right.set_title("Where the time goes", fontsize=10)
+    right.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=3)
     fig.tight_layout()
     fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
@@ -306,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {**info, "throughput": rows, "profiles": profiles}
     (args.out / "training_throughput.json").write_text(json.dumps(result, indent=2) + "\n")
     (args.out / "training_throughput.md").write_text(text)
-    plot(profiles, args.out / "training_throughput.png")
+    plot(rows, profiles, args.out / "training_throughput.png")
     print(f"wrote {args.out / 'training_throughput.md'}, .json and .png")
     return 0
 
