@@ -36,7 +36,7 @@ class Args:
     """Every knob of a run (``--name`` on the command line, ``_`` written as ``-``)."""
 
     game: str = "heisse-luft"
-    players: int = 2  # Heiße Karten: 2–6 (one count per run; the observation fits every count)
+    players: int | None = None  # Heiße Karten: 2–6, default 2 (one count per run)
     mode: str = "shared"  # shared: one policy in every seat; league: main vs snapshots (+ fixed)
     fixed: list[str] = field(default_factory=list)  # league: fixed opponents (agent specs)
     fixed_share: float = 0.2  # league: chance an opponent seat draws a fixed agent
@@ -79,7 +79,7 @@ def parse_args(argv: list[str] | None) -> Args:
             kind = int if f.name == "hidden" else str
             parser.add_argument(flag, nargs="*", type=kind, default=None)
         else:
-            kind = type(default) if default is not None else str
+            kind = int if f.name == "players" else type(default) if default is not None else str
             parser.add_argument(flag, type=kind, default=None, help=f"default {default}")
     cli = {k: v for k, v in vars(parser.parse_args(argv)).items() if v is not None}
     args = Args(**{**cli, "game": get_game(cli["game"]).name})
@@ -101,7 +101,7 @@ def parse_args(argv: list[str] | None) -> Args:
 def env_config(args: Args) -> dict[str, Any]:
     return {
         "game": args.game,
-        "players": args.players if args.game == "heisse-karten" else None,
+        "players": args.players,
         "game_options": args.game_options,
         "fixed_agents": args.fixed,
     }
@@ -201,9 +201,11 @@ def init_ray(args: Args, temp_dir: str | None = None) -> bool:
     if args.address:
         ray.init(address=args.address, runtime_env={"py_modules": [hot_envs]})
         return True
-    # A private single-machine Ray: no token needed between its own processes.
+    # A private single-machine Ray: no token needed between its own processes, and a CPU for
+    # every runner and learner even on a small machine (else Ray would wait for free CPUs).
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-    ray.init(include_dashboard=False, _temp_dir=temp_dir)
+    cpus = max(os.cpu_count() or 1, args.env_runners + args.learners)
+    ray.init(num_cpus=cpus, include_dashboard=False, _temp_dir=temp_dir)
     return True
 
 

@@ -129,6 +129,21 @@ def test_hot_envs_evaluate_plays_the_export(runs, capsys) -> None:
     assert code == 0 and "final" in capsys.readouterr().out
 
 
+def test_the_sb3_opponent_pool_plays_the_export(runs) -> None:
+    from hot_envs.single_agent import SingleAgentEnv
+
+    stem = str(runs["heisse-karten"] / "final")
+    env = SingleAgentEnv("heisse-karten", opponents=[stem], players=3, seed=0)
+    env.reset()
+    rng = np.random.default_rng(0)
+    done = False
+    while not done:
+        action = int(rng.choice(np.flatnonzero(env.action_masks())))
+        _, _, terminated, truncated, info = env.step(action)
+        done = terminated or truncated
+    assert info["opponents"].count(stem) == 2 and len(info["returns"]) == 3
+
+
 def test_negative_control_a_module_ignoring_the_mask_is_caught(local_ray, tmp_path) -> None:
     args = parse_args(["heisse-luft", *QUICK, "--out", str(tmp_path)])
     algorithm = build_config(args, mask=False).build_algo()
