@@ -103,10 +103,8 @@ def export_checkpoint(
     }
     arrays = {}
     for i, (w, b) in enumerate(layers):
-        arrays[f"layer_{i}.weight"], arrays[f"layer_{i}.bias"] = (
-            w.astype(np.float32),
-            b.astype(np.float32),
-        )
+        arrays[f"layer_{i}.weight"] = w.astype(np.float32)
+        arrays[f"layer_{i}.bias"] = b.astype(np.float32)
     np.savez(stem.with_suffix(".npz"), **arrays)
     stem.with_suffix(".json").write_text(json.dumps(meta, indent=2, default=str) + "\n")
     read_metadata(stem, game.name)
