@@ -114,12 +114,12 @@ def dagger(
         teacher_agent = make_agent(teacher, game, seed + 1 + r)
         new = collect(game, player_counts, decisions, seed + 1 + r, teacher_agent, gamma, learner)
         agreement = _agreement(learner, new)
-        demos = Demonstrations(
-            *(
-                np.concatenate([old, add])
-                for old, add in zip(_fields(demos), _fields(new), strict=True)
+        if len(demos.actions):
+            demos = Demonstrations(
+                *(np.concatenate([a, b]) for a, b in zip(_fields(demos), _fields(new), strict=True))
             )
-        )
+        else:  # no base data (a resumed model with bc_decisions = 0)
+            demos = new
         stats = behaviour_cloning(model, demos, seed=seed + 1 + r, **cloning)[-1]
         history.append(
             {"round": r + 1, "decisions": len(demos.actions), "agreement": agreement, **stats}

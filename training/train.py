@@ -78,7 +78,7 @@ class Args:
     activation: str = "tanh"
     shaping: float = 0.0  # reward shaping coefficient (hot_envs.single_agent); 0 = off
     game_options: dict[str, Any] = field(default_factory=dict)  # engine options, e.g. turn_limit
-    # behaviour cloning warm start (training.imitation); skipped when resuming
+    # behaviour cloning warm start (training.imitation; skipped when resuming), DAgger rounds
     bc_decisions: int = 0
     bc_epochs: int = 4
     bc_batch_size: int = 256
@@ -86,6 +86,7 @@ class Args:
     bc_teacher: str = "heuristic"
     dagger_rounds: int = 0  # DAgger rounds after cloning (training.imitation.dagger)
     dagger_decisions: int = 50_000  # teacher-labelled decisions each round adds
+    dagger_epochs: int = 2  # cloning epochs over all the data after each round
     # self-play league (training.league)
     opponents: list[dict[str, Any]] = field(
         default_factory=lambda: [{"spec": "random"}, {"spec": "heuristic", "curriculum": True}]
@@ -121,6 +122,50 @@ class TimeLimit(BaseCallback):
 
     def _on_step(self) -> bool:
         return time.perf_counter() < self.deadline
+
+
+def imitate(model: Any, args: Args, counts: list[int], clone: bool) -> list[dict[str, float]]:
+    """Behaviour cloning on ``bc_decisions`` teacher decisions (if ``clone``), then
+    ``dagger_rounds`` DAgger rounds (training.imitation); the statistics of each epoch/round."""
+    started = time.perf_counter()
+    demos = collect(args.game, counts, args.bc_decisions, args.seed, args.bc_teacher, args.gamma)
+    history = []
+    if clone:
+        history = behaviour_cloning(
+            model,
+            demos,
+            args.bc_epochs,
+            args.bc_batch_size,
+            args.bc_learning_rate,
+            seed=args.seed,
+        )
+        print(
+            f"behaviour cloning of {args.bc_teacher}: {len(demos.actions)} decisions, "
+            f"accuracy {history[-1]['accuracy']:.1%}, {time.perf_counter() - started:.0f} s"
+        )
+    if args.dagger_rounds > 0:
+        _, rounds = dagger(
+            model,
+            demos,
+            args.game,
+            counts,
+            args.dagger_rounds,
+            args.dagger_decisions,
+            args.seed,
+            args.bc_teacher,
+            args.gamma,
+            epochs=args.dagger_epochs,
+            batch_size=args.bc_batch_size,
+            learning_rate=args.bc_learning_rate,
+        )
+        for entry in rounds:
+            print(
+                f"DAgger round {entry['round']}: the clone agreed with the teacher on "
+                f"{entry['agreement']:.1%} of its own positions; {entry['decisions']} decisions, "
+                f"accuracy {entry['accuracy']:.1%}, {time.perf_counter() - started:.0f} s"
+            )
+        history += rounds
+    return history
 
 
 def default_n_envs() -> int:
@@ -258,45 +303,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"resumed from {zip_path} at step {model.num_timesteps}")
     else:
         model = build_model(args, envs, tensorboard_log=str(out / "tb"))
-        if args.bc_decisions > 0:
-            started = time.perf_counter()
-            demos = collect(
-                args.game, counts, args.bc_decisions, args.seed, args.bc_teacher, args.gamma
-            )
-            bc_history = behaviour_cloning(
-                model,
-                demos,
-                args.bc_epochs,
-                args.bc_batch_size,
-                args.bc_learning_rate,
-                seed=args.seed,
-            )
-            print(
-                f"behaviour cloning of {args.bc_teacher}: {len(demos.actions)} decisions, "
-                f"accuracy {bc_history[-1]['accuracy']:.1%}, {time.perf_counter() - started:.0f} s"
-            )
-            if args.dagger_rounds > 0:
-                demos, rounds = dagger(
-                    model,
-                    demos,
-                    args.game,
-                    counts,
-                    args.dagger_rounds,
-                    args.dagger_decisions,
-                    args.seed,
-                    args.bc_teacher,
-                    args.gamma,
-                    epochs=args.bc_epochs,
-                    batch_size=args.bc_batch_size,
-                    learning_rate=args.bc_learning_rate,
-                )
-                bc_history += rounds
-                for entry in rounds:
-                    print(
-                        f"DAgger round {entry['round']}: the clone agreed with the teacher on "
-                        f"{entry['agreement']:.1%} of its own positions; {entry['decisions']} "
-                        f"decisions, accuracy {entry['accuracy']:.1%}"
-                    )
+    # Imitation: cloning the teacher warm-starts a new model; DAgger rounds follow, on a resumed
+    # model too (they correct a trained policy in the positions it reaches itself).
+    if (args.bc_decisions > 0 and not args.resume) or args.dagger_rounds > 0:
+        bc_history = imitate(model, args, counts, clone=not args.resume)
 
     # Learn: league updates and periodic evaluation run as callbacks.
     started = time.perf_counter()

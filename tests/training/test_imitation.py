@@ -49,3 +49,13 @@ def test_dagger_grows_the_data_and_reports_the_clones_agreement():
     assert len(grown.actions) == history[-1]["decisions"]
     assert all(0.0 <= entry["agreement"] <= 1.0 for entry in history)
     assert np.array_equal(grown.actions[: len(demos.actions)], demos.actions)  # kept, then added
+
+
+def test_dagger_starts_without_base_data():
+    model = MaskablePPO(
+        "MlpPolicy", SingleAgentEnv("heisse-karten", players=[3]), policy_kwargs={"net_arch": [16]}
+    )
+    empty = collect("heisse-karten", [3], 0)
+    grown, history = dagger(model, empty, "heisse-karten", [3], rounds=1, decisions=100, epochs=1)
+    assert len(empty.actions) == 0 and len(grown.actions) == history[0]["decisions"] >= 100
+    assert grown.observations.shape == (len(grown.actions), 670)

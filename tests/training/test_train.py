@@ -96,8 +96,11 @@ def test_tiny_heisse_luft_run_writes_checkpoints_that_play_and_resume(
     resumed = tmp_path / "resumed"
     argv = ["heisse-luft", "--config", str(tiny_config), "--out", str(resumed)]
     assert main([*argv, "--timesteps", "256", "--resume", str(out / "final.zip")]) == 0
-    steps = json.loads((resumed / "final.json").read_text())["training"]["steps"]
-    assert steps == json.loads((out / "final.json").read_text())["training"]["steps"] + 256
+    training = json.loads((resumed / "final.json").read_text())["training"]
+    steps = json.loads((out / "final.json").read_text())["training"]["steps"]
+    assert training["steps"] == steps + 256
+    # resuming skips the cloning but runs the DAgger round
+    assert [entry.get("round") for entry in training["behaviour_cloning"]] == [1]
 
 
 def test_tiny_heisse_karten_run_with_every_player_count(tiny_config, tmp_path):
