@@ -51,7 +51,7 @@ from hot_envs.agents.checkpoint import CheckpointAgent, numpy_policy
 from hot_envs.single_agent import SingleAgentEnv
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # training/ from a source checkout
-from training.train import build_model, default_n_envs, parse_args  # noqa: E402
+from training.train import Args, build_model, default_n_envs, parse_args  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
 OPPONENTS = ["random", ("heuristic", 2.0)]  # + the learner's snapshot, weight 3 (build)
@@ -65,9 +65,10 @@ PARTS = (
 )
 
 
-def build(game: str, n_envs: int, seed: int) -> MaskablePPO:
-    """The training model of ``game`` on ``n_envs`` envs against random, heuristic and itself."""
-    args = parse_args([game, "--seed", str(seed)])
+def build(args: Args, n_envs: int) -> MaskablePPO:
+    """The training model of ``args.game`` on ``n_envs`` envs against random, heuristic and
+    itself."""
+    game, seed = args.game, args.seed
     make_env = partial(
         SingleAgentEnv,
         game,
@@ -84,9 +85,9 @@ def build(game: str, n_envs: int, seed: int) -> MaskablePPO:
     return model
 
 
-def learn_once(game: str, n_envs: int, timesteps: int, seed: int) -> tuple[float, int, int]:
+def learn_once(args: Args, n_envs: int, timesteps: int) -> tuple[float, int, int]:
     """Seconds of one ``learn``, the steps it took and its ``n_steps`` per worker."""
-    model = build(game, n_envs, seed)
+    model = build(args, n_envs)
     start = time.perf_counter()
     model.learn(timesteps)
     seconds = time.perf_counter() - start
@@ -95,14 +96,14 @@ def learn_once(game: str, n_envs: int, timesteps: int, seed: int) -> tuple[float
 
 
 def throughput(
-    games: list[str], counts: list[int], timesteps: int, repeats: int, seed: int
+    configs: list[Args], counts: list[int], timesteps: int, repeats: int
 ) -> list[dict[str, Any]]:
     """Steps/s per game and worker count: the median of ``repeats`` interleaved runs."""
     runs: dict[tuple[str, int], list[tuple[float, int, int]]] = defaultdict(list)
     for _ in range(repeats):
-        for game in games:
+        for args in configs:
             for n in counts:
-                runs[game, n].append(learn_once(game, n, timesteps, seed))
+                runs[args.game, n].append(learn_once(args, n, timesteps))
     rows = []
     for (game, n), results in runs.items():
         rates = sorted(steps / seconds for seconds, steps, _ in results)
@@ -144,9 +145,9 @@ class Timers:
         setattr(obj, method, timed)
 
 
-def breakdown(game: str, timesteps: int, seed: int) -> dict[str, Any]:
+def breakdown(args: Args, timesteps: int) -> dict[str, Any]:
     """``learn`` in one process with timers around the parts (module docstring)."""
-    model = build(game, 1, seed)
+    model = build(args, 1)
     env: SingleAgentEnv = model.env.envs[0].unwrapped
     timers = Timers()
     timers.wrap(model, "train", "train")
@@ -174,7 +175,7 @@ def breakdown(game: str, timesteps: int, seed: int) -> dict[str, Any]:
     seconds = dict(zip(PARTS, measured, strict=False))  # the rest: what no timer saw
     seconds[PARTS[-1]] = total - sum(seconds.values())
     return {
-        "game": game,
+        "game": args.game,
         "steps": model.num_timesteps,
         "seconds": total,
         "steps_per_second": model.num_timesteps / total,
@@ -307,8 +308,10 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     load_before = os.getloadavg()[0]
 
-    rows = throughput(args.games, args.n_envs, args.timesteps, args.repeats, args.seed)
-    profiles = [breakdown(g, args.profile_timesteps, args.seed) for g in args.games]
+    # the configs are read once, here: a config edited during the run changes nothing
+    configs = [parse_args([game, "--seed", str(args.seed)]) for game in args.games]
+    rows = throughput(configs, args.n_envs, args.timesteps, args.repeats)
+    profiles = [breakdown(config, args.profile_timesteps) for config in configs]
     info = {
         "machine": platform.platform(),
         "processor": platform.processor(),
