@@ -276,18 +276,17 @@ def plot(rows: list[dict], profiles: list[dict], path: Path) -> None:
     left.legend(fontsize=7)
 
     colors = ["tab:purple", "tab:blue", "tab:green", "tab:orange", "tab:red", "tab:gray"]
-    for i, p in enumerate(profiles):
+    for i, p in enumerate(profiles):  # shares: a busier machine slows every part alike
         start = 0.0
-        total = 1e6 * p["seconds"] / p["steps"]
         for part, color in zip(PARTS, colors, strict=True):
-            ms = 1e6 * p["parts"][part] / p["steps"]  # ms per 1,000 steps
-            right.barh(i, ms, left=start, color=color, label=part if i == 0 else None)
-            if ms / total > 0.06:
-                right.text(start + ms / 2, i, f"{ms:.0f}", ha="center", va="center", fontsize=8)
-            start += ms
+            share = 100 * p["parts"][part] / p["seconds"]
+            right.barh(i, share, left=start, color=color, label=part if i == 0 else None)
+            if share > 5:
+                right.text(start + share / 2, i, f"{share:.0f} %", ha="center", va="center")
+            start += share
     right.set_yticks(range(len(profiles)), [p["game"] for p in profiles])
     right.invert_yaxis()
-    right.set_xlabel("ms per 1,000 env steps (one process, one env)")
+    right.set_xlabel("share of learn's wall-clock time, % (one process, one env)")
     right.set_title("Where the time goes", fontsize=10)
     right.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=3)
     fig.tight_layout()
