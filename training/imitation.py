@@ -16,7 +16,8 @@ decision, the learner's too; :func:`dagger` adds such rounds to the data and clo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,6 +99,7 @@ def dagger(
     seed: int = 0,
     teacher: str = "heuristic",
     gamma: float = 0.995,
+    log: Callable[[dict[str, float]], None] | None = None,
     **cloning: Any,
 ) -> tuple[Demonstrations, list[dict[str, float]]]:
     """``rounds`` DAgger rounds after a first cloning on ``demos``: each lets the current clone
@@ -105,10 +107,11 @@ def dagger(
     clones again on everything (``cloning``: :func:`behaviour_cloning`'s options). Returns the
     grown data and one statistics entry per round, including ``agreement``: how often the
     clone chose the teacher's action in the positions it reached itself, before that round's
-    cloning."""
+    cloning, and ``seconds`` since the first round began; ``log`` gets each entry as it is made."""
     from hot_envs.agents.checkpoint import CheckpointAgent, numpy_policy
 
     history = []
+    started = time.perf_counter()
     for r in range(rounds):
         learner = CheckpointAgent(numpy_policy(model), {"game": get_game(game).name})
         teacher_agent = make_agent(teacher, game, seed + 1 + r)
@@ -122,8 +125,16 @@ def dagger(
             demos = new
         stats = behaviour_cloning(model, demos, seed=seed + 1 + r, **cloning)[-1]
         history.append(
-            {"round": r + 1, "decisions": len(demos.actions), "agreement": agreement, **stats}
+            {
+                "round": r + 1,
+                "decisions": len(demos.actions),
+                "agreement": agreement,
+                "seconds": round(time.perf_counter() - started, 1),
+                **stats,
+            }
         )
+        if log is not None:
+            log(history[-1])
     return demos, history
 
 

@@ -144,6 +144,14 @@ def imitate(model: Any, args: Args, counts: list[int], clone: bool) -> list[dict
             f"accuracy {history[-1]['accuracy']:.1%}, {time.perf_counter() - started:.0f} s"
         )
     if args.dagger_rounds > 0:
+
+        def report(entry: dict[str, float]) -> None:
+            print(
+                f"DAgger round {entry['round']}: the clone agreed with the teacher on "
+                f"{entry['agreement']:.1%} of its own positions; {entry['decisions']} decisions, "
+                f"accuracy {entry['accuracy']:.1%}, {entry['seconds']:.0f} s"
+            )
+
         _, rounds = dagger(
             model,
             demos,
@@ -154,16 +162,11 @@ def imitate(model: Any, args: Args, counts: list[int], clone: bool) -> list[dict
             args.seed,
             args.bc_teacher,
             args.gamma,
+            log=report,
             epochs=args.dagger_epochs,
             batch_size=args.bc_batch_size,
             learning_rate=args.bc_learning_rate,
         )
-        for entry in rounds:
-            print(
-                f"DAgger round {entry['round']}: the clone agreed with the teacher on "
-                f"{entry['agreement']:.1%} of its own positions; {entry['decisions']} decisions, "
-                f"accuracy {entry['accuracy']:.1%}, {time.perf_counter() - started:.0f} s"
-            )
         history += rounds
     return history
 
