@@ -273,7 +273,7 @@ def plot(rows: list[dict], profiles: list[dict], path: Path) -> None:
     left.set_xticks(range(len(games)), games)
     left.set_ylabel("env steps/s during learn (median, range)")
     left.set_title("Throughput by env workers", fontsize=10)
-    left.legend(fontsize=7)
+    left.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2)
 
     colors = ["tab:purple", "tab:blue", "tab:green", "tab:orange", "tab:red", "tab:gray"]
     for i, p in enumerate(profiles):  # shares: a busier machine slows every part alike
