@@ -18,8 +18,10 @@ and the target (against the heuristic: ≥ 70 % in Heiße Luft, ≥ 60 % in 2-pl
 
 About 2,000 games per pair give intervals of ±2 %; pairs with the search agent cost about
 0.3 s per search decision, so they take hours on a few cores — ``--search-games`` plays fewer of
-them. Every finished lineup is kept in ``OUT/partial/`` until its table is done, so an
-interrupted run picks up where it stopped. Usage::
+them. Every finished deal (its games with the seats rotated) is kept in ``OUT/partial/`` until
+its table is done, so an interrupted run picks up where it stopped — stop a long search run at
+any time and start the same command later, or with a larger ``--search-games``, to go on. (The
+kept games are reused as they are: clear ``OUT/partial/`` after changing an agent.) Usage::
 
     python benchmarks/strength.py                       # 2,000 games per pair, all cores
     python benchmarks/strength.py --games 400 --search-games 100 --tables hl hk2
@@ -34,6 +36,7 @@ import contextlib
 import csv
 import hashlib
 import json
+import math
 import re
 import time
 from dataclasses import asdict, dataclass, replace
@@ -70,8 +73,8 @@ TABLES = {
 def run_table(table: Table, args: argparse.Namespace) -> dict:
     """One round robin, a lineup at a time; ``args.search_games`` for lineups with search.
 
-    Each finished lineup's games are kept in ``OUT/partial/`` until the table is done, so an
-    interrupted run picks up where it stopped.
+    Each finished deal's games are kept in ``OUT/partial/`` until the table is done, so an
+    interrupted run picks up where it stopped (:func:`run_lineup`).
     """
     specs = ["random", "heuristic", args.search]
     lineups = round_robin_lineups(len(specs), table.players)
@@ -99,25 +102,47 @@ def run_table(table: Table, args: argparse.Namespace) -> dict:
 def run_lineup(
     table: Table, specs: list[str], lineup: tuple[int, ...], games: int, args: argparse.Namespace
 ) -> list[GameRecord]:
-    """The games of one lineup, from ``OUT/partial/`` if an earlier run finished them."""
+    """The games of one lineup. Every finished deal (its games with the seats rotated) is
+    appended to ``OUT/partial/`` at once, so an interrupted run plays only the deals it had not
+    finished — also with a larger ``--games``: a deal's games never depend on how many follow."""
     name = "_".join(specs[i] for i in lineup)
-    path = args.out / "partial" / slug(f"{table.key}_{name}_{games}_{args.seed}.json")
-    if path.is_file():
-        return [
-            GameRecord(**{k: _tuple(v) for k, v in r.items()}) for r in json.loads(path.read_text())
-        ]
-    result = play_matchups(
-        table.game,
-        [specs[i] for i in lineup],
-        [list(range(len(lineup)))],
-        games,
-        seed=args.seed,
-        players=table.players,
-        workers=args.workers,
-    )
+    path = args.out / "partial" / slug(f"{table.key}_{name}_{args.seed}.jsonl")
+    groups = math.ceil(games / table.players)
+    kept = {g: group for g, group in read_partial(path, table.players).items() if g < groups}
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps([asdict(r) for r in result.records]))
-    return result.records
+    with path.open("a") as file:
+
+        def keep(group: list[GameRecord]) -> None:
+            file.writelines(json.dumps(asdict(r)) + "\n" for r in group)
+            file.flush()
+
+        result = play_matchups(
+            table.game,
+            [specs[i] for i in lineup],
+            [list(range(len(lineup)))],
+            games,
+            seed=args.seed,
+            players=table.players,
+            workers=args.workers,
+            skip={(0, g) for g in kept},
+            on_group=keep,
+        )
+    records = result.records + [r for group in kept.values() for r in group]
+    return sorted(records, key=lambda r: r.index)
+
+
+def read_partial(path: Path, players: int) -> dict[int, list[GameRecord]]:
+    """The whole deals (all ``players`` rotations) kept in ``path``, by deal; a line cut off by
+    an interruption and a deal with games missing are dropped (the deal is played again)."""
+    groups: dict[int, list[GameRecord]] = {}
+    if path.is_file():
+        for line in path.read_text().splitlines():
+            try:
+                record = GameRecord(**{k: _tuple(v) for k, v in json.loads(line).items()})
+            except (json.JSONDecodeError, TypeError):
+                continue
+            groups.setdefault(record.index // players, []).append(record)
+    return {g: group for g, group in groups.items() if len(group) == players}
 
 
 def slug(text: str) -> str:
@@ -127,7 +152,7 @@ def slug(text: str) -> str:
 
 def drop_partial(out: Path, key: str) -> None:
     """Forget the finished table ``key``'s lineups (other tables' runs may still need theirs)."""
-    for path in (out / "partial").glob(f"{slug(key)}_*.json"):
+    for path in (out / "partial").glob(f"{slug(key)}_*.jsonl"):
         path.unlink()
     with contextlib.suppress(OSError):  # not there, or other tables' lineups are still in it
         (out / "partial").rmdir()

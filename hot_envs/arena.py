@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -185,17 +185,26 @@ def play_group(
     return records
 
 
-def _run_groups(tasks: list[tuple], workers: int | None, progress: bool) -> list[GameRecord]:
-    """Run ``play_group(*task)`` for every task, in parallel, with a progress bar."""
+def _run_groups(
+    tasks: list[tuple],
+    workers: int | None,
+    progress: bool,
+    on_group: Callable[[list[GameRecord]], None] | None = None,
+) -> list[GameRecord]:
+    """Run ``play_group(*task)`` for every task, in parallel, with a progress bar; each finished
+    group goes to ``on_group`` at once."""
     total = sum(len(task[1]) for task in tasks)
     bar = _progress_bar(total) if progress else None
     records: list[GameRecord] = []
     workers = min(workers or os.cpu_count() or 1, len(tasks)) if tasks else 1
     if workers <= 1:
         for task in tasks:
-            records.extend(play_group(*task))
+            group = play_group(*task)
+            records.extend(group)
+            if on_group is not None:
+                on_group(group)
             if bar is not None:
-                bar.update(len(task[1]))
+                bar.update(len(group))
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             futures = [pool.submit(play_group, *task) for task in tasks]
@@ -203,6 +212,8 @@ def _run_groups(tasks: list[tuple], workers: int | None, progress: bool) -> list
                 for future in as_completed(futures):
                     group = future.result()
                     records.extend(group)
+                    if on_group is not None:
+                        on_group(group)
                     if bar is not None:
                         bar.update(len(group))
             except BaseException:
@@ -282,11 +293,16 @@ def play_matchups(
     options: dict | None = None,
     workers: int | None = None,
     progress: bool = True,
+    skip: Collection[tuple[int, int]] = (),
+    on_group: Callable[[list[GameRecord]], None] | None = None,
 ) -> MatchResult:
     """Play ``games`` games (rounded up to whole seat rotations) of each lineup of agents.
 
     ``specs`` are agent specs (:func:`hot_envs.agents.make_agent`); a lineup lists, per seat
     slot, the index of the spec that sits there. ``games`` may give one count per lineup.
+    A group of games is one deal played once per seat rotation; ``(matchup, group)`` pairs in
+    ``skip`` are not played (their games are the same whenever they are played: a resumed run
+    passes the ones it kept), and ``on_group`` receives each group's records as it finishes.
     """
     game = get_game(game).name
     options = game_options(game, players, options)
@@ -301,8 +317,9 @@ def play_matchups(
         if len(lineup) != n:
             raise ValueError(f"a lineup needs {n} agents for this game, got {len(lineup)}")
         specs_here = [specs[i] for i in lineup]
-        tasks += [(game, specs_here, m, g, seed, options) for g in range(math.ceil(count / n))]
-    records = _run_groups(tasks, workers, progress)
+        groups = (g for g in range(math.ceil(count / n)) if (m, g) not in skip)
+        tasks += [(game, specs_here, m, g, seed, options) for g in groups]
+    records = _run_groups(tasks, workers, progress, on_group)
     return MatchResult(game, unique_names(specs), [tuple(x) for x in lineups], records, seed)
 
 

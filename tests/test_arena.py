@@ -14,6 +14,7 @@ from hot_envs.agents.random_agent import RandomAgent
 from hot_envs.arena import (
     AgentStats,
     play_match,
+    play_matchups,
     ratings,
     round_robin,
     round_robin_lineups,
@@ -250,3 +251,16 @@ def test_bad_specs(spec, message):
 def test_missing_checkpoint_is_a_clear_error(tmp_path):
     with pytest.raises(ValueError):
         make_agent(str(tmp_path / "nothing.npz"), "heisse-luft", 0)
+
+
+def test_skipped_groups_are_not_played_and_finished_groups_are_reported_at_once():
+    seen = []
+    kwargs = {"players": 2, "workers": 1, "progress": False}
+    lineup = ["random", "heuristic"]
+    full = play_matchups("heisse-karten", lineup, [[0, 1]], 6, **kwargs)
+    part = play_matchups(
+        "heisse-karten", lineup, [[0, 1]], 6, skip={(0, 1)}, on_group=seen.append, **kwargs
+    )
+    assert [r.index for r in part.records] == [0, 1, 4, 5]
+    assert [[r.index for r in group] for group in seen] == [[0, 1], [4, 5]]
+    assert part.records == [r for r in full.records if r.index // 2 != 1]  # the same deals

@@ -1,9 +1,11 @@
 """``benchmarks/strength.py --checkpoint``: a checkpoint alone against N − 1 copies of each
 opponent, with the targets next to the win shares, written as md/json/csv/png; an interrupted
-run resumes from ``results/partial`` and a finished one leaves other tables' lineups alone."""
+run resumes from the deals kept in ``results/partial`` and a finished one leaves other tables'
+lineups alone."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import shutil
@@ -11,6 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from hot_envs import arena
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,7 +41,7 @@ def checkpoint(tmp_path) -> Path:
 def test_checkpoint_rows_targets_and_files(strength, checkpoint, tmp_path):
     out = tmp_path / "results"
     (out / "partial").mkdir(parents=True)
-    (out / "partial" / "hk2_random_heuristic_2000_0.json").write_text("[]")  # another run's
+    (out / "partial" / "hk2_random_heuristic_0.jsonl").write_text("[]")  # another run's
     argv = ["--checkpoint", str(checkpoint), "--opponents", "random", "heuristic"]
     strength.main(
         [*argv, "--games", "6", "--players", "2", "3", "--workers", "1", "--out", str(out)]
@@ -54,29 +58,44 @@ def test_checkpoint_rows_targets_and_files(strength, checkpoint, tmp_path):
     assert "| mine | heisse-karten | 3 | 2 × heuristic | 6 |" in markdown
     assert not (out / "strength.md").exists()  # no round robin without --tables
     # the finished checkpoint's lineups are gone, another table's are kept
-    assert [p.name for p in (out / "partial").iterdir()] == ["hk2_random_heuristic_2000_0.json"]
+    assert [p.name for p in (out / "partial").iterdir()] == ["hk2_random_heuristic_0.jsonl"]
 
 
-def test_an_interrupted_run_resumes_from_its_finished_lineups(strength, checkpoint, tmp_path):
+def test_an_interrupted_run_plays_only_the_deals_it_had_not_finished(
+    strength, checkpoint, tmp_path, monkeypatch
+):
     out = tmp_path / "results"
-    argv = ["--checkpoint", str(checkpoint), "--opponents", "random", "--games", "4"]
+    argv = ["--checkpoint", str(checkpoint), "--opponents", "random", "--games", "6"]
     argv += ["--players", "2", "--workers", "1", "--out", str(out)]
-    strength.main(argv)
-    first = json.loads((out / "strength_ckpt_mine.json").read_text())["rows"][0]
-    # a lineup kept from an "interrupted" run (the random agent won all) is read, not replayed
-    (out / "partial").mkdir()
-    digest = json.loads((out / "strength_ckpt_mine.json").read_text())["npz_sha1"]
+    # an "interrupted" run kept deal 0 (the random agent won both games), a cut-off line and
+    # half of deal 2
+    (out / "partial").mkdir(parents=True)
+    digest = hashlib.sha1(checkpoint.with_suffix(".npz").read_bytes()).hexdigest()[:10]
     games = [
         {"matchup": 0, "index": i, "seats": [i % 2, 1 - i % 2],
          "returns": [-1.0, 1.0] if i % 2 == 0 else [1.0, -1.0],
          "length": 10, "seconds": [0.0, 0.0], "decisions": [5, 5]}
-        for i in range(4)
+        for i in (0, 1, 4)
     ]  # fmt: skip
-    name = strength.slug(f"ckpt-mine-{digest}-2p_{checkpoint}_random_4_0.json")
-    (out / "partial" / name).write_text(json.dumps(games))
+    lines = [json.dumps(game) for game in games]
+    name = strength.slug(f"ckpt-mine-{digest}-2p_{checkpoint}_random_0.jsonl")
+    (out / "partial" / name).write_text("\n".join([*lines[:2], lines[2][:20], lines[2]]) + "\n")
+    played = []
+    play_group = arena.play_group
+    monkeypatch.setattr(arena, "play_group", lambda *a: played.append(a[3]) or play_group(*a))
     strength.main(argv)
-    resumed = json.loads((out / "strength_ckpt_mine.json").read_text())["rows"][0]
-    assert first["win_share"] > 0 and resumed["win_share"] == 0
+    assert played == [1, 2]  # deal 0 was kept; deal 2 was incomplete
+    row = json.loads((out / "strength_ckpt_mine.json").read_text())["rows"][0]
+    # the kept deal counts as kept (two losses), the others as played
+    replayed = [
+        r
+        for deal in (1, 2)
+        for r in play_group(
+            "heisse-karten", [str(checkpoint), "random"], 0, deal, 0, {"num_players": 2}
+        )
+    ]
+    wins = sum(r.returns[r.seats.index(0)] > r.returns[r.seats.index(1)] for r in replayed)
+    assert row["games"] == 6 and row["win_share"] == pytest.approx(wins / 6)
     assert not (out / "partial").exists()
 
 
