@@ -175,8 +175,8 @@ def default_n_envs() -> int:
     """4 env workers per core, at least one per core, at most 16 unless there are more cores.
 
     The policy's forward pass in the main process costs about the same for 1 or 16
-    observations, so on 2 cores 8 workers learn about twice as fast as 2
-    (benchmarks/training_throughput.py)."""
+    observations, so more workers share it; on 2 busy cores 8 workers learned 1.1–1.8× as fast
+    as 2 (benchmarks/training_throughput.py: the gain depends on the machine's load)."""
     cores = os.cpu_count() or 1
     return min(4 * cores, max(cores, 16))
 
