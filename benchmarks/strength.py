@@ -20,11 +20,14 @@ About 2,000 games per pair give intervals of ±2 %; pairs with the search agent 
 0.3 s per search decision, so they take hours on a few cores — ``--search-games`` plays fewer of
 them. Every finished deal (its games with the seats rotated) is kept in ``OUT/partial/`` until
 its table is done, so an interrupted run picks up where it stopped — stop a long search run at
-any time and start the same command later, or with a larger ``--search-games``, to go on. (The
-kept games are reused as they are: clear ``OUT/partial/`` after changing an agent.) Usage::
+any time and start the same command later, or with a larger ``--search-games``, to go on.
+(The kept games are reused as they are: clear ``OUT/partial/`` after changing an agent.)
+``--precision 0.02`` plays each pair only until its 95 % interval is ±2 % (the games options are
+then the most): about 200 games for a 98 % pair, 2,000 for an even one. Usage::
 
     python benchmarks/strength.py                       # 2,000 games per pair, all cores
     python benchmarks/strength.py --games 400 --search-games 100 --tables hl hk2
+    python benchmarks/strength.py --tables hl --search-games 2500 --precision 0.02  # resumable
     python benchmarks/strength.py --checkpoint runs/hl/best --search-games 200
     python benchmarks/strength.py --checkpoint checkpoints/*_v0.json --opponents random heuristic
 """
@@ -90,6 +93,7 @@ def run_table(table: Table, args: argparse.Namespace) -> dict:
     report["command"] = (
         f"--tables {table.key} --games {args.games} --search-games {args.search_games} "
         f"--search {args.search} --seed {args.seed}"
+        + (f" --precision {args.precision}" if args.precision else "")
     )
     report["pairs"] = pair_rows(result, table)
     title = f"{table.game}, {table.players} players: {len(result.records)} games"
@@ -102,13 +106,19 @@ def run_table(table: Table, args: argparse.Namespace) -> dict:
 def run_lineup(
     table: Table, specs: list[str], lineup: tuple[int, ...], games: int, args: argparse.Namespace
 ) -> list[GameRecord]:
-    """The games of one lineup. Every finished deal (its games with the seats rotated) is
-    appended to ``OUT/partial/`` at once, so an interrupted run plays only the deals it had not
-    finished — also with a larger ``--games``: a deal's games never depend on how many follow."""
+    """The games of one lineup: ``games`` of them, or with ``args.precision`` only as many as
+    it takes (checked every tenth of ``games``) for the lone agent's 95 % interval to be
+    ±``precision`` — 200 games do for 98 %, 2,000 for 50 %.
+
+    Every finished deal (its games with the seats rotated) is appended to ``OUT/partial/`` at
+    once, so an interrupted run plays only the deals it had not finished — also with a larger
+    ``--games``: a deal's games never depend on how many follow."""
     name = "_".join(specs[i] for i in lineup)
     path = args.out / "partial" / slug(f"{table.key}_{name}_{args.seed}.jsonl")
     groups = math.ceil(games / table.players)
-    kept = {g: group for g, group in read_partial(path, table.players).items() if g < groups}
+    played = {g: group for g, group in read_partial(path, table.players).items() if g < groups}
+    step = max(1, groups // 10) if args.precision else groups
+    target = 0
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a") as file:
 
@@ -116,19 +126,37 @@ def run_lineup(
             file.writelines(json.dumps(asdict(r)) + "\n" for r in group)
             file.flush()
 
-        result = play_matchups(
-            table.game,
-            [specs[i] for i in lineup],
-            [list(range(len(lineup)))],
-            games,
-            seed=args.seed,
-            players=table.players,
-            workers=args.workers,
-            skip={(0, g) for g in kept},
-            on_group=keep,
-        )
-    records = result.records + [r for group in kept.values() for r in group]
-    return sorted(records, key=lambda r: r.index)
+        while target < groups and not precise(table, played, args.precision):
+            target = min(groups, target + step)
+            result = play_matchups(
+                table.game,
+                [specs[i] for i in lineup],
+                [list(range(len(lineup)))],
+                target * table.players,
+                seed=args.seed,
+                players=table.players,
+                workers=args.workers,
+                skip={(0, g) for g in played},
+                on_group=keep,
+            )
+            for record in result.records:
+                played.setdefault(record.index // table.players, []).append(record)
+    return sorted((r for group in played.values() for r in group), key=lambda r: r.index)
+
+
+def precise(table: Table, played: dict[int, list[GameRecord]], precision: float | None) -> bool:
+    """Whether the lone agent (slot 0) of ``played`` has a 95 % interval of ±``precision``."""
+    if not precision or not played:
+        return False
+    share = n = 0
+    for record in (r for group in played.values() for r in group):
+        seat = record.seats.index(0)
+        best = max(record.returns)
+        winners = sum(1 for value in record.returns if value == best)
+        share += 1 / winners if record.returns[seat] == best else 0.0
+        n += 1
+    low, high = wilson_interval(share, n)
+    return (high - low) / 2 <= precision
 
 
 def read_partial(path: Path, players: int) -> dict[int, list[GameRecord]]:
@@ -232,6 +260,7 @@ def run_checkpoint(path: Path, args: argparse.Namespace) -> dict:
         "training_steps": (meta.get("training") or {}).get("steps"),
         "command": f"--checkpoint {stem} --opponents {' '.join(specs[1:])} --games {args.games} "
         f"--search-games {args.search_games} --seed {args.seed}"
+        + (f" --precision {args.precision}" if args.precision else "")
         + (f" --players {' '.join(map(str, counts))}" if game != "heisse-luft" else ""),
         "seconds": time.perf_counter() - start,
         "rows": rows,
@@ -456,6 +485,12 @@ def main(argv: list[str] | None = None) -> None:
         type=int,
         default=[2, 3, 4, 5, 6],
         help="Heiße Karten player counts for the checkpoints (default 2 3 4 5 6)",
+    )
+    parser.add_argument(
+        "--precision",
+        type=float,
+        default=None,
+        help="stop a lineup once its 95%% interval is ± this (e.g. 0.02); --games is the most",
     )
     parser.add_argument("--workers", type=int, default=None, help="processes (all cores)")
     parser.add_argument("--seed", type=int, default=0)

@@ -103,3 +103,17 @@ def test_a_missing_checkpoint_is_a_clear_error(strength, tmp_path, capsys):
     with pytest.raises(SystemExit):
         strength.main(["--checkpoint", str(tmp_path / "nothing"), "--out", str(tmp_path)])
     assert "not found" in capsys.readouterr().err
+
+
+def test_precision_stops_a_lineup_once_its_interval_is_narrow_enough(
+    strength, checkpoint, tmp_path
+):
+    out = tmp_path / "results"
+    argv = ["--checkpoint", str(checkpoint), "--opponents", "random", "--games", "40"]
+    argv += ["--players", "2", "--workers", "1", "--out", str(out)]
+    strength.main([*argv, "--precision", "0.45"])  # checked every tenth of the 40 games
+    report = json.loads((out / "strength_ckpt_mine.json").read_text())
+    assert report["rows"][0]["games"] == 4  # ±0.25 at most after 4 games: it stops there
+    assert report["command"].endswith("--precision 0.45 --players 2")
+    strength.main(argv)  # without it: all 40
+    assert json.loads((out / "strength_ckpt_mine.json").read_text())["rows"][0]["games"] == 40
