@@ -18,10 +18,10 @@ and the target (against the heuristic: ≥ 70 % in Heiße Luft, ≥ 60 % in 2-pl
 
 About 2,000 games per pair give intervals of ±2 %; pairs with the search agent cost about
 0.3 s per search decision, so they take hours on a few cores — ``--search-games`` plays fewer of
-them. Every finished deal (its games with the seats rotated) is kept in ``OUT/partial/`` until
-its table is done, so an interrupted run picks up where it stopped — stop a long search run at
-any time and start the same command later, or with a larger ``--search-games``, to go on.
-(The kept games are reused as they are: clear ``OUT/partial/`` after changing an agent.)
+them. Every finished deal (its games with the seats rotated) is kept in ``OUT/partial/``, under
+a digest of the ``hot_envs`` sources that played it, so an interrupted run picks up where it
+stopped — stop a long search run at any time and start the same command later, or with a larger
+``--search-games``, to go on; a change to the code starts afresh.
 ``--precision 0.02`` plays each pair only until its 95 % interval is ±2 % (the games options are
 then the most): about 200 games for a 98 % pair, 2,000 for an even one. Usage::
 
@@ -35,8 +35,8 @@ then the most): about 200 games for a 98 % pair, 2,000 for an even one. Usage::
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
+import functools
 import hashlib
 import json
 import math
@@ -45,6 +45,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+import hot_envs
 from hot_envs.agents.checkpoint import checkpoint_stem, read_metadata
 from hot_envs.arena import (
     GameRecord,
@@ -76,8 +77,8 @@ TABLES = {
 def run_table(table: Table, args: argparse.Namespace) -> dict:
     """One round robin, a lineup at a time; ``args.search_games`` for lineups with search.
 
-    Each finished deal's games are kept in ``OUT/partial/`` until the table is done, so an
-    interrupted run picks up where it stopped (:func:`run_lineup`).
+    Each finished deal's games are kept in ``OUT/partial/``, so an interrupted run picks up
+    where it stopped and a later one with more games goes on from there (:func:`run_lineup`).
     """
     specs = ["random", "heuristic", args.search]
     lineups = round_robin_lineups(len(specs), table.players)
@@ -99,7 +100,6 @@ def run_table(table: Table, args: argparse.Namespace) -> dict:
     title = f"{table.game}, {table.players} players: {len(result.records)} games"
     print_report(report, title=title)
     save_report(report, args.out, stem=f"strength_{table.key}", games=False)  # no megabytes
-    drop_partial(args.out, table.key)
     return report
 
 
@@ -114,7 +114,7 @@ def run_lineup(
     once, so an interrupted run plays only the deals it had not finished — also with a larger
     ``--games``: a deal's games never depend on how many follow."""
     name = "_".join(specs[i] for i in lineup)
-    path = args.out / "partial" / slug(f"{table.key}_{name}_{args.seed}.jsonl")
+    path = args.out / "partial" / slug(f"{table.key}_{name}_{args.seed}_{code_digest()}.jsonl")
     groups = math.ceil(games / table.players)
     played = {g: group for g, group in read_partial(path, table.players).items() if g < groups}
     step = max(1, groups // 10) if args.precision else groups
@@ -159,31 +159,36 @@ def precise(table: Table, played: dict[int, list[GameRecord]], precision: float 
     return (high - low) / 2 <= precision
 
 
+@functools.cache
+def code_digest() -> str:
+    """A digest of the hot_envs sources (its RLlib part aside): kept games are reused only by
+    the code that played them."""
+    root = Path(hot_envs.__file__).parent
+    digest = hashlib.sha1()
+    for path in sorted(root.rglob("*.py")):
+        if "rllib" not in path.relative_to(root).parts:
+            digest.update(path.relative_to(root).as_posix().encode() + path.read_bytes())
+    return digest.hexdigest()[:10]
+
+
 def read_partial(path: Path, players: int) -> dict[int, list[GameRecord]]:
     """The whole deals (all ``players`` rotations) kept in ``path``, by deal; a line cut off by
-    an interruption and a deal with games missing are dropped (the deal is played again)."""
-    groups: dict[int, list[GameRecord]] = {}
+    an interruption and a deal with games missing are dropped (the deal is played again; a
+    game written twice counts once)."""
+    groups: dict[int, dict[int, GameRecord]] = {}
     if path.is_file():
         for line in path.read_text().splitlines():
             try:
                 record = GameRecord(**{k: _tuple(v) for k, v in json.loads(line).items()})
             except (json.JSONDecodeError, TypeError):
                 continue
-            groups.setdefault(record.index // players, []).append(record)
-    return {g: group for g, group in groups.items() if len(group) == players}
+            groups.setdefault(record.index // players, {})[record.index] = record
+    return {g: list(group.values()) for g, group in groups.items() if len(group) == players}
 
 
 def slug(text: str) -> str:
     """``text`` as a file name: anything but letters, digits, ``.``, ``_`` and ``-`` → ``-``."""
     return re.sub(r"[^\w.-]", "-", text)
-
-
-def drop_partial(out: Path, key: str) -> None:
-    """Forget the finished table ``key``'s lineups (other tables' runs may still need theirs)."""
-    for path in (out / "partial").glob(f"{slug(key)}_*.jsonl"):
-        path.unlink()
-    with contextlib.suppress(OSError):  # not there, or other tables' lineups are still in it
-        (out / "partial").rmdir()
 
 
 def _tuple(value: object) -> object:
@@ -274,8 +279,6 @@ def run_checkpoint(path: Path, args: argparse.Namespace) -> dict:
         writer.writeheader()
         writer.writerows(rows)
     plot_checkpoint(report, out.with_suffix(".png"))
-    for n in counts:
-        drop_partial(args.out, f"ckpt-{name}-{digest}-{n}p")
     return report
 
 

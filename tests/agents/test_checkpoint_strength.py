@@ -1,7 +1,6 @@
 """``benchmarks/strength.py --checkpoint``: a checkpoint alone against N − 1 copies of each
 opponent, with the targets next to the win shares, written as md/json/csv/png; an interrupted
-run resumes from the deals kept in ``results/partial`` and a finished one leaves other tables'
-lineups alone."""
+run resumes from the deals kept in ``results/partial``, which stay for later runs."""
 
 from __future__ import annotations
 
@@ -40,8 +39,6 @@ def checkpoint(tmp_path) -> Path:
 
 def test_checkpoint_rows_targets_and_files(strength, checkpoint, tmp_path):
     out = tmp_path / "results"
-    (out / "partial").mkdir(parents=True)
-    (out / "partial" / "hk2_random_heuristic_0.jsonl").write_text("[]")  # another run's
     argv = ["--checkpoint", str(checkpoint), "--opponents", "random", "heuristic"]
     strength.main(
         [*argv, "--games", "6", "--players", "2", "3", "--workers", "1", "--out", str(out)]
@@ -57,8 +54,11 @@ def test_checkpoint_rows_targets_and_files(strength, checkpoint, tmp_path):
     markdown = (out / "strength_ckpt.md").read_text()
     assert "| mine | heisse-karten | 3 | 2 × heuristic | 6 |" in markdown
     assert not (out / "strength.md").exists()  # no round robin without --tables
-    # the finished checkpoint's lineups are gone, another table's are kept
-    assert [p.name for p in (out / "partial").iterdir()] == ["hk2_random_heuristic_0.jsonl"]
+    # every lineup's deals are kept for later runs, under the code's digest
+    kept = sorted(p.name for p in (out / "partial").iterdir())
+    assert len(kept) == 4 and all(
+        name.endswith(f"_{strength.code_digest()}.jsonl") for name in kept
+    )
 
 
 def test_an_interrupted_run_plays_only_the_deals_it_had_not_finished(
@@ -78,7 +78,8 @@ def test_an_interrupted_run_plays_only_the_deals_it_had_not_finished(
         for i in (0, 1, 4)
     ]  # fmt: skip
     lines = [json.dumps(game) for game in games]
-    name = strength.slug(f"ckpt-mine-{digest}-2p_{checkpoint}_random_0.jsonl")
+    code = strength.code_digest()
+    name = strength.slug(f"ckpt-mine-{digest}-2p_{checkpoint}_random_0_{code}.jsonl")
     (out / "partial" / name).write_text("\n".join([*lines[:2], lines[2][:20], lines[2]]) + "\n")
     played = []
     play_group = arena.play_group
@@ -96,7 +97,8 @@ def test_an_interrupted_run_plays_only_the_deals_it_had_not_finished(
     ]
     wins = sum(r.returns[r.seats.index(0)] > r.returns[r.seats.index(1)] for r in replayed)
     assert row["games"] == 6 and row["win_share"] == pytest.approx(wins / 6)
-    assert not (out / "partial").exists()
+    kept = strength.read_partial(out / "partial" / name, 2)  # now all three deals are kept
+    assert sorted(kept) == [0, 1, 2] and sum(map(len, kept.values())) == 6
 
 
 def test_a_missing_checkpoint_is_a_clear_error(strength, tmp_path, capsys):
@@ -115,5 +117,6 @@ def test_precision_stops_a_lineup_once_its_interval_is_narrow_enough(
     report = json.loads((out / "strength_ckpt_mine.json").read_text())
     assert report["rows"][0]["games"] == 4  # ±0.25 at most after 4 games: it stops there
     assert report["command"].endswith("--precision 0.45 --players 2")
+    shutil.rmtree(out / "partial")
     strength.main(argv)  # without it: all 40
     assert json.loads((out / "strength_ckpt_mine.json").read_text())["rows"][0]["games"] == 40
