@@ -5,10 +5,15 @@
                                   [--no-progress]
 
 Read top to bottom: arguments (one dataclass, defaults < the game's TOML config < command line),
-seeding, the self-play league and the vectorised single-agent envs, the model (new, resumed, or
-warm-started by behaviour cloning of the heuristic), ``learn`` with a progress bar, TensorBoard
-logs, league updates and periodic evaluation (best model kept), then the final checkpoint and an
-evaluation table against random and heuristic play with 95 % intervals.
+seeding, the self-play league and the vectorised single-agent envs, the model (new or resumed),
+imitation (behaviour cloning of the heuristic for a new model, then DAgger rounds if configured),
+``learn`` with a progress bar (ended early by ``--time-limit``), TensorBoard logs, league updates
+and periodic evaluation (best model kept), then the final checkpoint and an evaluation table
+against random and heuristic play with 95 % intervals.
+
+Configs: ``training/configs/GAME.toml`` (the defaults, a few minutes on 2 cores),
+``GAME_long.toml`` (a sitting on a 16-core machine: what trained the shipped checkpoints) and
+``heisse_luft_dagger.toml`` (DAgger refinement of a trained policy).
 
 The run directory (``--out``, default ``runs/<game>-<timestamp>/``) holds ``final``, ``best`` and
 ``latest`` checkpoints (``.zip`` + ``.npz`` + ``.json``, :mod:`hot_envs.agents.checkpoint`),
