@@ -12,6 +12,7 @@ import pytest
 
 from hot_envs.agents.checkpoint import CheckpointAgent
 from hot_envs.single_agent import SingleAgentEnv
+from tests.observations import random_observations
 
 pytest.importorskip("sb3_contrib")
 
@@ -25,17 +26,7 @@ PLAYERS = {"heisse-luft": None, "heisse-karten": [2, 3, 4, 5, 6]}
 
 def observations(game: str, n: int, seed: int = 0) -> list[dict[str, np.ndarray]]:
     """``n`` learner observation dicts from random play (every player count of the game)."""
-    env = SingleAgentEnv(game, players=PLAYERS[game], seed=seed)
-    rng = np.random.default_rng(seed)
-    observation, _ = env.reset()
-    result = []
-    while len(result) < n:
-        mask = env.action_masks()
-        result.append({"observation": observation, "action_mask": mask.astype(np.int8)})
-        observation, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
-        if terminated or truncated:
-            observation, _ = env.reset()
-    return result
+    return random_observations(game, PLAYERS[game], n, seed)
 
 
 @pytest.fixture(scope="module", params=sorted(SHIPPED))

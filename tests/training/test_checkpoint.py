@@ -14,6 +14,7 @@ import pytest
 
 from hot_envs.agents.checkpoint import CheckpointAgent, read_metadata
 from hot_envs.single_agent import SingleAgentEnv
+from tests.observations import random_observations
 
 pytest.importorskip("sb3_contrib")
 
@@ -43,21 +44,6 @@ def checkpoints(tmp_path_factory) -> dict[str, Path]:
     return stems
 
 
-def observations(game: str, players, n: int, seed: int = 0):
-    """``n`` learner observations (dicts with masks) from random play."""
-    env = SingleAgentEnv(game, players=players, seed=seed)
-    rng = np.random.default_rng(seed)
-    observation, _ = env.reset()
-    result = []
-    while len(result) < n:
-        mask = env.action_masks()
-        result.append({"observation": observation, "action_mask": mask.astype(np.int8)})
-        observation, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
-        if terminated or truncated:
-            observation, _ = env.reset()
-    return result
-
-
 @pytest.mark.parametrize(("game", "players", "activation"), CASES)
 def test_export_writes_three_files_and_documented_metadata(checkpoints, game, players, activation):
     stem = checkpoints[game]
@@ -82,7 +68,7 @@ def test_export_writes_three_files_and_documented_metadata(checkpoints, game, pl
 def test_numpy_and_sb3_give_the_same_actions(checkpoints, game, players, activation):
     numpy_agent = CheckpointAgent.load(checkpoints[game], game=game)
     sb3_agent = CheckpointAgent.load(checkpoints[game], backend="sb3")
-    batch = observations(game, players, 200)
+    batch = random_observations(game, players, 200)
     numpy_actions = [numpy_agent.act(o, None) for o in batch]
     assert numpy_actions == [sb3_agent.act(o, None) for o in batch]
     assert all(o["action_mask"][a] for o, a in zip(batch, numpy_actions, strict=True))
@@ -94,7 +80,7 @@ def test_numpy_and_sb3_give_the_same_actions(checkpoints, game, players, activat
 
 
 def test_sampling_is_seeded_and_legal(checkpoints):
-    batch = observations("heisse-karten", [3], 100, seed=1)
+    batch = random_observations("heisse-karten", [3], 100, seed=1)
     runs = [
         [
             CheckpointAgent.load(checkpoints["heisse-karten"], sample=True, seed=5).act(o, None)
@@ -110,7 +96,7 @@ def test_any_of_the_three_files_names_the_checkpoint_and_make_agent_loads_it(che
     from hot_envs.agents import make_agent
 
     stem = checkpoints["heisse-luft"]
-    batch = observations("heisse-luft", None, 20)
+    batch = random_observations("heisse-luft", None, 20)
     expected = [CheckpointAgent.load(stem).act(o, None) for o in batch]
     for path in (stem.with_suffix(".npz"), stem.with_suffix(".json"), str(stem) + ".zip"):
         assert [CheckpointAgent.load(path).act(o, None) for o in batch] == expected
