@@ -126,7 +126,7 @@ def run_lineup(
             file.writelines(json.dumps(asdict(r)) + "\n" for r in group)
             file.flush()
 
-        while target < groups and not precise(table, played, args.precision):
+        while target < groups and not precise(played, args.precision):
             target = min(groups, target + step)
             result = play_matchups(
                 table.game,
@@ -144,7 +144,7 @@ def run_lineup(
     return sorted((r for group in played.values() for r in group), key=lambda r: r.index)
 
 
-def precise(table: Table, played: dict[int, list[GameRecord]], precision: float | None) -> bool:
+def precise(played: dict[int, list[GameRecord]], precision: float | None) -> bool:
     """Whether the lone agent (slot 0) of ``played`` has a 95 % interval of ±``precision``."""
     if not precision or not played:
         return False
