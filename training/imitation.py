@@ -106,8 +106,9 @@ def dagger(
     play (:func:`collect` with ``learner``), adds ``decisions`` teacher-labelled decisions and
     clones again on everything (``cloning``: :func:`behaviour_cloning`'s options). Returns the
     grown data and one statistics entry per round, including ``agreement``: how often the
-    clone chose the teacher's action in the positions it reached itself, before that round's
-    cloning, and ``seconds`` since the first round began; ``log`` gets each entry as it is made."""
+    clone chose the teacher's action at the decisions of the games it played in (its own and
+    its teachers'), before that round's cloning, and ``seconds`` since the first round began.
+    ``log`` gets each entry as it is made."""
     from hot_envs.agents.checkpoint import CheckpointAgent, numpy_policy
 
     history = []

@@ -153,7 +153,7 @@ def imitate(model: Any, args: Args, counts: list[int], clone: bool) -> list[dict
         def report(entry: dict[str, float]) -> None:
             print(
                 f"DAgger round {entry['round']}: the clone agreed with the teacher on "
-                f"{entry['agreement']:.1%} of its own positions; {entry['decisions']} decisions, "
+                f"{entry['agreement']:.1%} in its own games; {entry['decisions']} decisions, "
                 f"accuracy {entry['accuracy']:.1%}, {entry['seconds']:.0f} s"
             )
 
