@@ -41,11 +41,19 @@ def seen_by(state: State, viewer: int) -> tuple:
 
 @PLAYER_COUNTS
 @settings(max_examples=150, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 44), shuffle_seed=st.integers(0, 99))
-def test_hk_5_hidden_cards_change_nothing_a_player_gets(num_players, seed, steps, shuffle_seed):
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    rounds=st.sampled_from([1, 3]),
+    steps=st.integers(0, 3 * 48),
+    shuffle_seed=st.integers(0, 99),
+)
+def test_hk_5_hidden_cards_change_nothing_a_player_gets(
+    num_players, seed, rounds, steps, shuffle_seed
+):
     """HK-5 other hands, the draw pile's order and the set-aside cards leave a player's view,
-    observation, mask and rendering unchanged."""
-    state = State.new(seed, num_players)
+    observation, mask and rendering unchanged — at any play of a game or of a 3-round match
+    (HK-4.4), the last plays and the finished game included."""
+    state = State.new(seed, num_players, rounds=rounds, first_leader="random")
     for i, _ in enumerate(random_states(state, seed)):
         if i == steps:
             break

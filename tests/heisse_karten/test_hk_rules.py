@@ -215,6 +215,19 @@ def test_hk_4_4_match_to_a_target():
     assert capped.round == 1 and capped.is_terminal() and not capped.is_truncated()
 
 
+def test_hk_4_4_a_match_is_decided_on_totals_and_a_tie_on_totals_shares_the_win():
+    """HK-4.4 with HK-4.2 the match winners are the highest totals, not the last round's best:
+    here the last round alone is player_0's, the totals before it player_2's, the match a tie."""
+    match = {"first_leader": 0, "reward_mode": "win", "rounds": 2, "target": None}
+    d = position([[48], [1], [3]], totals=[10, 54, 60], round=1, options=match)
+    state = State.from_dict(d)
+    play(state, 48, 1, 3)  # 48 - 1 - 3 = 44 to player_0; the rest (-20) lies with player_2
+    assert state.is_terminal()
+    assert state.scores == [44, 0, -20] and state.round_returns() == [1.0, -0.5, -0.5]
+    assert state.totals == [54, 54, 40]
+    assert state.winners() == [0, 1] and state.returns() == [0.5, 0.5, -1.0]
+
+
 def test_hk_5_view_shows_exactly_the_public_table_and_own_hand():
     """HK-5 public: played cards and who, trick, scores, leader, hand sizes, pile size, number of
     players, set-aside count; private: own hand; nobody: draw pile order, set-aside cards."""
