@@ -57,6 +57,8 @@ from hot_envs.heisse_luft.facts import (
 )
 from hot_envs.heisse_luft.render import render
 
+_SUIT_IDS = range(4)
+
 
 class State:
     """A game of Heiße Luft in progress. Create one with :meth:`new` or :meth:`from_dict`."""
@@ -216,26 +218,22 @@ class State:
 
     def _play_actions(self, p: int) -> list[int]:
         """HL-3.1 a card fits a side while that side lacks a card of its suit at the stage."""
-        open_slots: list[list[int]] = [[], [], [], []]
-        for stage in range(NUM_STAGES):
-            if not self.in_play[stage]:
+        open_slots: tuple[list[int], ...] = ([], [], [], [])  # by suit, in slot order
+        have_all, in_play = self.have, self.in_play
+        for stage, need in enumerate(self.need):
+            if not in_play[stage]:
                 continue
-            need = self.need[stage]
-            own, opp = self.have[stage][p], self.have[stage][1 - p]
-            for suit in range(4):
+            have = have_all[stage]
+            own, opp = have[p], have[1 - p]
+            slot = 2 * stage
+            for suit in _SUIT_IDS:
                 n = need[suit]
                 if n:
                     if n > own[suit]:
-                        open_slots[suit].append(2 * stage)
+                        open_slots[suit].append(slot)
                     if n > opp[suit]:
-                        open_slots[suit].append(2 * stage + 1)
-        actions: list[int] = []
-        for card in self.hands[p]:
-            slots = open_slots[CARD_SUIT[card]]
-            if slots:
-                base = 8 * card
-                actions.extend(base + slot for slot in slots)
-        return actions
+                        open_slots[suit].append(slot + 1)
+        return [8 * card + slot for card in self.hands[p] for slot in open_slots[CARD_SUIT[card]]]
 
     def can_claim(self, p: int, suit: int) -> bool:
         """HL-6.1/6.2 whether player ``p`` could pay for the trophy of ``suit`` now."""
@@ -248,7 +246,16 @@ class State:
         return cards >= TROPHY_PRICE[suit]
 
     def _can_claim_any(self, p: int) -> bool:
-        return any(self.can_claim(p, s) for s in range(4))
+        """:meth:`can_claim` for any suit, the three-for-one spare counted once."""
+        awarded = self._awarded_suits()
+        held = self.prizes_won[p]
+        spare = 0
+        if awarded and self.options["three_for_one"]:
+            spare = sum(held[s] // THREE_FOR_ONE for s in awarded)
+        for suit in _SUIT_IDS:
+            if suit not in awarded and held[suit] + spare >= TROPHY_PRICE[suit]:
+                return True
+        return False
 
     def _trophy_owner(self, suit: int) -> int | None:
         for p in (0, 1):
