@@ -53,6 +53,7 @@ probability of a uniformly random legal move instead (for curricula).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from math import erf, sqrt
 from typing import Any
 
@@ -85,13 +86,21 @@ KEEP_IN_EXCHANGE = 5  # cards this far from the middle (A, 2, Q, K) are kept whe
 
 
 def potential(
-    held: list[int], trophies: int, awarded: list[int], three_for_one: bool = True
+    held: Sequence[int], trophies: int, awarded: Sequence[int], three_for_one: bool = True
 ) -> float:
     """A player's trophy progress; 2.0 means two trophies, the game won (HL-7.1).
 
     ``held``: prize cards by suit (outside trophies); ``trophies``: how many the player holds;
     ``awarded``: suits whose trophy is taken, by anybody.
     """
+    return _potential(tuple(held), trophies, tuple(awarded), three_for_one)
+
+
+@lru_cache(maxsize=1 << 14)
+def _potential(
+    held: tuple[int, ...], trophies: int, awarded: tuple[int, ...], three_for_one: bool
+) -> float:
+    """:func:`potential`, cached: rollouts ask for the same few prize counts again and again."""
     if trophies >= TROPHIES_TO_WIN:
         return float(TROPHIES_TO_WIN)
     spare = sum(held[s] for s in awarded) / THREE_FOR_ONE if three_for_one else 0.0
@@ -119,6 +128,22 @@ class _Stage:
         return sum(self.missing[0]) + sum(self.missing[1])
 
 
+@lru_cache(maxsize=1 << 12)
+def _supply(on_stage: int) -> tuple[tuple[int, ...], tuple[float, ...], tuple[float, ...]]:
+    """What can still fill slots, the cards not on a stage (``on_stage``: a bit mask), by suit:
+    their number, mean value and variance. Cached: few card sets recur in every rollout."""
+    values: list[list[int]] = [[], [], [], []]
+    for c in range(NUM_CARDS):
+        if not on_stage >> c & 1:
+            values[CARD_SUIT[c]].append(CARD_VALUE[c])
+    mean = tuple(sum(v) / len(v) if v else MIDDLE for v in values)
+    var = tuple(
+        sum((x - m) ** 2 for x in v) / len(v) if v else 0.0
+        for v, m in zip(values, mean, strict=True)
+    )
+    return tuple(len(v) for v in values), mean, var
+
+
 class _Table:
     """The parts of a view the strategy uses, as small ints (cards by index 0–39)."""
 
@@ -129,7 +154,7 @@ class _Table:
         self.held = [[view["prizes_won"][p][s] for s in SUITS] for p in (0, 1)]
         self.trophies = [[SUIT_OF_LETTER[s] for s in view["trophies"][p]] for p in (0, 1)]
         self.awarded = self.trophies[0] + self.trophies[1]
-        seen = [False] * NUM_CARDS
+        on_stage = 0  # the cards on the stages, as a bit mask
         self.stages: list[_Stage | None] = []
         for stage in view["stages"]:
             if not stage["in_play"]:
@@ -141,29 +166,28 @@ class _Table:
                 for s in prizes:
                     missing[j][s] += 1
                 for c in map(CARD_INDEX.__getitem__, stage["sides"][p]):
-                    seen[c] = True
+                    on_stage |= 1 << c
                     sums[j] += CARD_VALUE[c]
                     missing[j][CARD_SUIT[c]] -= 1
             sign = 1 if stage["terrain"] == "mountain" else -1
             self.stages.append(_Stage(sign, prizes, sums, missing))
-        # What can still fill slots: the cards not on a stage (hands and piles), by suit.
-        values: list[list[int]] = [[], [], [], []]
-        for c in range(NUM_CARDS):
-            if not seen[c]:
-                values[CARD_SUIT[c]].append(CARD_VALUE[c])
-        self.supply = [len(v) for v in values]
-        self.mean = [sum(v) / len(v) if v else MIDDLE for v in values]
-        self.var = [
-            sum((x - m) ** 2 for x in v) / len(v) if v else 0.0
-            for v, m in zip(values, self.mean, strict=True)
-        ]
+        self.supply, self.mean, self.var = _supply(on_stage)
         self.discard = [CARD_INDEX[c] for c in view["discard_pile"]]
         self.opponent_known = [CARD_INDEX[c] for c in view["known_opponent_cards"]]
         self.opponent_hidden = view["opponent_hand_size"] - len(self.opponent_known)
+        seen = on_stage
         for c in (*self.hand, *self.discard, *self.opponent_known):
-            seen[c] = True
-        self.unseen = [c for c in range(NUM_CARDS) if not seen[c]]
+            seen |= 1 << c
+        self.unseen = [c for c in range(NUM_CARDS) if not seen >> c & 1]
         self._base: tuple[float, float] | None = None
+        self._by_suit: dict[int, tuple[list[int], list[int]]] = {}
+
+    def of_suit(self, suit: int) -> tuple[list[int], list[int]]:
+        """The unseen cards of ``suit``, and the unseen and discarded ones (cached per suit)."""
+        if suit not in self._by_suit:
+            unseen = [c for c in self.unseen if CARD_SUIT[c] == suit]
+            self._by_suit[suit] = unseen, unseen + [c for c in self.discard if CARD_SUIT[c] == suit]
+        return self._by_suit[suit]
 
     def potential(self, player: int, extra: Sequence[int] = ()) -> float:
         """``player``'s :func:`potential`, with the prizes ``extra`` added."""
@@ -217,6 +241,15 @@ def _chance(diff: float, spread: float) -> float:
     return 0.5 * (1.0 + erf(diff / sqrt(2.0 * max(spread, MIN_SPREAD))))
 
 
+def _keep(value: int) -> float:
+    """keep(card) of the module docstring: KEEP_COST for an Ace or a King, less nearer 7."""
+    extreme = (value - MIDDLE) / (MIDDLE - 1)
+    return KEEP_COST * extreme * extreme
+
+
+_KEEP = tuple(map(_keep, CARD_VALUE))  # by card
+
+
 def play_scores(table: _Table, legal: list[int]) -> list[float]:
     """The score of every play action in ``legal`` (module docstring)."""
     mean, var = table.mean, table.var
@@ -232,15 +265,14 @@ def play_scores(table: _Table, legal: list[int]) -> list[float]:
         spread = sum((ours[s] + theirs[s]) * var[s] for s in range(4))
         stake = table.stake(st.prizes) * (BLOCKED_FACTOR if blocked[i] else 1.0)
         diff = st.sign * expected
-        per_stage.append((diff, spread, stake, _chance(diff, spread)))
+        per_stage.append((diff, spread, stake, _chance(diff, spread), st.open_slots - 1))
     scores = []
     for action in legal:
         card, slot = divmod(action, 8)
         stage, side = divmod(slot, 2)  # side 0: ours, 1: the opponent's
         st = table.stages[stage]
-        diff, spread, stake, now = per_stage[stage]
+        diff, spread, stake, now, left = per_stage[stage]
         suit, value = CARD_SUIT[card], CARD_VALUE[card]
-        left = st.open_slots - 1
         if left == 0:  # the card completes the stage: exact, and a tie is ours (HL-4.3)
             final = st.sums[0] - st.sums[1] + (value if side == 0 else -value)
             after = 1.0 if st.sign * final >= 0 else 0.0
@@ -249,8 +281,7 @@ def play_scores(table: _Table, legal: list[int]) -> list[float]:
         else:
             shift = st.sign * (value - mean[suit])
             after = _chance(diff + shift if side == 0 else diff - shift, spread - var[suit])
-        extreme = (value - MIDDLE) / (MIDDLE - 1)
-        scores.append(stake * (after - now) - KEEP_COST * extreme * extreme)
+        scores.append(stake * (after - now) - _KEEP[card])
     return scores
 
 
@@ -274,13 +305,13 @@ def last_slot_chance(table: _Table, st: _Stage, card: int, side: int) -> float:
 
     if any(map(theirs, table.opponent_known)):
         return 0.0
+    unseen, pool = table.of_suit(suit)  # the cards of other suits count for neither
     p_theirs = 0.0
     if table.unseen and table.opponent_hidden:
-        bad = sum(map(theirs, table.unseen)) / len(table.unseen)
+        bad = sum(map(theirs, unseen)) / len(table.unseen)
         p_theirs = 1.0 - (1.0 - bad) ** table.opponent_hidden
     if any(ours(c) for c in table.hand if c != card):
         return 1.0 - p_theirs
-    pool = [c for c in (*table.unseen, *table.discard) if CARD_SUIT[c] == suit]
     good = sum(map(ours, pool)) / len(pool) if pool else 0.0
     return (1.0 - p_theirs) * good
 
