@@ -53,7 +53,7 @@ probability of a uniformly random legal move instead (for curricula).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from math import erf, sqrt
 from typing import Any
 
@@ -68,6 +68,7 @@ from hot_envs.heisse_luft.facts import (
     MAX_EXCHANGE,
     NUM_CARDS,
     STOP_CLAIMING,
+    SUIT_VALUES,
     SUITS,
     THREE_FOR_ONE,
     TROPHIES_TO_WIN,
@@ -118,30 +119,26 @@ class _Stage:
     """One stage in play, from our side: ``sums`` and ``missing`` (open slots by suit) are
     (ours, theirs); ``sign`` is +1 on a mountain, −1 in a lowland (HL-4.2)."""
 
-    __slots__ = ("sign", "prizes", "sums", "missing")
+    __slots__ = ("sign", "prizes", "sums", "missing", "open_slots")
 
     def __init__(self, sign: int, prizes: list[int], sums: list[int], missing: list[list[int]]):
         self.sign, self.prizes, self.sums, self.missing = sign, prizes, sums, missing
-
-    @property
-    def open_slots(self) -> int:
-        return sum(self.missing[0]) + sum(self.missing[1])
+        self.open_slots = sum(missing[0]) + sum(missing[1])
 
 
-@lru_cache(maxsize=1 << 12)
-def _supply(on_stage: int) -> tuple[tuple[int, ...], tuple[float, ...], tuple[float, ...]]:
-    """What can still fill slots, the cards not on a stage (``on_stage``: a bit mask), by suit:
-    their number, mean value and variance. Cached: few card sets recur in every rollout."""
-    values: list[list[int]] = [[], [], [], []]
-    for c in range(NUM_CARDS):
-        if not on_stage >> c & 1:
-            values[CARD_SUIT[c]].append(CARD_VALUE[c])
-    mean = tuple(sum(v) / len(v) if v else MIDDLE for v in values)
-    var = tuple(
-        sum((x - m) ** 2 for x in v) / len(v) if v else 0.0
-        for v, m in zip(values, mean, strict=True)
-    )
-    return tuple(len(v) for v in values), mean, var
+_SUIT_START = tuple(CARD_SUIT.index(s) for s in range(4))  # the first card index of each suit
+_SUIT_BITS = tuple((1 << len(values)) - 1 for values in SUIT_VALUES)
+
+
+@cache
+def _suit_supply(suit: int, on_stage: int) -> tuple[int, float, float]:
+    """The number, mean value and variance of the cards of ``suit`` not on a stage
+    (``on_stage``: a bit mask over the suit's cards). Cached, at most 2**13 masks per suit."""
+    values = [v for i, v in enumerate(SUIT_VALUES[suit]) if not on_stage >> i & 1]
+    if not values:
+        return 0, MIDDLE, 0.0
+    mean = sum(values) / len(values)
+    return len(values), mean, sum((x - mean) ** 2 for x in values) / len(values)
 
 
 class _Table:
@@ -171,7 +168,11 @@ class _Table:
                     missing[j][CARD_SUIT[c]] -= 1
             sign = 1 if stage["terrain"] == "mountain" else -1
             self.stages.append(_Stage(sign, prizes, sums, missing))
-        self.supply, self.mean, self.var = _supply(on_stage)
+        # What can still fill slots: the cards not on a stage (hands and piles), by suit.
+        self.supply, self.mean, self.var = zip(
+            *(_suit_supply(s, on_stage >> _SUIT_START[s] & _SUIT_BITS[s]) for s in range(4)),
+            strict=True,
+        )
         self.discard = [CARD_INDEX[c] for c in view["discard_pile"]]
         self.opponent_known = [CARD_INDEX[c] for c in view["known_opponent_cards"]]
         self.opponent_hidden = view["opponent_hand_size"] - len(self.opponent_known)
@@ -206,15 +207,15 @@ class _Table:
     def blocked(self) -> list[bool]:
         """Suit counting (HL-3.1): stages nearer completion take the cards first."""
         order = sorted((st.open_slots, i) for i, st in enumerate(self.stages) if st)
-        left = self.supply[:]
+        left = list(self.supply)
         blocked = [False] * len(self.stages)
         for _, i in order:
             ours, theirs = self.stages[i].missing
-            demand = [a + b for a, b in zip(ours, theirs, strict=True)]
-            if any(d > n for d, n in zip(demand, left, strict=True)):
+            demand = [ours[s] + theirs[s] for s in range(4)]
+            if any(demand[s] > left[s] for s in range(4)):
                 blocked[i] = True
             else:
-                left = [n - d for n, d in zip(left, demand, strict=True)]
+                left = [left[s] - demand[s] for s in range(4)]
         return blocked
 
 
