@@ -141,6 +141,25 @@ def _suit_supply(suit: int, on_stage: int) -> tuple[int, float, float]:
     return len(values), mean, sum((x - mean) ** 2 for x in values) / len(values)
 
 
+@lru_cache(maxsize=1 << 14)
+def _read_stage(
+    terrain: str, prizes: tuple[str, ...], ours: tuple[str, ...], theirs: tuple[str, ...]
+) -> tuple[_Stage, int]:
+    """A stage in play from our side (the view's codes), and its cards as a bit mask. Cached:
+    the positions of a search share most stages, and nothing changes a _Stage once made."""
+    suits = [SUIT_OF_LETTER[s] for s in prizes]
+    sums, missing, on_stage = [0, 0], [[0] * 4, [0] * 4], 0
+    for j, side in enumerate((ours, theirs)):
+        for s in suits:
+            missing[j][s] += 1
+        for c in map(CARD_INDEX.__getitem__, side):
+            on_stage |= 1 << c
+            sums[j] += CARD_VALUE[c]
+            missing[j][CARD_SUIT[c]] -= 1
+    sign = 1 if terrain == "mountain" else -1
+    return _Stage(sign, suits, sums, missing), on_stage
+
+
 class _Table:
     """The parts of a view the strategy uses, as small ints (cards by index 0–39)."""
 
@@ -157,17 +176,12 @@ class _Table:
             if not stage["in_play"]:
                 self.stages.append(None)
                 continue
-            prizes = [SUIT_OF_LETTER[s] for s in stage["prizes"]]
-            sums, missing = [0, 0], [[0] * 4, [0] * 4]
-            for j, p in enumerate((me, 1 - me)):
-                for s in prizes:
-                    missing[j][s] += 1
-                for c in map(CARD_INDEX.__getitem__, stage["sides"][p]):
-                    on_stage |= 1 << c
-                    sums[j] += CARD_VALUE[c]
-                    missing[j][CARD_SUIT[c]] -= 1
-            sign = 1 if stage["terrain"] == "mountain" else -1
-            self.stages.append(_Stage(sign, prizes, sums, missing))
+            sides = stage["sides"]
+            st, cards = _read_stage(
+                stage["terrain"], tuple(stage["prizes"]), tuple(sides[me]), tuple(sides[1 - me])
+            )
+            self.stages.append(st)
+            on_stage |= cards
         # What can still fill slots: the cards not on a stage (hands and piles), by suit.
         self.supply, self.mean, self.var = zip(
             *(_suit_supply(s, on_stage >> _SUIT_START[s] & _SUIT_BITS[s]) for s in range(4)),
@@ -181,13 +195,17 @@ class _Table:
             seen |= 1 << c
         self.unseen = [c for c in range(NUM_CARDS) if not seen >> c & 1]
         self._base: tuple[float, float] | None = None
-        self._by_suit: dict[int, tuple[list[int], list[int]]] = {}
+        self._by_suit: dict[int, tuple[list[int], ...]] = {}
 
-    def of_suit(self, suit: int) -> tuple[list[int], list[int]]:
-        """The unseen cards of ``suit``, and the unseen and discarded ones (cached per suit)."""
+    def of_suit(self, suit: int) -> tuple[list[int], ...]:
+        """The cards of ``suit`` that the opponent showed, that are unseen, that are unseen or
+        discarded, and that are in our hand (cached per suit)."""
         if suit not in self._by_suit:
-            unseen = [c for c in self.unseen if CARD_SUIT[c] == suit]
-            self._by_suit[suit] = unseen, unseen + [c for c in self.discard if CARD_SUIT[c] == suit]
+            known, unseen, discard, hand = (
+                [c for c in cards if CARD_SUIT[c] == suit]
+                for cards in (self.opponent_known, self.unseen, self.discard, self.hand)
+            )
+            self._by_suit[suit] = known, unseen, unseen + discard, hand
         return self._by_suit[suit]
 
     def potential(self, player: int, extra: Sequence[int] = ()) -> float:
@@ -269,8 +287,7 @@ def play_scores(table: _Table, legal: list[int]) -> list[float]:
         per_stage.append((diff, spread, stake, _chance(diff, spread), st.open_slots - 1))
     scores = []
     for action in legal:
-        card, slot = divmod(action, 8)
-        stage, side = divmod(slot, 2)  # side 0: ours, 1: the opponent's
+        card, stage, side = action >> 3, action >> 1 & 3, action & 1  # side 0: ours, 1: theirs
         st = table.stages[stage]
         diff, spread, stake, now, left = per_stage[stage]
         suit, value = CARD_SUIT[card], CARD_VALUE[card]
@@ -299,19 +316,19 @@ def last_slot_chance(table: _Table, st: _Stage, card: int, side: int) -> float:
     to_slot = st.sign if slot_side == 0 else -st.sign  # how a card on the slot moves diff
 
     def theirs(c: int) -> bool:  # they complete: a tie is theirs
-        return CARD_SUIT[c] == suit and diff + to_slot * CARD_VALUE[c] <= 0
+        return diff + to_slot * CARD_VALUE[c] <= 0
 
     def ours(c: int) -> bool:  # we complete: a tie is ours
-        return CARD_SUIT[c] == suit and diff + to_slot * CARD_VALUE[c] >= 0
+        return diff + to_slot * CARD_VALUE[c] >= 0
 
-    if any(map(theirs, table.opponent_known)):
+    known, unseen, pool, hand = table.of_suit(suit)  # only cards of the slot's suit fit
+    if any(map(theirs, known)):
         return 0.0
-    unseen, pool = table.of_suit(suit)  # the cards of other suits count for neither
     p_theirs = 0.0
     if table.unseen and table.opponent_hidden:
         bad = sum(map(theirs, unseen)) / len(table.unseen)
         p_theirs = 1.0 - (1.0 - bad) ** table.opponent_hidden
-    if any(ours(c) for c in table.hand if c != card):
+    if any(ours(c) for c in hand if c != card):
         return 1.0 - p_theirs
     good = sum(map(ours, pool)) / len(pool) if pool else 0.0
     return (1.0 - p_theirs) * good
