@@ -160,6 +160,27 @@ def _read_stage(
     return _Stage(sign, suits, sums, missing), on_stage
 
 
+@lru_cache(maxsize=1 << 14)
+def _stake(
+    ours: tuple[tuple[int, ...], int],
+    theirs: tuple[tuple[int, ...], int],
+    awarded: tuple[int, ...],
+    three_for_one: bool,
+    prizes: tuple[int, ...],
+) -> float:
+    """:meth:`_Table.stake` for players holding ``(prizes by suit, trophies)``, cached: a
+    search meets the same prize counts and stages again and again."""
+
+    def potential_with(player: tuple[tuple[int, ...], int], extra: tuple[int, ...]) -> float:
+        held = list(player[0])
+        for s in extra:
+            held[s] += 1
+        return potential(held, player[1], awarded, three_for_one)
+
+    mine = potential_with(ours, prizes) - potential_with(ours, ())
+    return mine + potential_with(theirs, prizes) - potential_with(theirs, ())
+
+
 class _Table:
     """The parts of a view the strategy uses, as small ints (cards by index 0–39)."""
 
@@ -194,7 +215,7 @@ class _Table:
         for c in (*self.hand, *self.discard, *self.opponent_known):
             seen |= 1 << c
         self.unseen = [c for c in range(NUM_CARDS) if not seen >> c & 1]
-        self._base: tuple[float, float] | None = None
+        self._players: tuple | None = None  # the arguments of _stake but the prizes
         self._by_suit: dict[int, tuple[list[int], ...]] = {}
 
     def of_suit(self, suit: int) -> tuple[list[int], ...]:
@@ -208,19 +229,17 @@ class _Table:
             self._by_suit[suit] = known, unseen, unseen + discard, hand
         return self._by_suit[suit]
 
-    def potential(self, player: int, extra: Sequence[int] = ()) -> float:
-        """``player``'s :func:`potential`, with the prizes ``extra`` added."""
-        held = self.held[player][:]
-        for s in extra:
-            held[s] += 1
-        return potential(held, len(self.trophies[player]), self.awarded, self.three_for_one)
-
-    def stake(self, prizes: list[int]) -> float:
+    def stake(self, prizes: Sequence[int]) -> float:
         """Our potential gain if we win these prizes plus the opponent's if they do."""
-        if self._base is None:
-            self._base = (self.potential(self.me), self.potential(1 - self.me))
-        mine = self.potential(self.me, prizes) - self._base[0]
-        return mine + self.potential(1 - self.me, prizes) - self._base[1]
+        if self._players is None:
+            me, opp = self.me, 1 - self.me
+            self._players = (
+                (tuple(self.held[me]), len(self.trophies[me])),
+                (tuple(self.held[opp]), len(self.trophies[opp])),
+                tuple(self.awarded),
+                self.three_for_one,
+            )
+        return _stake(*self._players, tuple(prizes))
 
     def blocked(self) -> list[bool]:
         """Suit counting (HL-3.1): stages nearer completion take the cards first."""
