@@ -40,10 +40,11 @@ players (three to six).
 
 from __future__ import annotations
 
+from itertools import accumulate
 from typing import Any
 
 from hot_envs.agents.base import ScoringAgent
-from hot_envs.heisse_karten.facts import CARD_VALUE, NUM_CARDS, TRICK_RANK, is_black
+from hot_envs.heisse_karten.facts import CARD_VALUE, CARDS, NUM_CARDS, TRICK_RANK, is_black
 
 KEEP = 1.3  # weight of a card's usual value against the value of playing it now
 TEMPO = {2: 45.0}  # points a taken trick costs because its taker leads next, by player count
@@ -64,7 +65,7 @@ class HeisseKartenHeuristic(ScoringAgent):
 def card_scores(view: dict[str, Any], cards: list[int]) -> list[float]:
     """The score of playing each of ``cards`` (card numbers 1–48) in ``view``'s position."""
     if not view["trick"]:
-        return [lead_score(card) for card in cards]
+        return [LEAD_SCORE[card] for card in cards]
     n = view["num_players"]
     share = 1.0 / (n - 1)
     tempo = TEMPO.get(n, TEMPO_MANY)
@@ -73,11 +74,14 @@ def card_scores(view: dict[str, Any], cards: list[int]) -> list[float]:
     best = max(TRICK_RANK[c] for c in trick)
     later = n - 1 - len(trick)
     unseen = Unseen(view)
+    mean = unseen.mean
     scores = []
     for card in cards:
         rank, value = TRICK_RANK[card], CARD_VALUE[card]
-        now, chance = trick_value(base + value, rank > best, rank, later, share, unseen)
-        usual, _ = trick_value(value, True, rank, n - 1, share, unseen)
+        stays = 1.0 - unseen.beaten(rank)  # chance that one later card does not beat ours
+        below = unseen.mean_below(rank)
+        now, chance = trick_value(base + value, rank > best, later, share, mean, stays, below)
+        usual, _ = trick_value(value, True, n - 1, share, mean, stays, below)
         scores.append(now - KEEP * usual - tempo * chance)
     return scores
 
@@ -87,25 +91,31 @@ def lead_score(card: int) -> float:
     return -abs(CARD_VALUE[card]) + (LEAD_BLACK_BONUS if is_black(card) else 0)
 
 
+LEAD_SCORE = (0,) + tuple(lead_score(card) for card in CARDS)  # by card
+
+# One slot per trick rank, shifted by one so that prefix sums count the ranks *below* r: by rank
+# + 1, how many cards (each rank has one) and their value.
+_RANK_SLOT = (0,) + tuple(TRICK_RANK[card] + 1 for card in CARDS)  # by card
+_ALL_COUNT = [0] * (NUM_RANKS + 1)
+_ALL_TOTAL = [0] * (NUM_RANKS + 1)
+for _card in CARDS:
+    _ALL_COUNT[_RANK_SLOT[_card]] = 1
+    _ALL_TOTAL[_RANK_SLOT[_card]] = CARD_VALUE[_card]
+
+
 class Unseen:
     """The cards a player has not seen, by trick rank, with prefix counts and sums for quick
     "how many beat rank r" and "mean value below rank r" questions."""
 
     def __init__(self, view: dict[str, Any]) -> None:
-        seen = [False] * (NUM_CARDS + 1)
+        count, total = _ALL_COUNT.copy(), _ALL_TOTAL.copy()
         for card in view["hand"]:
-            seen[card] = True
+            slot = _RANK_SLOT[card]
+            count[slot] = total[slot] = 0
         for _, card in view["played"]:
-            seen[card] = True
-        count = [0] * (NUM_RANKS + 1)
-        total = [0] * (NUM_RANKS + 1)
-        for card in range(1, NUM_CARDS + 1):
-            if not seen[card]:
-                count[TRICK_RANK[card] + 1] += 1
-                total[TRICK_RANK[card] + 1] += CARD_VALUE[card]
-        for r in range(1, NUM_RANKS + 1):
-            count[r] += count[r - 1]
-            total[r] += total[r - 1]
+            slot = _RANK_SLOT[card]
+            count[slot] = total[slot] = 0
+        count, total = list(accumulate(count)), list(accumulate(total))
         self.count, self.total = count, total  # count[r]: unseen cards of rank below r
         self.n = count[NUM_RANKS]
         self.mean = total[NUM_RANKS] / self.n if self.n else 0.0
@@ -121,18 +131,19 @@ class Unseen:
 
 
 def trick_value(
-    base: float, keeps: bool, rank: int, later: int, share: float, unseen: Unseen
+    base: float, keeps: bool, later: int, share: float, mean: float, stays: float, below: float
 ) -> tuple[float, float]:
     """Expected points for us, and the chance that we take the trick, for a trick holding
-    ``base`` points after our card of ``rank`` with ``later`` players still to play.
+    ``base`` points after our card with ``later`` players still to play.
 
-    ``keeps``: our card beats the trick's cards so far. Points another player takes count
-    ``-share`` each.
+    ``keeps``: our card beats the trick's cards so far. ``mean``: the unseen cards' mean value;
+    ``stays``: the chance that one of them does not beat our card; ``below``: the mean value of
+    those below it. Points another player takes count ``-share`` each.
     """
-    expected = base + later * unseen.mean  # the trick's expected total, whoever takes it
+    expected = base + later * mean  # the trick's expected total, whoever takes it
     if not keeps:
         return -share * expected, 0.0
-    chance = (1.0 - unseen.beaten(rank)) ** later
-    ours = base + later * unseen.mean_below(rank)  # later cards all below ours
+    chance = stays**later
+    ours = base + later * below  # later cards all below ours
     theirs = expected - chance * ours  # (1 − chance) × E[total | somebody beats us]
     return chance * ours - share * theirs, chance
