@@ -93,14 +93,16 @@ def lead_score(card: int) -> float:
 
 LEAD_SCORE = (0,) + tuple(lead_score(card) for card in CARDS)  # by card
 
-# One slot per trick rank, shifted by one so that prefix sums count the ranks *below* r: by rank
-# + 1, how many cards (each rank has one) and their value.
-_RANK_SLOT = (0,) + tuple(TRICK_RANK[card] + 1 for card in CARDS)  # by card
-_ALL_COUNT = [0] * (NUM_RANKS + 1)
-_ALL_TOTAL = [0] * (NUM_RANKS + 1)
-for _card in CARDS:
-    _ALL_COUNT[_RANK_SLOT[_card]] = 1
-    _ALL_TOTAL[_RANK_SLOT[_card]] = CARD_VALUE[_card]
+# The cards in trick-rank order; slot k + 1 holds the k-th lowest, so that prefix sums over the
+# slots count the cards below a rank. By card its slot, by rank r the slot prefix of the cards
+# below r, and per slot how many cards (one) and their value.
+_BY_RANK = sorted(CARDS, key=TRICK_RANK.__getitem__)
+_SLOT = [0] * (NUM_CARDS + 1)
+for _slot, _card in enumerate(_BY_RANK, 1):
+    _SLOT[_card] = _slot
+_BELOW = [sum(TRICK_RANK[card] < r for card in CARDS) for r in range(NUM_RANKS + 1)]
+_ALL_COUNT = [0] + [1] * NUM_CARDS
+_ALL_TOTAL = [0] + [CARD_VALUE[card] for card in _BY_RANK]
 
 
 class Unseen:
@@ -110,24 +112,24 @@ class Unseen:
     def __init__(self, view: dict[str, Any]) -> None:
         count, total = _ALL_COUNT.copy(), _ALL_TOTAL.copy()
         for card in view["hand"]:
-            slot = _RANK_SLOT[card]
+            slot = _SLOT[card]
             count[slot] = total[slot] = 0
         for _, card in view["played"]:
-            slot = _RANK_SLOT[card]
+            slot = _SLOT[card]
             count[slot] = total[slot] = 0
         count, total = list(accumulate(count)), list(accumulate(total))
-        self.count, self.total = count, total  # count[r]: unseen cards of rank below r
-        self.n = count[NUM_RANKS]
-        self.mean = total[NUM_RANKS] / self.n if self.n else 0.0
+        self.count, self.total = count, total  # count[_BELOW[r]]: unseen cards of rank below r
+        self.n = count[NUM_CARDS]
+        self.mean = total[NUM_CARDS] / self.n if self.n else 0.0
 
     def beaten(self, rank: int) -> float:
         """Share of the unseen cards that beat a card of ``rank``."""
-        return (self.n - self.count[rank + 1]) / self.n if self.n else 0.0
+        return (self.n - self.count[_BELOW[rank + 1]]) / self.n if self.n else 0.0
 
     def mean_below(self, rank: int) -> float:
         """Mean value of the unseen cards below ``rank``."""
-        below = self.count[rank]
-        return self.total[rank] / below if below else 0.0
+        below = self.count[_BELOW[rank]]
+        return self.total[_BELOW[rank]] / below if below else 0.0
 
 
 def trick_value(
