@@ -70,8 +70,8 @@ def card_scores(view: dict[str, Any], cards: list[int]) -> list[float]:
     share = 1.0 / (n - 1)
     tempo = TEMPO.get(n, TEMPO_MANY)
     trick = [card for _, card in view["trick"]]
-    base = sum(CARD_VALUE[c] for c in trick)
-    best = max(TRICK_RANK[c] for c in trick)
+    base = sum(map(CARD_VALUE.__getitem__, trick))
+    best = max(map(TRICK_RANK.__getitem__, trick))
     later = n - 1 - len(trick)
     unseen = Unseen(view)
     mean = unseen.mean
