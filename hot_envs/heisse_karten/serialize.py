@@ -117,12 +117,21 @@ def resolve_options(num_players: int, rng: np.random.Generator, **options: Any) 
 def _card_list(value: Any, what: str) -> list[int]:
     if not isinstance(value, list):
         raise ValueError(f"{what} must be a list of cards, not {value!r}")
+    if all(type(card) is int and 1 <= card <= NUM_CARDS for card in value):  # the common case
+        return value.copy()
     return [check_int(card, f"{what}[{i}]", 1, NUM_CARDS) for i, card in enumerate(value)]
 
 
 def _seat_card_list(value: Any, what: str, num_players: int) -> list[tuple[int, int]]:
     if not isinstance(value, list):
         raise ValueError(f"{what} must be a list of [seat, card] pairs, not {value!r}")
+    # The common case, fast: every entry a pair of plain ints in range.
+    pairs = [tuple(pair) for pair in value if type(pair) in (list, tuple) and len(pair) == 2]
+    if len(pairs) == len(value) and all(
+        type(seat) is type(card) is int and 0 <= seat < num_players and 1 <= card <= NUM_CARDS
+        for seat, card in pairs
+    ):
+        return pairs
     pairs = []
     for i, pair in enumerate(value):
         if not isinstance(pair, list | tuple) or len(pair) != 2:
