@@ -16,8 +16,8 @@ and the target (against the heuristic: ≥ 70 % in Heiße Luft, ≥ 60 % in 2-pl
 ``strength_ckpt.md`` gathering every checkpoint measured so far. With ``--checkpoint`` and no
 ``--tables`` only the checkpoints are played.
 
-About 2,000 games per pair give intervals of ±2 %; pairs with the search agent cost about
-0.3 s per search decision, so they take hours on a few cores — ``--search-games`` plays fewer of
+About 2,000 games per pair give intervals of ±2 %; pairs with the search agent cost 0.15–0.25 s
+per search decision, so they take hours on a few cores — ``--search-games`` plays fewer of
 them. Every finished deal (its games with the seats rotated) is kept in ``OUT/partial/``, under
 a digest of the ``hot_envs`` sources that played it, so an interrupted run picks up where it
 stopped — stop a long search run at any time and start the same command later, or with a larger
