@@ -36,26 +36,12 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from hot_envs.agents.checkpoint import CheckpointAgent, export_checkpoint
-from hot_envs.single_agent import SingleAgentEnv
+from hot_envs.single_agent import SingleAgentEnv, random_observations
 
 RESULTS = Path(__file__).parent / "results"
 TARGET = 20.0
-
-
-def collect(game: str, n: int, seed: int) -> list[dict[str, np.ndarray]]:
-    """``n`` learner observation dicts from random play (player count drawn per episode)."""
-    players = [2, 3, 4, 5, 6] if game == "heisse-karten" else None
-    env = SingleAgentEnv(game, players=players, seed=seed)
-    rng = np.random.default_rng(seed)
-    observation, _ = env.reset()
-    out = []
-    while len(out) < n:
-        mask = env.action_masks()
-        out.append({"observation": observation, "action_mask": mask.astype(np.int8)})
-        observation, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
-        if terminated or truncated:
-            observation, _ = env.reset()
-    return out
+# the player count is drawn per episode
+PLAYERS = {"heisse-karten": [2, 3, 4, 5, 6]}
 
 
 def timed(
@@ -115,7 +101,7 @@ def run(
             checkpoint = str(export_checkpoint(model, Path(tmp) / "bench", {"game": game}))
         numpy_agent = CheckpointAgent.load(checkpoint, game=game)
         sb3_agent = CheckpointAgent.load(checkpoint, game=game, backend="sb3")
-        batch = collect(game, decisions, seed)
+        batch = random_observations(game, PLAYERS.get(game), decisions, seed)
         agents = {
             "numpy": numpy_agent,
             "sb3": sb3_agent,

@@ -350,3 +350,22 @@ class SingleAgentEnv(gymnasium.Env):
             "num_players": self.game.num_players,
             "opponents": list(self.opponent_names),
         }
+
+
+def random_observations(
+    game: str, players: int | Sequence[int] | None, n: int, seed: int = 0
+) -> list[dict[str, np.ndarray]]:
+    """``n`` learner observation dicts (``observation`` and an int8 ``action_mask``, as the AEC
+    env gives them) from uniformly random play of ``game`` in a :class:`SingleAgentEnv` with
+    ``players`` (as there), seeded: inputs for timing or comparing policies."""
+    env = SingleAgentEnv(game, players=players, seed=seed)
+    rng = np.random.default_rng(seed)
+    observation, _ = env.reset()
+    result = []
+    while len(result) < n:
+        mask = env.action_masks()
+        result.append({"observation": observation, "action_mask": mask.astype(np.int8)})
+        observation, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+        if terminated or truncated:
+            observation, _ = env.reset()
+    return result

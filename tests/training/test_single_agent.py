@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from hot_envs.heisse_karten import State as KartenState
-from hot_envs.single_agent import OpponentPool, SingleAgentEnv
+from hot_envs.single_agent import OpponentPool, SingleAgentEnv, random_observations
 from tests.heisse_luft.positions import OWN, play, position_dict, stage
 
 GAMES = [("heisse-luft", None), ("heisse-karten", 2), ("heisse-karten", [2, 3, 4, 5, 6])]
@@ -294,6 +294,24 @@ def test_subproc_vec_env_steps_with_masks():
         assert envs.get_attr("pool")[0].entries.keys() == {"heuristic", "random"}
     finally:
         envs.close()
+
+
+@pytest.mark.parametrize(("game", "players"), GAMES)
+def test_random_observations_are_seeded_learner_inputs(game, players):
+    space = SingleAgentEnv(game, players=players, seed=0).observation_space
+    batch = random_observations(game, players, 300, seed=3)
+    assert len(batch) == 300
+    for item in batch:
+        assert item.keys() == {"observation", "action_mask"}
+        assert space.contains(item["observation"])
+        assert item["action_mask"].dtype == np.int8 and item["action_mask"].any()
+    again = random_observations(game, players, 300, seed=3)
+    other = random_observations(game, players, 300, seed=4)
+    assert all(np.array_equal(a[k], b[k]) for a, b in zip(batch, again, strict=True) for k in a)
+    assert not all(
+        np.array_equal(a["observation"], b["observation"])
+        for a, b in zip(batch, other, strict=True)
+    )
 
 
 def test_the_wrapper_and_the_numpy_agent_import_without_torch():
