@@ -73,6 +73,8 @@ from hot_envs.heisse_luft.facts import (
     THREE_FOR_ONE,
     TROPHIES_TO_WIN,
     TROPHY_PRICE,
+    claimable_trophies,
+    trophy_payment,
 )
 
 SUIT_OF_LETTER = {letter: i for i, letter in enumerate(SUITS)}
@@ -380,23 +382,6 @@ def exchange_action(table: _Table, view: dict[str, Any], legal: list[int]) -> in
 # ---------------------------------------------------------------------- trophies
 
 
-def pay(held: list[int], suit: int, awarded: list[int]) -> list[int]:
-    """``held`` after paying for ``suit``'s trophy in HL-6.2's payment order."""
-    held = held[:]
-    own = min(held[suit], TROPHY_PRICE[suit])
-    held[suit] -= own
-    for _ in range(TROPHY_PRICE[suit] - own):
-        source = max(awarded, key=lambda s: (held[s], -s))
-        held[source] -= THREE_FOR_ONE
-    return held
-
-
-def can_claim(held: list[int], awarded: list[int], three_for_one: bool) -> bool:
-    """Whether prizes ``held`` pay for any trophy still free (HL-6.1, HL-6.2)."""
-    spare = sum(held[s] // THREE_FOR_ONE for s in awarded) if three_for_one else 0
-    return any(held[s] + spare >= TROPHY_PRICE[s] for s in range(4) if s not in awarded)
-
-
 def trophy_scores(table: _Table, legal: list[int]) -> list[float]:
     """Claim (the best claim) rather than stop, unless the claim hands the opponent the game."""
     me, opp = table.me, 1 - table.me
@@ -414,13 +399,14 @@ def trophy_scores(table: _Table, legal: list[int]) -> list[float]:
         awarded = [*table.awarded, suit]
         opens_their_win = (
             theirs + 1 >= TROPHIES_TO_WIN
-            and can_claim(opp_held, awarded, table.three_for_one)
-            and not can_claim(opp_held, table.awarded, table.three_for_one)
+            and claimable_trophies(opp_held, awarded, table.three_for_one)
+            and not claimable_trophies(opp_held, table.awarded, table.three_for_one)
         )
         if opens_their_win:
             scores.append(-1.0)
             continue
-        held = pay(table.held[me], suit, table.awarded)
+        payment = trophy_payment(table.held[me], suit, table.awarded)
+        held = [h - n for h, n in zip(table.held[me], payment, strict=True)]
         ours = potential(held, mine + 1, awarded, table.three_for_one)
         scores.append(1.0 + ours - potential(opp_held, theirs, awarded, table.three_for_one))
     return scores

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 # HL-1.1 Balloon cards: suits in canonical order, each with the values it holds.
@@ -37,6 +38,34 @@ MAX_SPADES_AT_STAGE = 3  # HL-2.3 only 7 spade balloons: never 4 spade prizes at
 TROPHY_PRICE = (7, 6, 5, 4)
 THREE_FOR_ONE = 3  # HL-6.2 three prize cards of an awarded suit pay for one
 TROPHIES_TO_WIN = 2  # HL-7.1
+
+
+def claimable_trophies(
+    held: Sequence[int], awarded: Sequence[int], three_for_one: bool
+) -> list[int]:
+    """HL-6.1/6.2 the free trophies (suits) that prize cards ``held`` (a count per suit) pay for:
+    with the trophy's own suit, and with ``three_for_one`` also three prize cards of an
+    ``awarded`` suit for each card missing."""
+    spare = sum(held[s] // THREE_FOR_ONE for s in awarded) if three_for_one else 0
+    return [s for s in range(4) if s not in awarded and held[s] + spare >= TROPHY_PRICE[s]]
+
+
+def trophy_payment(held: Sequence[int], suit: int, awarded: Sequence[int]) -> list[int]:
+    """HL-6.2 the prize cards per suit paid for the trophy of ``suit`` out of ``held``: its own
+    suit first, then for each card missing three of the awarded suit held most (ties: ♥ ♦ ♣ ♠).
+    A ``ValueError`` if ``held`` cannot pay for it."""
+    left, paid = list(held), [0, 0, 0, 0]
+    own = min(left[suit], TROPHY_PRICE[suit])
+    left[suit] -= own
+    paid[suit] += own
+    for _ in range(TROPHY_PRICE[suit] - own):
+        source = max(awarded, key=lambda s: (left[s], -s), default=None)
+        if source is None or left[source] < THREE_FOR_ONE:
+            raise ValueError(f"prize cards {list(held)} cannot pay for trophy {suit} (HL-6.2)")
+        left[source] -= THREE_FOR_ONE
+        paid[source] += THREE_FOR_ONE
+    return paid
+
 
 HAND_SIZE = 8  # HL-2.4
 MAX_EXCHANGE = 4  # HL-3.4

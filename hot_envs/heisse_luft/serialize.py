@@ -407,7 +407,7 @@ def _read_phase(state: State, d: dict) -> None:
         state.asking_winner = tp["asking"] == "winner"
         if p != (state.trophy_winner if state.asking_winner else 1 - state.trophy_winner):
             raise ValueError(f"current_player {p} is not the player trophy_phase asks")
-        if not any(state.can_claim(p, s) for s in range(4)):
+        if not state._claimable(p):
             raise ValueError(f"player {p} can claim no trophy, so is not asked (HL-6.4)")
     elif state.phase == EXCHANGE:
         if state._play_actions(p):

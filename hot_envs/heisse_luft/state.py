@@ -49,11 +49,11 @@ from hot_envs.heisse_luft.facts import (
     START_TERRAIN,
     STOP_CLAIMING,
     SUIT_SIZES,
-    THREE_FOR_ONE,
     TROPHIES_TO_WIN,
     TROPHY,
-    TROPHY_PRICE,
     action_name,
+    claimable_trophies,
+    trophy_payment,
 )
 from hot_envs.heisse_luft.render import render
 
@@ -213,7 +213,7 @@ class State:
             return picks + [EXCHANGE_DONE] if chosen else picks
         if self.phase == TROPHY:
             p = self.current_player
-            return [CLAIM_TROPHY + s for s in range(4) if self.can_claim(p, s)] + [STOP_CLAIMING]
+            return [CLAIM_TROPHY + s for s in self._claimable(p)] + [STOP_CLAIMING]
         return []
 
     def _play_actions(self, p: int) -> list[int]:
@@ -237,31 +237,12 @@ class State:
 
     def can_claim(self, p: int, suit: int) -> bool:
         """HL-6.1/6.2 whether player ``p`` could pay for the trophy of ``suit`` now."""
-        if self._trophy_owner(suit) is not None:
-            return False
-        held = self.prizes_won[p]
-        cards = held[suit]
-        if self.options["three_for_one"]:
-            cards += sum(held[s] // THREE_FOR_ONE for s in self._awarded_suits())
-        return cards >= TROPHY_PRICE[suit]
+        return suit in self._claimable(p)
 
-    def _can_claim_any(self, p: int) -> bool:
-        """:meth:`can_claim` for any suit, the three-for-one spare counted once."""
-        awarded = self._awarded_suits()
-        held = self.prizes_won[p]
-        spare = 0
-        if awarded and self.options["three_for_one"]:
-            spare = sum(held[s] // THREE_FOR_ONE for s in awarded)
-        for suit in _SUIT_IDS:
-            if suit not in awarded and held[suit] + spare >= TROPHY_PRICE[suit]:
-                return True
-        return False
-
-    def _trophy_owner(self, suit: int) -> int | None:
-        for p in (0, 1):
-            if suit in self.trophies[p]:
-                return p
-        return None
+    def _claimable(self, p: int) -> list[int]:
+        return claimable_trophies(
+            self.prizes_won[p], self._awarded_suits(), self.options["three_for_one"]
+        )
 
     def _awarded_suits(self) -> list[int]:
         return self.trophies[0] + self.trophies[1]
@@ -475,9 +456,9 @@ class State:
     def _ask_for_claims(self) -> None:
         """HL-6.4 the stage winner decides first; a player who could claim nothing is not asked."""
         winner = self.trophy_winner
-        if self._can_claim_any(winner):
+        if self._claimable(winner):
             self.phase, self.current_player, self.asking_winner = TROPHY, winner, True
-        elif self._can_claim_any(1 - winner):
+        elif self._claimable(1 - winner):
             self.phase, self.current_player, self.asking_winner = TROPHY, 1 - winner, False
         else:
             self._end_flight()
@@ -485,14 +466,9 @@ class State:
     def _claim(self, p: int, suit: int) -> None:
         """HL-6.1/6.2 pay for and take a trophy; HL-7.1 a second trophy wins at once."""
         held, paid = self.prizes_won[p], self.trophy_cards[p]
-        own = min(held[suit], TROPHY_PRICE[suit])
-        held[suit] -= own
-        paid[suit] += own
-        for _ in range(TROPHY_PRICE[suit] - own):
-            # HL-6.2 each missing card: three of the awarded suit held most (ties: ♥ ♦ ♣ ♠).
-            source = max(self._awarded_suits(), key=lambda s: (held[s], -s))
-            held[source] -= THREE_FOR_ONE
-            paid[source] += THREE_FOR_ONE
+        for s, n in enumerate(trophy_payment(held, suit, self._awarded_suits())):
+            held[s] -= n
+            paid[s] += n
         self.trophies[p].append(suit)
         if len(self.trophies[p]) >= TROPHIES_TO_WIN:
             self._end_game(p)
@@ -500,7 +476,7 @@ class State:
             self._ask_for_claims()
 
     def _stop_claiming(self) -> None:
-        if self.asking_winner and self._can_claim_any(1 - self.trophy_winner):
+        if self.asking_winner and self._claimable(1 - self.trophy_winner):
             self.current_player, self.asking_winner = 1 - self.trophy_winner, False
         else:
             self._end_flight()

@@ -12,9 +12,19 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hot_envs.heisse_luft import IllegalActionError, State
-from hot_envs.heisse_luft.facts import CARD_CODES, CARD_INDEX
+from hot_envs.heisse_luft.facts import (
+    CARD_CODES,
+    CARD_INDEX,
+    SUIT_SIZES,
+    THREE_FOR_ONE,
+    TROPHY_PRICE,
+    claimable_trophies,
+    trophy_payment,
+)
 
 from .positions import (
     CLAIM,
@@ -856,6 +866,35 @@ def test_HL_6_2_suits_without_an_awarded_trophy_do_not_pay():
     d = run(p0_wins_stage_1(prizes_won=(won(S=3, C=3), won())), FLY_D).to_dict()
     assert (d["phase"], d["current_player"]) == ("play", 1)
     assert d["trophies"] == [[], []]
+
+
+@given(
+    held=st.tuples(*(st.integers(0, n) for n in SUIT_SIZES)),
+    awarded=st.lists(st.integers(0, 3), max_size=2, unique=True),
+)
+def test_HL_6_1_and_6_2_a_claimable_trophy_is_one_its_payment_covers(held, awarded):
+    """HL-6.1/6.2: a free trophy is claimable exactly when it can be paid for (own suit first,
+    then groups of three of awarded suits, the suit held most first); the payment is the price,
+    a group of three counted as one card, and never more of a suit than is held."""
+    claimable = claimable_trophies(held, awarded, three_for_one=True)
+    for suit in range(4):
+        if suit in awarded:
+            assert suit not in claimable
+            continue
+        try:
+            paid = trophy_payment(held, suit, awarded)
+        except ValueError:
+            assert suit not in claimable
+            continue
+        assert suit in claimable
+        assert all(p <= h for p, h in zip(paid, held, strict=True))
+        groups = sum(paid[s] for s in range(4) if s != suit)
+        assert paid[suit] + groups // THREE_FOR_ONE == TROPHY_PRICE[suit]
+        assert all(paid[s] % THREE_FOR_ONE == 0 for s in range(4) if s != suit)
+        assert all(paid[s] == 0 for s in range(4) if s != suit and s not in awarded)
+    assert claimable_trophies(held, awarded, three_for_one=False) == [
+        s for s in range(4) if s not in awarded and held[s] >= TROPHY_PRICE[s]
+    ]
 
 
 @pytest.mark.parametrize("three_for_one", [True, False])
