@@ -1,4 +1,5 @@
-"""Heiße Luft's facts as data: components (RULES HL-1), phases, options and action ids."""
+"""Heiße Luft's facts as data (components, RULES HL-1; phases, options, action ids) and the
+trophy arithmetic both the engine and the heuristic use (HL-6.1, HL-6.2)."""
 
 from __future__ import annotations
 
