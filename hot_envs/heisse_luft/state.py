@@ -235,11 +235,8 @@ class State:
                         open_slots[suit].append(slot + 1)
         return [8 * card + slot for card in self.hands[p] for slot in open_slots[CARD_SUIT[card]]]
 
-    def can_claim(self, p: int, suit: int) -> bool:
-        """HL-6.1/6.2 whether player ``p`` could pay for the trophy of ``suit`` now."""
-        return suit in self._claimable(p)
-
     def _claimable(self, p: int) -> list[int]:
+        """HL-6.1/6.2 the free trophies player ``p`` could pay for now."""
         return claimable_trophies(
             self.prizes_won[p], self._awarded_suits(), self.options["three_for_one"]
         )
