@@ -74,6 +74,8 @@ VIEW_KEYS = (
 
 def check_int(value: Any, what: str, low: int | None = None, high: int | None = None) -> int:
     """``value`` as an int in ``low..high``; bools and other types are a ``ValueError``."""
+    if type(value) is int and (low is None or low <= value) and (high is None or value <= high):
+        return value  # the common case, first: views and moves check a seat or card each time
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
         raise ValueError(f"{what} must be an int, not {value!r}")
     if (low is not None and value < low) or (high is not None and value > high):

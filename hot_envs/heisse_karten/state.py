@@ -356,8 +356,7 @@ class State:
         Besides DESIGN.md's keys it holds ``taken`` (every taken card was seen when played and
         the trick's winner is public, HK-5), ``totals``, ``round`` and ``options``.
         """
-        if type(player) is not int or not 0 <= player < self.num_players:  # the common case fast
-            player = serialize.check_int(player, "player", 0, self.num_players - 1)
+        player = serialize.check_int(player, "player", 0, self.num_players - 1)
         return {
             "game": GAME_NAME,
             "player": player,
