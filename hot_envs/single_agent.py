@@ -57,6 +57,7 @@ import numpy as np
 from gymnasium import spaces
 
 from hot_envs.agents.base import Agent
+from hot_envs.agents.features import SPECS, policy_input
 from hot_envs.engine import GameState
 from hot_envs.games import get_game
 
@@ -166,7 +167,9 @@ class SingleAgentEnv(gymnasium.Env):
     ``learner_seat`` (a seat or ``"rotate"``); ``players`` (Heiße Karten: a player count, or a
     sequence of counts drawn uniformly per episode); ``game_options`` (engine options such as
     ``turn_limit``); ``shaping`` (coefficient c of the potential-based shaping, 0 = off);
-    ``seed`` (seeds the first ``reset`` without a seed).
+    ``seed`` (seeds the first ``reset`` without a seed); ``action_features`` (observations are
+    the packed inputs of :func:`hot_envs.agents.features.policy_input` — observation, a feature
+    row per legal action and the actions' ids — for action-scoring policies).
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -181,6 +184,7 @@ class SingleAgentEnv(gymnasium.Env):
         shaping: float = 0.0,
         seed: int | None = None,
         render_mode: str | None = None,
+        action_features: bool = False,
     ) -> None:
         self.game_name = get_game(game).name
         self.engine = get_game(game).engine
@@ -207,7 +211,12 @@ class SingleAgentEnv(gymnasium.Env):
         self.shaping = float(shaping)
         self.render_mode = render_mode
         layout = self.engine.LAYOUT
-        self.observation_space = spaces.Box(layout.low, layout.high, dtype=np.float32)
+        self.action_features = bool(action_features)
+        if self.action_features:
+            size = SPECS[self.game_name].input_size
+            self.observation_space = spaces.Box(-np.inf, np.inf, (size,), dtype=np.float32)
+        else:
+            self.observation_space = spaces.Box(layout.low, layout.high, dtype=np.float32)
         self.action_space = spaces.Discrete(self.engine.NUM_ACTIONS)
         self.game: GameState | None = None
         self.seat = 0
@@ -342,7 +351,10 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _observation(self) -> np.ndarray:
         # Also at the end: SB3 bootstraps a truncated episode's value from its final observation.
-        return self.engine.encode(self.game, self.seat)
+        observation = self.engine.encode(self.game, self.seat)
+        if self.action_features:
+            return policy_input(self.game_name, observation, self.game.view(self.seat))
+        return observation
 
     def _info(self) -> dict[str, Any]:
         return {

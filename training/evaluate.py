@@ -11,6 +11,7 @@ uses their mean strength against the evaluation opponent.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -35,6 +36,7 @@ def evaluate(
     """One row per player count: the checkpoint against ``opponent`` in every other seat."""
     rows = []
     spec = str(Path(checkpoint).with_suffix(".npz"))
+    workers = workers or os.cpu_count() or 1
     for n in player_counts:
         lineup = [spec] + [opponent] * (n - 1)
         result = play_match(
@@ -77,6 +79,56 @@ def format_table(rows: Sequence[dict[str, Any]], title: str = "evaluation") -> s
             f"{row['opponent']:<16} {row['players']:>7} {row['games']:>6} "
             f"{100 * row['win_share']:>9.1f}%  {interval:<15}"
         )
+    return "\n".join(lines)
+
+
+def compare(
+    start: str | Path,
+    final: str | Path,
+    game: str,
+    opponents: Sequence[str],
+    games: int,
+    player_counts: Sequence[int],
+    seed: int = 0,
+    workers: int = 1,
+) -> list[dict[str, Any]]:
+    """Rows for :func:`format_comparison`: ``start`` and ``final`` against each opponent (the
+    same deals for both), then ``final`` against ``start`` (opponent ``"start"``), each tagged
+    with ``checkpoint``."""
+    rows = []
+    for opponent in opponents:
+        for name, path in (("start", start), ("final", final)):
+            for row in evaluate(path, game, opponent, games, player_counts, seed, workers):
+                rows.append({"checkpoint": name, **row})
+    start_spec = str(Path(start).with_suffix(".npz"))
+    for row in evaluate(final, game, start_spec, games, player_counts, seed, workers):
+        rows.append({"checkpoint": "final", **row, "opponent": "start"})
+    return rows
+
+
+def format_comparison(rows: Sequence[dict[str, Any]], title: str = "evaluation") -> str:
+    """The :func:`compare` rows as a table: per opponent and player count, the win share of
+    start and final with their 95 % intervals."""
+
+    def cell(row: dict[str, Any] | None) -> str:
+        if row is None:
+            return "–"
+        return (
+            f"{100 * row['win_share']:5.1f} % [{100 * row['ci_low']:.1f}, "
+            f"{100 * row['ci_high']:.1f}]"
+        )
+
+    keyed = {(r["checkpoint"], r["opponent"], r["players"]): r for r in rows}
+    header = (
+        f"{'opponent':<12} {'players':>7} {'games':>6}  "
+        f"{'start: win share, 95 % CI':<26} {'final: win share, 95 % CI':<26}"
+    )
+    lines = [title, header, "-" * len(header)]
+    for opponent, players in dict.fromkeys((r["opponent"], r["players"]) for r in rows):
+        final = keyed.get(("final", opponent, players))
+        start = keyed.get(("start", opponent, players))
+        games = (final or start)["games"]
+        lines.append(f"{opponent:<12} {players:>7} {games:>6}  {cell(start):<22} {cell(final):<22}")
     return "\n".join(lines)
 
 

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from hot_envs.agents import Agent, make_agent
+from hot_envs.agents.features import policy_input
 from hot_envs.games import get_game
 
 
@@ -45,11 +46,14 @@ def collect(
     teacher: str | Agent = "heuristic",
     gamma: float = 0.995,
     learner: Agent | None = None,
+    action_features: bool = False,
 ) -> Demonstrations:
     """At least ``decisions`` teacher decisions from whole games (player count drawn per game).
 
     With a ``learner`` (DAgger), the learner plays one seat of each game, drawn at random, and
     the teacher is still asked at its decisions: the recorded action is always the teacher's.
+    ``action_features`` records the packed inputs of action-scoring policies
+    (:func:`hot_envs.agents.features.policy_input`) instead of the bare observations.
     """
     engine = get_game(game).engine
     rng = np.random.default_rng(seed)
@@ -69,7 +73,10 @@ def collect(
             }
             view = state.view(seat)
             label = int(agent.act(observation, view))
-            obs.append(observation["observation"])
+            if action_features:
+                obs.append(policy_input(game, observation["observation"], view))
+            else:
+                obs.append(observation["observation"])
             masks.append(observation["action_mask"].astype(bool))
             actions.append(label)
             seats.append(seat)
@@ -109,15 +116,24 @@ def dagger(
     clone chose the teacher's action at the decisions of the games it played in (its own and
     its teachers'), before that round's cloning, and ``seconds`` since the first round began.
     ``log`` gets each entry as it is made."""
-    from hot_envs.agents.checkpoint import CheckpointAgent, numpy_policy
+    from hot_envs.agents.checkpoint import CheckpointAgent, is_action_scorer, numpy_policy
 
     history = []
     started = time.perf_counter()
     for r in range(rounds):
         learner = CheckpointAgent(numpy_policy(model), {"game": get_game(game).name})
         teacher_agent = make_agent(teacher, game, seed + 1 + r)
-        new = collect(game, player_counts, decisions, seed + 1 + r, teacher_agent, gamma, learner)
-        agreement = _agreement(learner, new)
+        new = collect(
+            game,
+            player_counts,
+            decisions,
+            seed + 1 + r,
+            teacher_agent,
+            gamma,
+            learner,
+            action_features=is_action_scorer(model),
+        )
+        agreement = _agreement(learner.policy, new)
         if len(demos.actions):
             demos = Demonstrations(
                 *(np.concatenate([a, b]) for a, b in zip(_fields(demos), _fields(new), strict=True))
@@ -143,13 +159,16 @@ def _fields(demos: Demonstrations) -> tuple[np.ndarray, ...]:
     return demos.observations, demos.masks, demos.actions, demos.returns
 
 
-def _agreement(learner: Agent, demos: Demonstrations) -> float:
-    """Share of ``demos``' decisions where ``learner`` picks the recorded (teacher's) action."""
-    chosen = [
-        learner.act({"observation": o, "action_mask": m}, {})
-        for o, m in zip(demos.observations, demos.masks, strict=True)
-    ]
-    return float(np.mean(np.asarray(chosen) == demos.actions))
+def _agreement(policy: Any, demos: Demonstrations) -> float:
+    """Share of ``demos``' decisions where ``policy`` (a numpy policy, argmax) picks the recorded
+    (teacher's) action."""
+    chosen = np.concatenate(
+        [
+            policy.predict(demos.observations[i : i + 1024], demos.masks[i : i + 1024])
+            for i in range(0, len(demos.actions), 1024)
+        ]
+    )
+    return float(np.mean(chosen == demos.actions))
 
 
 def behaviour_cloning(

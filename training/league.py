@@ -7,6 +7,11 @@ with ``snapshot_share = 0``, the fixed opponents get every draw; without fixed o
 snapshots do.) Each opponent seat of each episode draws independently
 (:class:`hot_envs.single_agent.OpponentPool`).
 
+**Prioritised fictitious self-play** (``pfsp = true``, AlphaStar's rule): the snapshot share is
+split by how often each snapshot beats the learner, weight ∝ (1 − score)², with score the
+learner's mean score over its last ``window`` episodes against that snapshot (½ before any): the
+snapshots the learner still loses to are met most.
+
 **Snapshots.** The policy is copied into the pool at the start (so self-play starts at once)
 and every ``snapshot_every`` steps, as a numpy :class:`~hot_envs.agents.checkpoint.CheckpointAgent`
 that samples from its masked softmax (a varied opponent, and fast: no torch in the env workers).
@@ -57,7 +62,9 @@ class League:
     epsilon_step: float = 0.1
     win_low: float = 0.2
     win_high: float = 0.6
+    pfsp: bool = False
     snapshots: list[str] = field(default_factory=list)
+    scores: dict[str, float] = field(default_factory=dict)  # learner's recent score per snapshot
 
     def source(self, opponent: FixedOpponent) -> str:
         """The spec that plays ``opponent`` now (ε applied to a curriculum opponent)."""
@@ -79,6 +86,12 @@ class League:
             * (o.weight / fixed_total if fixed_total > 0 else 1 / len(self.fixed))
             for o in self.fixed
         }
+        if self.pfsp:
+            hardness = {name: (1.0 - self.scores.get(name, 0.5)) ** 2 for name in self.snapshots}
+            total = sum(hardness.values())
+            if total > 0:
+                weights.update({name: share * h / total for name, h in hardness.items()})
+                return weights
         weights.update({name: share / len(self.snapshots) for name in self.snapshots})
         return weights
 
@@ -92,6 +105,8 @@ class League:
         self.snapshots.append(name)
         dropped = self.snapshots[: -self.max_snapshots]
         self.snapshots = self.snapshots[-self.max_snapshots :]
+        for name in dropped:
+            self.scores.pop(name, None)
         return dropped
 
     def adapt_epsilon(self, score: float) -> bool:
@@ -152,8 +167,12 @@ class LeagueCallback(BaseCallback):
             if done and "win_share" in info:
                 for name in set(info["opponents"]) - {None}:
                     self.results[name].append(learner_score(info))
+        if self.league.pfsp:
+            self._update_pfsp()
         for opponent in self.league.fixed:
             scores = self.results[opponent.name()]
+            if scores:
+                self.logger.record(f"league/score/{opponent.name()}", float(np.mean(scores)))
             if opponent.curriculum and len(scores) >= self.window:
                 score = float(np.mean(scores))
                 self.logger.record("league/curriculum_score", score)
@@ -167,6 +186,22 @@ class LeagueCallback(BaseCallback):
             self._snapshot()
         return True
 
+    def _update_pfsp(self) -> None:
+        """Refresh the snapshots' scores (last ``window`` episodes) and push new weights once
+        a snapshot has a full window."""
+        changed = False
+        for name in self.league.snapshots:
+            results = self.results[name]
+            if len(results) >= self.window:
+                self.league.scores[name] = float(np.mean(results[-self.window :]))
+                results.clear()
+                changed = True
+        if changed:
+            self._push_weights(self.league.weights())
+            self.logger.record(
+                "league/snapshot_score", float(np.mean(list(self.league.scores.values())))
+            )
+
     def summary(self) -> dict[str, Any]:
         """The league's state, for the checkpoint's training summary."""
         return {
@@ -175,5 +210,7 @@ class LeagueCallback(BaseCallback):
             "max_snapshots": self.league.max_snapshots,
             "snapshot_every": self.snapshot_every,
             "final_epsilon": self.league.epsilon,
+            "pfsp": self.league.pfsp,
+            "snapshot_scores": dict(self.league.scores),
             "snapshots": list(self.league.snapshots),
         }

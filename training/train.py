@@ -42,9 +42,16 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 from hot_envs.agents.checkpoint import export_checkpoint, read_metadata, update_metadata
 from hot_envs.games import get_game
 from hot_envs.single_agent import Opponent, SingleAgentEnv
-from training.evaluate import EvaluationCallback, evaluate, format_table, plot_learning_curve
-from training.imitation import behaviour_cloning, collect, dagger
+from training.evaluate import (
+    EvaluationCallback,
+    compare,
+    format_comparison,
+    plot_learning_curve,
+)
+from training.finetune import CriticWarmup, TeacherAnchor
+from training.imitation import Demonstrations, behaviour_cloning, collect, dagger
 from training.league import FixedOpponent, League, LeagueCallback
+from training.policies import ActionScorerPolicy
 
 try:
     import tomllib
@@ -69,6 +76,7 @@ class Args:
     n_envs: int = 0  # 0: default_n_envs() — several per core, so one forward pass serves many
     torch_threads: int = 1
     progress_bar: bool = True
+    verbose: int = 1  # 1: SB3's table of PPO figures (approx_kl, clip_fraction, …) per update
     # PPO
     learning_rate: float = 3e-4
     rollout_steps: int = 4096  # steps per PPO update, over all envs (n_steps = this / n_envs)
@@ -79,10 +87,19 @@ class Args:
     clip_range: float = 0.2
     ent_coef: float = 0.01
     vf_coef: float = 0.5
-    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    target_kl: float | None = None  # stop an update's epochs early past 1.5 × this KL
+    policy: str = "mlp"  # "mlp" (observation → logits) or "action_scorer" (training.policies)
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])  # the MLP policy and value
+    state_arch: list[int] = field(default_factory=lambda: [256, 64])  # action_scorer: embedding
+    scorer_arch: list[int] = field(default_factory=lambda: [128, 128])  # … shared scorer
+    value_arch: list[int] = field(default_factory=lambda: [256, 256])  # … critic
     activation: str = "tanh"
     shaping: float = 0.0  # reward shaping coefficient (hot_envs.single_agent); 0 = off
     game_options: dict[str, Any] = field(default_factory=dict)  # engine options, e.g. turn_limit
+    # fine-tuning the clone (training.finetune)
+    critic_warmup: int = 0  # steps of learning the critic alone before the actor moves
+    anchor_coef: float = 0.0  # weight of behaviour-cloning steps on the teacher's data …
+    anchor_decay: int = 100_000  # … decaying linearly to 0 over these steps
     # behaviour cloning warm start (training.imitation; skipped when resuming), DAgger rounds
     bc_decisions: int = 0
     bc_epochs: int = 4
@@ -105,12 +122,13 @@ class Args:
     win_low: float = 0.2
     win_high: float = 0.6
     curriculum_window: int = 200
+    pfsp: bool = False  # snapshots weighted by how often they beat the learner (training.league)
     # evaluation (training.evaluate)
     eval_opponent: str = "heuristic"
     eval_every: int = 50_000
     eval_games: int = 100
     final_eval_games: int = 300
-    eval_workers: int = 1
+    eval_workers: int = 0  # processes for evaluation games; 0: one per core
 
 
 class TimeLimit(BaseCallback):
@@ -129,11 +147,22 @@ class TimeLimit(BaseCallback):
         return time.perf_counter() < self.deadline
 
 
-def imitate(model: Any, args: Args, counts: list[int], clone: bool) -> list[dict[str, float]]:
+def imitate(
+    model: Any, args: Args, counts: list[int], clone: bool
+) -> tuple[list[dict[str, float]], Demonstrations]:
     """Behaviour cloning on ``bc_decisions`` teacher decisions (if ``clone``), then
-    ``dagger_rounds`` DAgger rounds (training.imitation); the statistics of each epoch/round."""
+    ``dagger_rounds`` DAgger rounds (training.imitation); the statistics of each epoch/round,
+    and the demonstrations (for the teacher anchor)."""
     started = time.perf_counter()
-    demos = collect(args.game, counts, args.bc_decisions, args.seed, args.bc_teacher, args.gamma)
+    demos = collect(
+        args.game,
+        counts,
+        args.bc_decisions,
+        args.seed,
+        args.bc_teacher,
+        args.gamma,
+        action_features=args.policy == "action_scorer",
+    )
     history = []
     if clone:
         history = behaviour_cloning(
@@ -157,7 +186,7 @@ def imitate(model: Any, args: Args, counts: list[int], clone: bool) -> list[dict
                 f"accuracy {entry['accuracy']:.1%}, {entry['seconds']:.0f} s"
             )
 
-        _, rounds = dagger(
+        demos, rounds = dagger(
             model,
             demos,
             args.game,
@@ -173,7 +202,7 @@ def imitate(model: Any, args: Args, counts: list[int], clone: bool) -> list[dict
             learning_rate=args.bc_learning_rate,
         )
         history += rounds
-    return history
+    return history, demos
 
 
 def default_n_envs() -> int:
@@ -191,8 +220,22 @@ def build_model(args: Args, envs: VecEnv, tensorboard_log: str | None = None) ->
     spread over the envs, CPU, seeded. The one place these arguments meet the constructor
     (``benchmarks/training_throughput.py`` builds its models here too)."""
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]
+    policy_kwargs: dict[str, Any] = {"activation_fn": activation}
+    if args.policy == "action_scorer":
+        policy: Any = ActionScorerPolicy
+        policy_kwargs.update(
+            game=args.game,
+            state_arch=list(args.state_arch),
+            scorer_arch=list(args.scorer_arch),
+            value_arch=list(args.value_arch),
+        )
+    elif args.policy == "mlp":
+        policy = "MlpPolicy"
+        policy_kwargs["net_arch"] = list(args.net_arch)
+    else:
+        raise ValueError(f"policy must be 'mlp' or 'action_scorer', not {args.policy!r}")
     return MaskablePPO(
-        "MlpPolicy",
+        policy,
         envs,
         learning_rate=args.learning_rate,
         n_steps=max(1, args.rollout_steps // envs.num_envs),
@@ -203,8 +246,10 @@ def build_model(args: Args, envs: VecEnv, tensorboard_log: str | None = None) ->
         clip_range=args.clip_range,
         ent_coef=args.ent_coef,
         vf_coef=args.vf_coef,
-        policy_kwargs={"net_arch": list(args.net_arch), "activation_fn": activation},
+        target_kl=args.target_kl,
+        policy_kwargs=policy_kwargs,
         tensorboard_log=tensorboard_log,
+        verbose=args.verbose,
         seed=args.seed,
         device="cpu",
     )
@@ -289,6 +334,7 @@ def main(argv: list[str] | None = None) -> int:
         args.epsilon_step,
         args.win_low,
         args.win_high,
+        pfsp=args.pfsp,
     )
     make_env = partial(
         SingleAgentEnv,
@@ -297,12 +343,14 @@ def main(argv: list[str] | None = None) -> int:
         players=args.players,
         game_options=args.game_options,
         shaping=args.shaping,
+        action_features=args.policy == "action_scorer",
     )
     vec_env_cls = SubprocVecEnv if n_envs > 1 else DummyVecEnv
     envs = make_vec_env(make_env, n_envs=n_envs, seed=args.seed, vec_env_cls=vec_env_cls)
 
     # The model: resumed from a checkpoint, or new (optionally warm-started by imitation).
     bc_history: list[dict[str, float]] = []
+    demos = None
     previous_training: dict[str, Any] = {}
     if args.resume:
         previous_training = read_metadata(args.resume, args.game).get("training", {})
@@ -314,7 +362,29 @@ def main(argv: list[str] | None = None) -> int:
     # Imitation: cloning the teacher warm-starts a new model; DAgger rounds follow, on a resumed
     # model too (they correct a trained policy in the positions it reaches itself).
     if (args.bc_decisions > 0 and not args.resume) or args.dagger_rounds > 0:
-        bc_history = imitate(model, args, counts, clone=not args.resume)
+        bc_history, demos = imitate(model, args, counts, clone=not args.resume)
+    elif args.anchor_coef > 0 and args.bc_decisions > 0:  # a resumed model's anchor data
+        demos = collect(
+            args.game,
+            counts,
+            args.bc_decisions,
+            args.seed,
+            args.bc_teacher,
+            args.gamma,
+            action_features=args.policy == "action_scorer",
+        )
+    # The policy before RL, kept so that anyone can compare the end with it.
+    start_meta = {
+        "game": args.game,
+        "options": {"num_players": counts, **args.game_options},
+        "training": {
+            "stage": "start",
+            "steps": model.num_timesteps,
+            "resumed_from": args.resume,
+            "behaviour_cloning": bc_history or None,
+        },
+    }
+    export_checkpoint(model, out / "start", start_meta)
 
     # Learn: league updates and periodic evaluation run as callbacks.
     started = time.perf_counter()
@@ -356,7 +426,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     model.learn(
         total_timesteps=args.timesteps,
-        callback=[league_callback, eval_callback, TimeLimit(args.time_limit)],
+        callback=[
+            league_callback,
+            eval_callback,
+            TimeLimit(args.time_limit),
+            CriticWarmup(args.critic_warmup),
+            *(
+                [TeacherAnchor(demos, args.anchor_coef, args.anchor_decay, seed=args.seed)]
+                if demos is not None and args.anchor_coef > 0
+                else []
+            ),
+        ],
         progress_bar=args.progress_bar,
         reset_num_timesteps=not args.resume,
         tb_log_name="ppo",
@@ -369,25 +449,25 @@ def main(argv: list[str] | None = None) -> int:
         f"({steps_per_second:.0f} steps/s)"
     )
 
-    # The final checkpoint, the best one, and the evaluation table.
+    # The final checkpoint, and the table: start and final against random and the heuristic,
+    # and final against start, on the same deals with seats rotated.
     final = export_checkpoint(model, out / "final", metadata())
     (out / "evaluations.json").write_text(json.dumps(eval_callback.history, indent=2) + "\n")
     plot_learning_curve(
         eval_callback.history, out / "learning_curve.png", f"{args.game} vs {args.eval_opponent}"
     )
-    rows = []
-    for opponent in ("random", "heuristic"):
-        rows += evaluate(
-            out / "best",
-            args.game,
-            opponent,
-            args.final_eval_games,
-            counts,
-            args.seed + 2,
-            args.eval_workers,
-        )
-    update_metadata(out / "best", evaluation={"final": rows, "periodic": eval_callback.history})
-    print(format_table(rows, f"best checkpoint {out / 'best'} (final: {final})"))
+    rows = compare(
+        out / "start",
+        final,
+        args.game,
+        ["random", "heuristic"],
+        args.final_eval_games,
+        counts,
+        args.seed + 2,
+        args.eval_workers,
+    )
+    update_metadata(final, evaluation={"final": rows, "periodic": eval_callback.history})
+    print(format_comparison(rows, f"start {out / 'start'} and final {final}"))
     return 0
 
 

@@ -16,7 +16,10 @@ A checkpoint ``NAME`` is three files side by side:
   ``options``         what it was trained on, e.g. ``{"num_players": [2, 3]}`` or ``"any"``
   ``observation``     ``{"layout_version", "size"}`` of the game's observation ``LAYOUT``
   ``num_actions``     size of the action space
-  ``network``         ``{"hidden": [256, 256], "activation": "tanh" | "relu"}``
+  ``network``         ``{"architecture": "mlp", "hidden": [256, 256], "activation": "tanh"}``
+                      or ``{"architecture": "action_scorer", "state": [256, 64],
+                      "scorer": [128, 128], ...}`` (:mod:`hot_envs.agents.scorer`); no
+                      ``architecture`` means ``"mlp"``
   ``training``        run summary (steps, opponents, seconds, config …)
   ``evaluation``      win rates with 95 % intervals
   ==================  ===========================================================================
@@ -37,6 +40,8 @@ from typing import Any
 
 import numpy as np
 
+from hot_envs.agents.features import SPECS, policy_input
+from hot_envs.agents.scorer import ARCHITECTURE, NumpyScorer, scorer_arrays
 from hot_envs.engine import Seed, make_rng
 from hot_envs.games import get_game
 
@@ -204,17 +209,22 @@ class NumpyPolicy:
 _FLOAT32 = np.dtype(np.float32)
 
 
-def _load_layers(stem: Path, meta: dict[str, Any]) -> list[tuple[np.ndarray, np.ndarray]]:
+def _load_arrays(stem: Path) -> dict[str, np.ndarray]:
     file = stem.with_suffix(".npz")
     if not file.is_file():
         raise FileNotFoundError(f"checkpoint weights {file} not found (next to {stem}.json)")
     try:
         with np.load(file, allow_pickle=False) as data:
-            arrays = {key: data[key] for key in data.files}
+            return {key: data[key] for key in data.files}
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
         raise ValueError(
             f"checkpoint weights {file} are corrupt or not an .npz file: {error}"
         ) from None
+
+
+def _load_layers(stem: Path, meta: dict[str, Any]) -> list[tuple[np.ndarray, np.ndarray]]:
+    file = stem.with_suffix(".npz")
+    arrays = _load_arrays(stem)
     layers = []
     size = meta["observation"]["size"]
     for i in range(len(arrays) // 2):
@@ -270,7 +280,14 @@ class CheckpointAgent:
             raise ValueError(f"backend must be 'numpy' or 'sb3', not {backend!r}")
         stem = checkpoint_stem(path)
         meta = read_metadata(stem, game)
-        policy = NumpyPolicy(_load_layers(stem, meta), meta["network"]["activation"])
+        activation = meta["network"]["activation"]
+        if meta["network"].get("architecture", "mlp") == ARCHITECTURE:
+            try:
+                policy = NumpyScorer(meta["game"], _load_arrays(stem), activation)
+            except ValueError as error:
+                raise ValueError(f"checkpoint weights {stem}.npz: {error}") from None
+        else:
+            policy = NumpyPolicy(_load_layers(stem, meta), activation)
         return cls(policy, meta, sample=sample, seed=seed)
 
     def reset(self) -> None:
@@ -282,7 +299,12 @@ class CheckpointAgent:
         legal = (mask.view(np.bool_) if mask.itemsize == 1 else mask).nonzero()[0]
         if len(legal) == 1:  # nothing to decide (the network would agree)
             return int(legal[0])
-        logits = self.policy.legal_logits(observation["observation"], legal)
+        if isinstance(self.policy, NumpyScorer):
+            if not view:
+                raise ValueError("an action-scoring checkpoint needs the view to act")
+            logits = self.policy.legal_logits(observation["observation"], view, legal)
+        else:
+            logits = self.policy.legal_logits(observation["observation"], legal)
         if not self.sample:
             return int(legal[logits.argmax()])
         p = np.exp(logits - logits.max())
@@ -318,9 +340,12 @@ class SB3Agent:
 
     def act(self, observation: dict[str, np.ndarray], view: dict[str, Any] | None = None) -> int:
         mask = np.asarray(observation["action_mask"], dtype=bool)
-        action, _ = self.model.predict(
-            observation["observation"], action_masks=mask, deterministic=True
-        )
+        vector = observation["observation"]
+        if self.metadata["network"].get("architecture", "mlp") == ARCHITECTURE:
+            if not view:
+                raise ValueError("an action-scoring checkpoint needs the view to act")
+            vector = policy_input(self.game, vector, view)
+        action, _ = self.model.predict(vector, action_masks=mask, deterministic=True)
         return int(action)
 
 
@@ -363,7 +388,28 @@ def export_checkpoint(model: Any, path: str | Path, metadata: dict[str, Any]) ->
     stem = checkpoint_stem(path)
     stem.parent.mkdir(parents=True, exist_ok=True)
     game = get_game(metadata["game"])
-    layers, activation = policy_layers(model)
+    if is_action_scorer(model):
+        arrays, activation = scorer_arrays(model)
+        network = {
+            "architecture": ARCHITECTURE,
+            "state": _widths(arrays, "state"),
+            "scorer": _widths(arrays, "scorer")[:-1],
+            "activation": activation,
+            "action_slots": SPECS[game.name].slots,
+            "action_features": SPECS[game.name].size,
+        }
+        input_size = SPECS[game.name].input_size
+    else:
+        layers, activation = policy_layers(model)
+        arrays = {}
+        for i, (w, b) in enumerate(layers):
+            arrays[f"layer_{i}.weight"], arrays[f"layer_{i}.bias"] = w, b
+        network = {
+            "architecture": "mlp",
+            "hidden": [w.shape[0] for w, _ in layers[:-1]],
+            "activation": activation,
+        }
+        input_size = game.engine.LAYOUT.size
     meta = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -374,21 +420,27 @@ def export_checkpoint(model: Any, path: str | Path, metadata: dict[str, Any]) ->
             "size": game.engine.LAYOUT.size,
         },
         "num_actions": game.engine.NUM_ACTIONS,
-        "network": {"hidden": [w.shape[0] for w, _ in layers[:-1]], "activation": activation},
+        "network": network,
         "files": {kind: f"{stem.name}.{kind}" for kind in ("zip", "npz", "json")},
     }
     meta.update({k: v for k, v in metadata.items() if k not in meta})  # training, evaluation …
-    if model.observation_space.shape != (game.engine.LAYOUT.size,):
+    if model.observation_space.shape != (input_size,):
         raise ValueError(
             f"the model's observations {model.observation_space.shape} are not {game.name}'s"
         )
     model.save(stem.with_suffix(".zip"))
-    arrays = {}
-    for i, (w, b) in enumerate(layers):
-        arrays[f"layer_{i}.weight"], arrays[f"layer_{i}.bias"] = w, b
     np.savez(stem.with_suffix(".npz"), **arrays)
     stem.with_suffix(".json").write_text(json.dumps(meta, indent=2, default=str) + "\n")
     return stem
+
+
+def _widths(arrays: dict[str, np.ndarray], prefix: str) -> list[int]:
+    """The output sizes of the layers ``prefix_0``, ``prefix_1``, …"""
+    return [
+        len(arrays[f"{prefix}_{i}.bias"])
+        for i in range(len(arrays) // 2)
+        if f"{prefix}_{i}.bias" in arrays
+    ]
 
 
 def update_metadata(path: str | Path, **fields: Any) -> dict[str, Any]:
@@ -400,7 +452,15 @@ def update_metadata(path: str | Path, **fields: Any) -> dict[str, Any]:
     return meta
 
 
-def numpy_policy(model: Any) -> NumpyPolicy:
-    """The current policy of a ``MaskablePPO`` model as a :class:`NumpyPolicy` (a snapshot)."""
+def is_action_scorer(model: Any) -> bool:
+    """Whether ``model``'s policy is an action-scoring one (``training.policies``)."""
+    return hasattr(model.policy.mlp_extractor, "scorer_net")
+
+
+def numpy_policy(model: Any) -> NumpyPolicy | NumpyScorer:
+    """The current policy of a ``MaskablePPO`` model in numpy (a snapshot)."""
+    if is_action_scorer(model):
+        arrays, activation = scorer_arrays(model)
+        return NumpyScorer(model.policy.mlp_extractor.spec.game, arrays, activation)
     layers, activation = policy_layers(model)
     return NumpyPolicy(layers, activation)

@@ -66,24 +66,30 @@ def card_scores(view: dict[str, Any], cards: list[int]) -> list[float]:
     """The score of playing each of ``cards`` (card numbers 1–48) in ``view``'s position."""
     if not view["trick"]:
         return [LEAD_SCORE[card] for card in cards]
+    tempo = TEMPO.get(view["num_players"], TEMPO_MANY)
+    return [now - KEEP * usual - tempo * chance for now, usual, chance in card_terms(view, cards)]
+
+
+def card_terms(view: dict[str, Any], cards: list[int]) -> list[tuple[float, float, float]]:
+    """The terms of each following card's score (module docstring): its value ``now``, its
+    value ``usually`` and the ``chance`` that it takes the trick. The trick must not be empty."""
     n = view["num_players"]
     share = 1.0 / (n - 1)
-    tempo = TEMPO.get(n, TEMPO_MANY)
     trick = [card for _, card in view["trick"]]
     base = sum(map(CARD_VALUE.__getitem__, trick))
     best = max(map(TRICK_RANK.__getitem__, trick))
     later = n - 1 - len(trick)
     unseen = Unseen(view)
     mean = unseen.mean
-    scores = []
+    terms = []
     for card in cards:
         rank, value = TRICK_RANK[card], CARD_VALUE[card]
         stays = 1.0 - unseen.beaten(rank)  # chance that one later card does not beat ours
         below = unseen.mean_below(rank)
         now, chance = trick_value(base + value, rank > best, later, share, mean, stays, below)
         usual, _ = trick_value(value, True, n - 1, share, mean, stays, below)
-        scores.append(now - KEEP * usual - tempo * chance)
-    return scores
+        terms.append((now, usual, chance))
+    return terms
 
 
 def lead_score(card: int) -> float:

@@ -292,6 +292,16 @@ _KEEP = tuple(map(_keep, CARD_VALUE))  # by card
 
 def play_scores(table: _Table, legal: list[int]) -> list[float]:
     """The score of every play action in ``legal`` (module docstring)."""
+    terms = play_terms(table, legal)
+    return [
+        stake * (after - now) - _KEEP[action >> 3]
+        for action, (stake, now, after) in zip(legal, terms, strict=True)
+    ]
+
+
+def play_terms(table: _Table, legal: list[int]) -> list[tuple[float, float, float]]:
+    """The terms of every play action's score: the stage's ``stake`` (cut when blocked),
+    P(we win the stage) ``now`` and ``after`` the card (module docstring)."""
     mean, var = table.mean, table.var
     blocked = table.blocked()
     per_stage: list[tuple | None] = []
@@ -306,7 +316,7 @@ def play_scores(table: _Table, legal: list[int]) -> list[float]:
         stake = table.stake(st.prizes) * (BLOCKED_FACTOR if blocked[i] else 1.0)
         diff = st.sign * expected
         per_stage.append((diff, spread, stake, _chance(diff, spread), st.open_slots - 1))
-    scores = []
+    terms = []
     for action in legal:
         card, stage, side = action >> 3, action >> 1 & 3, action & 1  # side 0: ours, 1: theirs
         st = table.stages[stage]
@@ -320,8 +330,8 @@ def play_scores(table: _Table, legal: list[int]) -> list[float]:
         else:
             shift = st.sign * (value - mean[suit])
             after = _chance(diff + shift if side == 0 else diff - shift, spread - var[suit])
-        scores.append(stake * (after - now) - _KEEP[card])
-    return scores
+        terms.append((stake, now, after))
+    return terms
 
 
 def last_slot_chance(table: _Table, st: _Stage, card: int, side: int) -> float:

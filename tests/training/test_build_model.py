@@ -14,14 +14,18 @@ from stable_baselines3.common.env_util import make_vec_env  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 
 from hot_envs.single_agent import SingleAgentEnv  # noqa: E402
+from training.policies import ActionScorerPolicy  # noqa: E402
 from training.train import build_model, parse_args  # noqa: E402
 
 
 @pytest.mark.parametrize("game", ["heisse-luft", "heisse-karten"])
 def test_the_model_has_the_configs_ppo_settings_and_network(game):
     args = parse_args([game, "--seed", "3"])
+    scorer = args.policy == "action_scorer"
     envs = make_vec_env(
-        partial(SingleAgentEnv, game, players=args.players), n_envs=3, vec_env_cls=DummyVecEnv
+        partial(SingleAgentEnv, game, players=args.players, action_features=scorer),
+        n_envs=3,
+        vec_env_cls=DummyVecEnv,
     )
     model = build_model(args, envs)
     assert model.n_steps == args.rollout_steps // 3  # the rollout spread over the envs
@@ -31,9 +35,21 @@ def test_the_model_has_the_configs_ppo_settings_and_network(game):
     assert (model.ent_coef, model.vf_coef) == (args.ent_coef, args.vf_coef)
     assert model.learning_rate == args.learning_rate and model.seed == 3
     assert model.device.type == "cpu" and model.tensorboard_log is None
+    assert model.target_kl == args.target_kl
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]
-    assert model.policy.net_arch == list(args.net_arch)
     assert model.policy.activation_fn is activation
+    if scorer:
+        assert isinstance(model.policy, ActionScorerPolicy)
+        net = model.policy.mlp_extractor
+        assert [m.out_features for m in net.state_net if isinstance(m, torch.nn.Linear)] == list(
+            args.state_arch
+        )
+        scorer_widths = [m.out_features for m in net.scorer_net if isinstance(m, torch.nn.Linear)]
+        assert scorer_widths == [*args.scorer_arch, 1]
+        critic = [m.out_features for m in net.critic_net if isinstance(m, torch.nn.Linear)]
+        assert critic == list(args.value_arch)
+    else:
+        assert model.policy.net_arch == list(args.net_arch)
 
 
 def test_relu_and_a_tensorboard_directory(tmp_path):

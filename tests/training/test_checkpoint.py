@@ -55,7 +55,7 @@ def test_export_writes_three_files_and_documented_metadata(checkpoints, game, pl
         "size": engine.LAYOUT.size,
     }
     assert meta["num_actions"] == engine.NUM_ACTIONS
-    assert meta["network"] == {"hidden": [64, 32], "activation": activation}
+    assert meta["network"] == {"architecture": "mlp", "hidden": [64, 32], "activation": activation}
     assert meta["options"] == {"num_players": players} and meta["training"] == {"steps": 0}
     with np.load(stem.with_suffix(".npz"), allow_pickle=False) as data:
         assert sorted(data.files) == sorted(

@@ -81,14 +81,23 @@ def test_tiny_heisse_luft_run_writes_checkpoints_that_play_and_resume(
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert "random" in printed and "heuristic" in printed and "95 % CI" in printed
-    for name in ("final", "best", "latest"):
+    for name in ("start", "final", "best", "latest"):
         assert all((out / name).with_suffix(s).is_file() for s in (".zip", ".npz", ".json"))
     assert (out / "tb").is_dir() and (out / "evaluations.json").is_file()
-    for name in ("final", "best", "latest"):  # each names its own files
+    for name in ("start", "final", "best", "latest"):  # each names its own files
         files = json.loads((out / f"{name}.json").read_text())["files"]
         assert files == {kind: f"{name}.{kind}" for kind in ("zip", "npz", "json")}
-    meta = json.loads((out / "best.json").read_text())
-    assert {row["opponent"] for row in meta["evaluation"]["final"]} == {"random", "heuristic"}
+    start = json.loads((out / "start.json").read_text())["training"]
+    assert start["stage"] == "start" and start["behaviour_cloning"]
+    meta = json.loads((out / "final.json").read_text())
+    rows = {(row["checkpoint"], row["opponent"]) for row in meta["evaluation"]["final"]}
+    assert rows == {
+        ("start", "random"),
+        ("final", "random"),
+        ("start", "heuristic"),
+        ("final", "heuristic"),
+        ("final", "start"),
+    }
     assert meta["training"]["behaviour_cloning"] and meta["training"]["league"]["snapshots"]
     assert meta["training"]["behaviour_cloning"][-1]["round"] == 1  # the DAgger round
     plays_every_seat("heisse-luft", out / "final", [2])
@@ -109,9 +118,33 @@ def test_tiny_heisse_karten_run_with_every_player_count(tiny_config, tmp_path):
     assert main([*argv, "--timesteps", "2048", "--seed", "3"]) == 0
     meta = json.loads((out / "final.json").read_text())
     assert meta["options"]["num_players"] == [2, 3, 4, 5, 6]
-    best = json.loads((out / "best.json").read_text())
-    assert sorted({row["players"] for row in best["evaluation"]["final"]}) == [2, 3, 4, 5, 6]
+    assert sorted({row["players"] for row in meta["evaluation"]["final"]}) == [2, 3, 4, 5, 6]
     plays_every_seat("heisse-karten", out / "final", [2, 3, 4, 5, 6])
+
+
+def test_tiny_action_scorer_run_with_critic_warmup_anchor_and_pfsp(tiny_config, tmp_path, capsys):
+    config = tiny_config.read_text().replace(
+        "[ppo]",
+        '[ppo]\npolicy = "action_scorer"\nstate_arch = [16, 8]\nscorer_arch = [8]\n'
+        "value_arch = [16]\ntarget_kl = 0.02",
+    )
+    config = config.replace("dagger_rounds = 1", "dagger_rounds = 0")
+    config += "[finetune]\ncritic_warmup = 256\nanchor_coef = 1.0\nanchor_decay = 1024\n"
+    config = config.replace("[league]", "[league]\npfsp = true")
+    path = tmp_path / "scorer.toml"
+    path.write_text(config)
+    out = tmp_path / "run"
+    argv = ["heisse-karten", "--players", "2", "--config", str(path), "--out", str(out)]
+    assert main([*argv, "--timesteps", "1024"]) == 0
+    printed = capsys.readouterr().out
+    assert "approx_kl" in printed and "explained_variance" in printed  # PPO's health figures
+    meta = json.loads((out / "final.json").read_text())
+    assert meta["network"]["architecture"] == "action_scorer"
+    assert meta["training"]["league"]["pfsp"] is True
+    assert json.loads((out / "start.json").read_text())["network"]["architecture"] == (
+        "action_scorer"
+    )
+    plays_every_seat("heisse-karten", out / "final", [2, 3])
 
 
 def test_shipped_configs_parse_and_match_the_arguments():
@@ -175,4 +208,4 @@ def test_time_limit_ends_learning_early_and_the_run_still_finishes(tiny_config, 
     assert 0 < steps < 1_000_000  # stopped at the first step after the limit
     history = json.loads((out / "evaluations.json").read_text())
     assert history[-1]["steps"] == steps  # the closing evaluation ran
-    assert all((out / "best").with_suffix(s).is_file() for s in (".zip", ".npz", ".json"))
+    assert all((out / "start").with_suffix(s).is_file() for s in (".zip", ".npz", ".json"))

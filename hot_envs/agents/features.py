@@ -1,0 +1,254 @@
+"""Action features: one vector per legal action, for policies that score actions (DouZero-style).
+
+An MLP over the one-hot observation must learn every (card, stage, side) output of Heiße Luft
+separately. An *action-scoring* policy instead describes each legal action by a feature vector —
+what the card is, where it goes, what it does to the stage, what the stage is worth — and one
+shared network turns (state embedding, action features) into that action's logit, so what is
+learnt about one card or stage carries to all. The features are computed from the player's
+``view`` only (the same information the observation holds, docs/rules.md HL-8 / HK-5), with the
+heuristics' own arithmetic: stakes, chances to win a stage or a trick, and the heuristic's score
+of the action, so a policy can start where the heuristic is and learn where to differ.
+
+:func:`policy_input` packs one decision for such a policy into a single flat float32 vector:
+
+    [ observation (LAYOUT.size) | features (SLOTS × FEATURES) | action ids (SLOTS) ]
+
+legal actions in ascending id order, unused slots with features 0 and id −1. The layout per game
+is :data:`SPECS`; :func:`unpack` splits a batch of such vectors again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from hot_envs.agents import heuristic_karten as hk
+from hot_envs.agents import heuristic_luft as hl
+from hot_envs.games import get_game
+from hot_envs.heisse_karten.facts import CARD_VALUE as HK_VALUE
+from hot_envs.heisse_karten.facts import NUM_CARDS as HK_CARDS
+from hot_envs.heisse_karten.facts import TRICK_RANK
+from hot_envs.heisse_luft.facts import (
+    CARD_SUIT,
+    CARD_VALUE,
+    CLAIM_TROPHY,
+    EXCHANGE_DONE,
+    EXCHANGE_PICK,
+    STOP_CLAIMING,
+    TROPHY_PRICE,
+)
+
+
+@dataclass(frozen=True)
+class FeatureSpec:
+    """The packed input of one game: ``slots`` legal actions at most, ``size`` features each."""
+
+    game: str
+    observation_size: int
+    slots: int
+    size: int
+
+    @property
+    def input_size(self) -> int:
+        return self.observation_size + self.slots * (self.size + 1)
+
+
+# ---------------------------------------------------------------------- Heiße Luft
+
+# Per action: 6 kinds, suit (4), value, stage (4), side, mountain, prizes at the stage by suit (4),
+# stage sums (own, theirs) before and after, open slots after, completes, leaves one slot,
+# stake, P(win) now, after, after − now, keep cost, heuristic score, score − best, is best,
+# exchange: chosen, in the heuristic's throw list, its rank there; claim: trophy price.
+HL_FEATURES = 39
+HL_SLOTS = 64  # 8 hand cards × 4 stages × 2 sides; exchange ≤ 9, trophy phase ≤ 5
+_KIND_PLAY, _KIND_PICK, _KIND_DONE, _KIND_CLAIM, _KIND_STOP = range(5)
+
+
+def luft_features(view: dict[str, Any], legal: Sequence[int]) -> np.ndarray:
+    """Heiße Luft features of each action in ``legal`` (``len(legal) × HL_FEATURES``)."""
+    out = np.zeros((len(legal), HL_FEATURES), dtype=np.float32)
+    if not legal:
+        return out
+    table = hl._Table(view)
+    first = legal[0]
+    if first < EXCHANGE_PICK:
+        _luft_plays(out, table, legal)
+        scores = hl.play_scores(table, list(legal))
+    elif first < CLAIM_TROPHY:
+        scores = _luft_exchange(out, table, view, legal)
+    else:
+        scores = hl.trophy_scores(table, list(legal))
+        for row, action in enumerate(legal):
+            if action == STOP_CLAIMING:
+                out[row, _KIND_STOP] = 1.0
+            else:
+                suit = action - CLAIM_TROPHY
+                out[row, _KIND_CLAIM] = 1.0
+                out[row, 6 + suit] = 1.0
+                out[row, 38] = TROPHY_PRICE[suit] / 7
+    scores = np.asarray(scores, dtype=np.float32)
+    best = scores.max()
+    out[:, 31] = np.clip(scores, -2.0, 10.0)
+    out[:, 32] = np.clip(scores - best, -2.0, 0.0)
+    out[:, 33] = scores >= best - hl.HeisseLuftHeuristic.tolerance
+    out[:, 5] = len(legal) / HL_SLOTS
+    return out
+
+
+def _luft_plays(out: np.ndarray, table: Any, legal: Sequence[int]) -> None:
+    terms = hl.play_terms(table, list(legal))
+    for row, (action, (stake, now, after)) in enumerate(zip(legal, terms, strict=True)):
+        card, stage, side = action >> 3, action >> 1 & 3, action & 1
+        st = table.stages[stage]
+        suit, value = CARD_SUIT[card], CARD_VALUE[card]
+        f = out[row]
+        f[_KIND_PLAY] = 1.0
+        f[6 + suit] = 1.0
+        f[10] = value / 13
+        f[11 + stage] = 1.0
+        f[15] = side
+        f[16] = st.sign > 0
+        for s in st.prizes:
+            f[17 + s] += 0.25
+        sums = st.sums
+        f[21], f[22] = sums[0] / 52, sums[1] / 52
+        f[23 + side] = (sums[side] + value) / 52
+        f[24 - side] = sums[1 - side] / 52
+        left = st.open_slots - 1
+        f[25] = left / 8
+        f[26] = left == 0
+        f[27] = left == 1
+        f[28] = stake
+        f[29], f[30] = now, after
+        f[34] = after - now
+        f[35] = hl._KEEP[card] / hl.KEEP_COST
+
+
+def _luft_exchange(
+    out: np.ndarray, table: Any, view: dict[str, Any], legal: Sequence[int]
+) -> list[float]:
+    """Exchange picks and "done"; the score is 1 for the heuristic's next choice, else 0."""
+    throw = hl.exchange_cards(table)
+    chosen = len(view["exchange_selection"])
+    choice = hl.exchange_action(table, view, list(legal))
+    scores = []
+    for row, action in enumerate(legal):
+        f = out[row]
+        f[36] = chosen / 4
+        if action == EXCHANGE_DONE:
+            f[_KIND_DONE] = 1.0
+        else:
+            card = action - EXCHANGE_PICK
+            f[_KIND_PICK] = 1.0
+            f[6 + CARD_SUIT[card]] = 1.0
+            f[10] = CARD_VALUE[card] / 13
+            f[35] = hl._KEEP[card] / hl.KEEP_COST
+            if card in throw:
+                f[37] = 1.0 - throw.index(card) / 4
+        scores.append(1.0 if action == choice else 0.0)
+    return scores
+
+
+# ---------------------------------------------------------------------- Heiße Karten
+
+# Per card: leading, black, value, |value|, trick rank, beats the trick so far, trick points,
+# players still to play, player count (2–6 one-hot), share of unseen cards that beat it,
+# value now, value usually, chance to take the trick, heuristic score, score − best, is best.
+HK_FEATURES = 21
+HK_SLOTS = 8  # HK-2.2 hands hold 8 cards
+
+
+def karten_features(view: dict[str, Any], legal: Sequence[int]) -> np.ndarray:
+    """Heiße Karten features of each action in ``legal`` (``len(legal) × HK_FEATURES``)."""
+    out = np.zeros((len(legal), HK_FEATURES), dtype=np.float32)
+    if not legal:
+        return out
+    cards = [action + 1 for action in legal]  # HK-1.2
+    n = view["num_players"]
+    trick = [card for _, card in view["trick"]]
+    leading = not trick
+    best_rank = max(map(TRICK_RANK.__getitem__, trick), default=0)
+    base = sum(map(HK_VALUE.__getitem__, trick))
+    unseen = hk.Unseen(view)
+    terms = [] if leading else hk.card_terms(view, cards)
+    scores = np.asarray(hk.card_scores(view, cards), dtype=np.float32)
+    best = scores.max()
+    for row, card in enumerate(cards):
+        f = out[row]
+        value, rank = HK_VALUE[card], TRICK_RANK[card]
+        f[0] = leading
+        f[1] = value > 0
+        f[2] = value / HK_CARDS
+        f[3] = abs(value) / HK_CARDS
+        f[4] = rank / 96
+        f[5] = rank > best_rank
+        f[6] = base / 100
+        f[7] = (n - 1 - len(trick)) / 5
+        f[6 + n] = 1.0  # 8–12: 2–6 players
+        f[13] = unseen.beaten(rank)
+        if not leading:
+            now, usual, chance = terms[row]
+            f[14], f[15], f[16] = now / 50, usual / 50, chance
+    out[:, 17] = scores / 50
+    out[:, 18] = np.clip((scores - best) / 50, -4.0, 0.0)
+    out[:, 19] = scores >= best - hk.HeisseKartenHeuristic.tolerance
+    out[:, 20] = len(legal) / HK_SLOTS
+    return out
+
+
+# ---------------------------------------------------------------------- packing
+
+_FEATURES = {"heisse-luft": luft_features, "heisse-karten": karten_features}
+SPECS = {
+    name: FeatureSpec(name, get_game(name).engine.LAYOUT.size, slots, size)
+    for name, slots, size in (
+        ("heisse-luft", HL_SLOTS, HL_FEATURES),
+        ("heisse-karten", HK_SLOTS, HK_FEATURES),
+    )
+}
+
+
+def action_features(game: str, view: dict[str, Any], legal: Sequence[int]) -> np.ndarray:
+    """The feature rows of ``legal`` (ascending action ids) in ``view``'s position."""
+    return _FEATURES[get_game(game).name](view, legal)
+
+
+def policy_input(game: str, observation: np.ndarray, view: dict[str, Any]) -> np.ndarray:
+    """One decision packed for an action-scoring policy (module docstring); ``observation`` is
+    the environment's observation vector, ``view`` the engine's view of the same player."""
+    spec = SPECS[get_game(game).name]
+    legal = sorted(view["legal_actions"])
+    if len(legal) > spec.slots:
+        raise ValueError(f"{len(legal)} legal actions exceed the {spec.slots} action slots")
+    packed = np.zeros(spec.input_size, dtype=np.float32)
+    packed[: spec.observation_size] = observation
+    start = spec.observation_size
+    block = packed[start : start + spec.slots * spec.size].reshape(spec.slots, spec.size)
+    block[: len(legal)] = _FEATURES[spec.game](view, legal)
+    ids = packed[start + spec.slots * spec.size :]
+    ids[:] = -1.0
+    ids[: len(legal)] = legal
+    return packed
+
+
+def unpack(spec: FeatureSpec, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Split packed inputs ``(B, input_size)`` into observations ``(B, D)``, features
+    ``(B, slots, size)`` and action ids ``(B, slots)`` (−1 for an unused slot)."""
+    d, k, f = spec.observation_size, spec.slots, spec.size
+    return (
+        batch[:, :d],
+        batch[:, d : d + k * f].reshape(-1, k, f),
+        batch[:, d + k * f :],
+    )
+
+
+__all__ = [
+    "FeatureSpec",
+    "SPECS",
+    "action_features",
+    "policy_input",
+    "unpack",
+]

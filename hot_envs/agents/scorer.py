@@ -1,0 +1,131 @@
+"""The action-scoring policy in numpy (checkpoint architecture ``"action_scorer"``).
+
+The actor of ``training.policies.ActionScorerPolicy``: the observation goes through the state
+MLP to an embedding; each legal action's ``[embedding, features]`` (:mod:`hot_envs.agents.
+features`) through the shared scorer MLP to its logit. Weights in the checkpoint's ``.npz``:
+``state_I.weight``/``.bias`` and ``scorer_I.weight``/``.bias`` (torch's ``(out, in)`` shapes),
+the last scorer layer with one output.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hot_envs.agents.features import SPECS, action_features, unpack
+
+ARCHITECTURE = "action_scorer"
+
+
+class NumpyScorer:
+    """Scores legal actions as the torch policy does; :meth:`legal_logits` for one decision,
+    :meth:`predict` for a batch of packed inputs."""
+
+    architecture = ARCHITECTURE
+
+    def __init__(self, game: str, arrays: dict[str, np.ndarray], activation: str) -> None:
+        from hot_envs.agents.checkpoint import ACTIVATIONS
+
+        self.spec = SPECS[game]
+        self.game = game
+        self.activation = activation
+        self._act = ACTIVATIONS[activation]
+        self.state = _layers(arrays, "state", self.spec.observation_size)
+        embedding = self.state[-1][0].shape[0]
+        self.scorer = _layers(arrays, "scorer", embedding + self.spec.size)
+        if self.scorer[-1][0].shape[0] != 1:
+            raise ValueError("the scorer's last layer must have one output")
+        # The first scorer layer split into its embedding and feature parts (in, out).
+        w, b = self.scorer[0]
+        self._scorer_embedding = np.ascontiguousarray(w[:, :embedding].T)
+        self._scorer_features = np.ascontiguousarray(w[:, embedding:].T)
+        self._scorer_bias = b
+        self._state_first = np.ascontiguousarray(self.state[0][0].T)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The weights as saved in a checkpoint's ``.npz``."""
+        out = {}
+        for prefix, layers in (("state", self.state), ("scorer", self.scorer)):
+            for i, (w, b) in enumerate(layers):
+                out[f"{prefix}_{i}.weight"], out[f"{prefix}_{i}.bias"] = w, b
+        return out
+
+    def __reduce__(self) -> tuple[type, tuple[str, dict[str, np.ndarray], str]]:
+        return NumpyScorer, (self.game, self.arrays(), self.activation)
+
+    def _embed(self, observation: np.ndarray) -> np.ndarray:
+        act = self._act
+        w, b = self.state[0]
+        if observation.ndim == 1:
+            nonzero = (observation != 0).nonzero()[0]
+            x = act(observation[nonzero] @ self._state_first[nonzero] + b)
+        else:
+            x = act(observation @ w.T + b)
+        for w, b in self.state[1:]:
+            x = act(x @ w.T + b)
+        return x
+
+    def _score(self, embedding: np.ndarray, features: np.ndarray) -> np.ndarray:
+        """Scores ``(..., k)`` of ``features (..., k, size)`` after ``embedding (..., E)``."""
+        act = self._act
+        x = features @ self._scorer_features
+        x += (embedding @ self._scorer_embedding)[..., None, :]
+        x = act(x + self._scorer_bias)
+        for w, b in self.scorer[1:-1]:
+            x = act(x @ w.T + b)
+        w, b = self.scorer[-1]
+        return (x @ w[0]) + b[0]
+
+    def legal_logits(self, observation: np.ndarray, view: dict[str, Any], legal: Any) -> np.ndarray:
+        """The logits of ``legal`` (ascending action ids) in ``view``'s position."""
+        observation = np.asarray(observation, dtype=np.float32)
+        features = action_features(self.game, view, [int(a) for a in legal])
+        return self._score(self._embed(observation), features)
+
+    def predict(self, inputs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Argmax actions of a batch of packed inputs (masks as a check: a slot's action must
+        be legal)."""
+        observations, features, ids = unpack(self.spec, np.asarray(inputs, dtype=np.float32))
+        scores = self._score(self._embed(observations), features)
+        ids = ids.astype(np.int64)
+        scores[ids < 0] = -np.inf
+        actions = ids[np.arange(len(ids)), scores.argmax(axis=1)]
+        if not np.asarray(masks, dtype=bool)[np.arange(len(ids)), actions].all():
+            raise ValueError("a packed input's action slots disagree with its action mask")
+        return actions
+
+
+def _layers(arrays: dict[str, np.ndarray], prefix: str, size: int) -> list[tuple[np.ndarray, ...]]:
+    """``prefix_0``, ``prefix_1``, … as float32 ``(weight, bias)`` pairs, shapes checked."""
+    layers = []
+    i = 0
+    while f"{prefix}_{i}.weight" in arrays:
+        w, b = arrays[f"{prefix}_{i}.weight"], arrays.get(f"{prefix}_{i}.bias")
+        if b is None or w.ndim != 2 or b.shape != (w.shape[0],) or w.shape[1] != size:
+            raise ValueError(f"the {prefix} layer {i} is missing or misshapen")
+        layers.append((w.astype(np.float32), b.astype(np.float32)))
+        size = w.shape[0]
+        i += 1
+    if not layers:
+        raise ValueError(f"no {prefix} layers")
+    return layers
+
+
+def scorer_arrays(model: Any) -> tuple[dict[str, np.ndarray], str]:
+    """The actor of an ``ActionScorerPolicy`` model as checkpoint arrays, and its activation."""
+    import torch
+
+    net = model.policy.mlp_extractor
+    arrays: dict[str, np.ndarray] = {}
+    activation = None
+    names = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}
+    for prefix, sequential in (("state", net.state_net), ("scorer", net.scorer_net)):
+        linear = [m for m in sequential if isinstance(m, torch.nn.Linear)]
+        for m in sequential:
+            if type(m) in names:
+                activation = names[type(m)]
+        for i, m in enumerate(linear):
+            arrays[f"{prefix}_{i}.weight"] = m.weight.detach().cpu().numpy().astype(np.float32)
+            arrays[f"{prefix}_{i}.bias"] = m.bias.detach().cpu().numpy().astype(np.float32)
+    return arrays, activation or "tanh"
