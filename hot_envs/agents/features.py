@@ -75,8 +75,9 @@ def luft_features(view: dict[str, Any], legal: Sequence[int]) -> np.ndarray:
     table = hl._Table(view)
     first = legal[0]
     if first < EXCHANGE_PICK:
-        _luft_plays(out, table, legal)
-        scores = hl.play_scores(table, list(legal))
+        terms = hl.play_terms(table, list(legal))
+        _luft_plays(out, table, legal, terms)
+        scores = hl.scores_of_terms(list(legal), terms)
     elif first < CLAIM_TROPHY:
         scores = _luft_exchange(out, table, view, legal)
     else:
@@ -98,33 +99,48 @@ def luft_features(view: dict[str, Any], legal: Sequence[int]) -> np.ndarray:
     return out
 
 
-def _luft_plays(out: np.ndarray, table: Any, legal: Sequence[int]) -> None:
-    terms = hl.play_terms(table, list(legal))
-    for row, (action, (stake, now, after)) in enumerate(zip(legal, terms, strict=True)):
-        card, stage, side = action >> 3, action >> 1 & 3, action & 1
-        st = table.stages[stage]
-        suit, value = CARD_SUIT[card], CARD_VALUE[card]
-        f = out[row]
-        f[_KIND_PLAY] = 1.0
-        f[6 + suit] = 1.0
-        f[10] = value / 13
-        f[11 + stage] = 1.0
-        f[15] = side
-        f[16] = st.sign > 0
-        for s in st.prizes:
-            f[17 + s] += 0.25
-        sums = st.sums
-        f[21], f[22] = sums[0] / 52, sums[1] / 52
-        f[23 + side] = (sums[side] + value) / 52
-        f[24 - side] = sums[1 - side] / 52
-        left = st.open_slots - 1
-        f[25] = left / 8
-        f[26] = left == 0
-        f[27] = left == 1
-        f[28] = stake
-        f[29], f[30] = now, after
-        f[34] = after - now
-        f[35] = hl._KEEP[card] / hl.KEEP_COST
+def _luft_plays(
+    out: np.ndarray, table: Any, legal: Sequence[int], terms: list[tuple[float, float, float]]
+) -> None:
+    actions = np.asarray(legal)
+    card, stage, side = actions >> 3, actions >> 1 & 3, actions & 1
+    rows = np.arange(len(actions))
+    # Per stage (out-of-play stages are never named by a legal play): sign, prizes, sums, slots.
+    mountain = np.zeros(4, dtype=np.float32)
+    prizes = np.zeros((4, 4), dtype=np.float32)
+    sums = np.zeros((4, 2), dtype=np.float32)
+    slots = np.zeros(4, dtype=np.float32)
+    for i, st in enumerate(table.stages):
+        if st is not None:
+            mountain[i] = st.sign > 0
+            for s in st.prizes:
+                prizes[i, s] += 0.25
+            sums[i] = st.sums
+            slots[i] = st.open_slots
+    value = _HL_VALUE[card]
+    out[:, _KIND_PLAY] = 1.0
+    out[rows, 6 + _HL_SUIT[card]] = 1.0
+    out[:, 10] = value / 13
+    out[rows, 11 + stage] = 1.0
+    out[:, 15] = side
+    out[:, 16] = mountain[stage]
+    out[:, 17:21] = prizes[stage]
+    before = sums[stage]
+    out[:, 21:23] = before / 52
+    out[:, 23] = (before[:, 0] + value * (side == 0)) / 52
+    out[:, 24] = (before[:, 1] + value * (side == 1)) / 52
+    left = slots[stage] - 1
+    out[:, 25] = left / 8
+    out[:, 26] = left == 0
+    out[:, 27] = left == 1
+    out[:, 28:31] = terms  # stake, P(win) now, after
+    out[:, 34] = out[:, 30] - out[:, 29]
+    out[:, 35] = _HL_KEEP[card]
+
+
+_HL_SUIT = np.asarray(CARD_SUIT)
+_HL_VALUE = np.asarray(CARD_VALUE, dtype=np.float32)
+_HL_KEEP = np.asarray(hl._KEEP, dtype=np.float32) / hl.KEEP_COST
 
 
 def _luft_exchange(

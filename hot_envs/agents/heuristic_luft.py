@@ -292,7 +292,11 @@ _KEEP = tuple(map(_keep, CARD_VALUE))  # by card
 
 def play_scores(table: _Table, legal: list[int]) -> list[float]:
     """The score of every play action in ``legal`` (module docstring)."""
-    terms = play_terms(table, legal)
+    return scores_of_terms(legal, play_terms(table, legal))
+
+
+def scores_of_terms(legal: list[int], terms: list[tuple[float, float, float]]) -> list[float]:
+    """score = stake × (P after − P now) − keep(card), from :func:`play_terms`."""
     return [
         stake * (after - now) - _KEEP[action >> 3]
         for action, (stake, now, after) in zip(legal, terms, strict=True)
