@@ -215,6 +215,23 @@ def default_n_envs() -> int:
     return min(4 * cores, max(cores, 16))
 
 
+def ppo_settings(args: Args, num_envs: int) -> dict[str, Any]:
+    """The run's PPO hyperparameters as ``MaskablePPO`` keywords (``rollout_steps`` spread
+    over the envs), for a new model and a resumed one alike."""
+    return {
+        "learning_rate": args.learning_rate,
+        "n_steps": max(1, args.rollout_steps // num_envs),
+        "batch_size": args.batch_size,
+        "n_epochs": args.n_epochs,
+        "gamma": args.gamma,
+        "gae_lambda": args.gae_lambda,
+        "clip_range": args.clip_range,
+        "ent_coef": args.ent_coef,
+        "vf_coef": args.vf_coef,
+        "target_kl": args.target_kl,
+    }
+
+
 def build_model(args: Args, envs: VecEnv, tensorboard_log: str | None = None) -> MaskablePPO:
     """A new MaskablePPO on ``envs`` with the run's PPO settings and network: ``rollout_steps``
     spread over the envs, CPU, seeded. The one place these arguments meet the constructor
@@ -237,17 +254,8 @@ def build_model(args: Args, envs: VecEnv, tensorboard_log: str | None = None) ->
     return MaskablePPO(
         policy,
         envs,
-        learning_rate=args.learning_rate,
-        n_steps=max(1, args.rollout_steps // envs.num_envs),
-        batch_size=args.batch_size,
-        n_epochs=args.n_epochs,
-        gamma=args.gamma,
-        gae_lambda=args.gae_lambda,
-        clip_range=args.clip_range,
-        ent_coef=args.ent_coef,
-        vf_coef=args.vf_coef,
-        target_kl=args.target_kl,
         policy_kwargs=policy_kwargs,
+        **ppo_settings(args, envs.num_envs),
         tensorboard_log=tensorboard_log,
         verbose=args.verbose,
         seed=args.seed,
@@ -301,8 +309,9 @@ def parse_args(argv: list[str] | None) -> Args:
     args = Args(**values)
     # Bad player counts, options or checkpoints fail here, not inside an env worker.
     SingleAgentEnv(game, players=args.players, game_options=args.game_options)
-    if args.resume:
-        read_metadata(args.resume, game)
+    if args.resume:  # the checkpoint decides the network, and so what the envs observe
+        network = read_metadata(args.resume, game)["network"]
+        args.policy = network.get("architecture", "mlp")
     return args
 
 
@@ -355,7 +364,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.resume:
         previous_training = read_metadata(args.resume, args.game).get("training", {})
         zip_path = Path(args.resume).with_suffix(".zip")
-        model = MaskablePPO.load(zip_path, env=envs, device="cpu", tensorboard_log=str(out / "tb"))
+        # The network and its weights come from the checkpoint, the PPO settings from this run.
+        model = MaskablePPO.load(
+            zip_path,
+            env=envs,
+            device="cpu",
+            tensorboard_log=str(out / "tb"),
+            verbose=args.verbose,
+            **ppo_settings(args, envs.num_envs),
+        )
         print(f"resumed from {zip_path} at step {model.num_timesteps}")
     else:
         model = build_model(args, envs, tensorboard_log=str(out / "tb"))
