@@ -1,8 +1,8 @@
 """Train sb3-contrib MaskablePPO on Heiße Luft or Heiße Karten, CleanRL style.
 
-    python -m training.train GAME [--players N|all] [--timesteps T] [--out DIR] [--config FILE]
-                                  [--seed S] [--resume PATH] [--n-envs N] [--time-limit SECONDS]
-                                  [--no-progress]
+    python -m hot_envs.training.train GAME [--players N|all] [--timesteps T] [--out DIR]
+        [--config FILE] [--seed S] [--resume PATH] [--n-envs N] [--time-limit SECONDS]
+        [--no-progress]
 
 Read top to bottom: arguments (one dataclass, defaults < the game's TOML config < command line),
 seeding, the self-play league and the vectorised single-agent envs, the model (new or resumed),
@@ -42,9 +42,14 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 from hot_envs.agents.checkpoint import export_checkpoint, read_metadata, update_metadata
 from hot_envs.games import get_game
 from hot_envs.single_agent import Opponent, SingleAgentEnv
-from training.evaluate import EvaluationCallback, evaluate, format_table, plot_learning_curve
-from training.imitation import behaviour_cloning, collect, dagger
-from training.league import FixedOpponent, League, LeagueCallback
+from hot_envs.training.evaluate import (
+    EvaluationCallback,
+    evaluate,
+    format_table,
+    plot_learning_curve,
+)
+from hot_envs.training.imitation import behaviour_cloning, collect, dagger
+from hot_envs.training.league import FixedOpponent, League, LeagueCallback
 
 try:
     import tomllib
@@ -83,16 +88,16 @@ class Args:
     activation: str = "tanh"
     shaping: float = 0.0  # reward shaping coefficient (hot_envs.single_agent); 0 = off
     game_options: dict[str, Any] = field(default_factory=dict)  # engine options, e.g. turn_limit
-    # behaviour cloning warm start (training.imitation; skipped when resuming), DAgger rounds
+    # behaviour cloning warm start (imitation; skipped when resuming), DAgger rounds
     bc_decisions: int = 0
     bc_epochs: int = 4
     bc_batch_size: int = 256
     bc_learning_rate: float = 1e-3
     bc_teacher: str = "heuristic"
-    dagger_rounds: int = 0  # DAgger rounds after cloning (training.imitation.dagger)
+    dagger_rounds: int = 0  # DAgger rounds after cloning (hot_envs.training.imitation.dagger)
     dagger_decisions: int = 50_000  # teacher-labelled decisions each round adds
     dagger_epochs: int = 2  # cloning epochs over all the data after each round
-    # self-play league (training.league)
+    # self-play league (hot_envs.training.league)
     opponents: list[dict[str, Any]] = field(
         default_factory=lambda: [{"spec": "random"}, {"spec": "heuristic", "curriculum": True}]
     )
@@ -105,7 +110,7 @@ class Args:
     win_low: float = 0.2
     win_high: float = 0.6
     curriculum_window: int = 200
-    # evaluation (training.evaluate)
+    # evaluation (hot_envs.training.evaluate)
     eval_opponent: str = "heuristic"
     eval_every: int = 50_000
     eval_games: int = 100
@@ -131,7 +136,7 @@ class TimeLimit(BaseCallback):
 
 def imitate(model: Any, args: Args, counts: list[int], clone: bool) -> list[dict[str, float]]:
     """Behaviour cloning on ``bc_decisions`` teacher decisions (if ``clone``), then
-    ``dagger_rounds`` DAgger rounds (training.imitation); the statistics of each epoch/round."""
+    ``dagger_rounds`` DAgger rounds (imitation); the statistics of each epoch/round."""
     started = time.perf_counter()
     demos = collect(args.game, counts, args.bc_decisions, args.seed, args.bc_teacher, args.gamma)
     history = []

@@ -14,8 +14,8 @@ from hot_envs.games import get_game
 
 pytest.importorskip("sb3_contrib")
 
-from training.league import FixedOpponent, League  # noqa: E402
-from training.train import CONFIGS, load_config, main, parse_args  # noqa: E402
+from hot_envs.training.league import FixedOpponent, League  # noqa: E402
+from hot_envs.training.train import CONFIGS, load_config, main, parse_args  # noqa: E402
 
 TINY = """
 [run]
