@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from hot_envs.agents.shipped import checkpoint_stem, find_checkpoint
 from hot_envs.engine import Seed, make_rng
 from hot_envs.games import get_game
 
@@ -53,13 +54,6 @@ def _relu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
 
 
 ACTIVATIONS = {"tanh": _tanh, "relu": _relu}  # module-level functions: agents pickle
-_SUFFIXES = (".zip", ".npz", ".json")
-
-
-def checkpoint_stem(path: str | Path) -> Path:
-    """``runs/x/best`` for ``runs/x/best``, ``runs/x/best.npz``, ``.zip`` or ``.json``."""
-    path = Path(path)
-    return path.with_suffix("") if path.suffix in _SUFFIXES else path
 
 
 def read_metadata(path: str | Path, game: str | None = None) -> dict[str, Any]:
@@ -67,7 +61,7 @@ def read_metadata(path: str | Path, game: str | None = None) -> dict[str, Any]:
 
     Raises ``FileNotFoundError`` for a missing file and ``ValueError`` naming the problem for
     anything else: not JSON, not a checkpoint, another game, another observation layout."""
-    stem = checkpoint_stem(path)
+    stem = find_checkpoint(path)
     file = stem.with_suffix(".json")
     if not file.is_file():
         raise FileNotFoundError(
@@ -259,7 +253,9 @@ class CheckpointAgent:
         seed: Seed = None,
         backend: str = "numpy",
     ) -> CheckpointAgent | SB3Agent:
-        """The checkpoint at ``path`` (``NAME`` or any of its three files) as an agent.
+        """The checkpoint at ``path`` (``NAME`` or any of its three files), or the shipped one of
+        that name (``heisse_luft_v0``, ``heisse_karten_v0``: :mod:`hot_envs.agents.shipped`), as
+        an agent.
 
         ``game`` checks that it is for that game; ``backend="sb3"`` gives an :class:`SB3Agent`
         on the ``.zip`` instead (argmax only). Missing files raise ``FileNotFoundError``,
@@ -268,7 +264,7 @@ class CheckpointAgent:
             return SB3Agent.load(path, game=game)
         if backend != "numpy":
             raise ValueError(f"backend must be 'numpy' or 'sb3', not {backend!r}")
-        stem = checkpoint_stem(path)
+        stem = find_checkpoint(path)
         meta = read_metadata(stem, game)
         policy = NumpyPolicy(_load_layers(stem, meta), meta["network"]["activation"])
         return cls(policy, meta, sample=sample, seed=seed)
@@ -302,7 +298,7 @@ class SB3Agent:
         """The model of checkpoint ``path``, checked like :meth:`CheckpointAgent.load`."""
         from sb3_contrib import MaskablePPO
 
-        stem = checkpoint_stem(path)
+        stem = find_checkpoint(path)
         meta = read_metadata(stem, game)
         file = stem.with_suffix(".zip")
         if not file.is_file():
