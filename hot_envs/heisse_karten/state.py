@@ -88,30 +88,15 @@ class State:
     # -- creation ------------------------------------------------------------------------------
 
     @classmethod
-    def new(
-        cls,
-        seed: Seed = None,
-        num_players: int = 4,
-        *,
-        first_leader: int | str = 0,
-        reward_mode: str = "win",
-        rounds: int | None = None,
-        target: int | None = None,
-    ) -> State:
-        """A freshly dealt game for ``num_players`` (2–6); options as in the module docstring.
+    def new(cls, seed: Seed = None, num_players: int = 4, **options: Any) -> State:
+        """A freshly dealt game for ``num_players`` (2–6). ``options`` (keywords, as in the module
+        docstring): first_leader, reward_mode, rounds, target; an unknown one is a ``ValueError``.
 
         An int or ``None`` seeds a new generator; a numpy Generator is used (and advanced) as is.
         """
         num_players = serialize.check_num_players(num_players)
         state = cls._empty(num_players, make_rng(seed))
-        state.options = serialize.resolve_options(
-            num_players,
-            state._rng,
-            first_leader=first_leader,
-            reward_mode=reward_mode,
-            rounds=rounds,
-            target=target,
-        )
+        state.options = serialize.resolve_options(num_players, state._rng, **options)
         state.totals = [0] * num_players
         state._deal(0)
         return state
