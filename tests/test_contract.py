@@ -1,6 +1,7 @@
-"""The contract both environments keep (DESIGN.md), written once and run for every game setup:
-PettingZoo's API, seeding and render tests, registration, spaces, determinism, the wrappers'
-handling of bad actions, and the information rule (no hidden card reaches an observation).
+"""The contract both environments keep (docs/environments.md), written once and run for every
+game setup: PettingZoo's API, seeding and render tests, registration, spaces, determinism, the
+wrappers' handling of bad actions, and the information rule (no hidden card reaches an
+observation).
 """
 
 from __future__ import annotations
