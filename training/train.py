@@ -40,6 +40,7 @@ from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
 from hot_envs.agents.checkpoint import export_checkpoint, read_metadata, update_metadata
+from hot_envs.agents.shipped import find_checkpoint
 from hot_envs.games import get_game
 from hot_envs.single_agent import Opponent, SingleAgentEnv
 from hot_envs.training.evaluate import (
@@ -263,6 +264,8 @@ def parse_args(argv: list[str] | None) -> Args:
     SingleAgentEnv(game, players=args.players, game_options=args.game_options)
     if args.resume:
         read_metadata(args.resume, game)
+        if not find_checkpoint(args.resume).with_suffix(".zip").is_file():
+            raise FileNotFoundError(f"--resume {args.resume}: no .zip model next to the checkpoint")
     return args
 
 
@@ -287,13 +290,13 @@ def main(argv: list[str] | None = None) -> int:
     league = League(
         args.game,
         [FixedOpponent(**o) for o in args.opponents],
-        args.snapshot_share,
-        args.max_snapshots,
-        args.epsilon_start,
-        args.epsilon_min,
-        args.epsilon_step,
-        args.win_low,
-        args.win_high,
+        snapshot_share=args.snapshot_share,
+        max_snapshots=args.max_snapshots,
+        epsilon=args.epsilon_start,
+        epsilon_min=args.epsilon_min,
+        epsilon_step=args.epsilon_step,
+        win_low=args.win_low,
+        win_high=args.win_high,
     )
     make_env = partial(
         SingleAgentEnv,
@@ -311,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     previous_training: dict[str, Any] = {}
     if args.resume:
         previous_training = read_metadata(args.resume, args.game).get("training", {})
-        zip_path = Path(args.resume).with_suffix(".zip")
+        zip_path = find_checkpoint(args.resume).with_suffix(".zip")
         model = MaskablePPO.load(zip_path, env=envs, device="cpu", tensorboard_log=str(out / "tb"))
         print(f"resumed from {zip_path} at step {model.num_timesteps}")
     else:
