@@ -1,4 +1,4 @@
-"""The heuristics against random players, measured against issue 4's targets.
+"""The heuristics against random players, measured against their targets.
 
 One line per setup: Heiße Luft (heuristic vs random, target 99 % wins), and Heiße Karten with N
 = 2 … 6 players (the heuristic alone against N − 1 random players; target 99 % with two players,

@@ -47,7 +47,7 @@ def sb3(game: str, players: int, n_envs: int, timesteps: int, seed: int) -> dict
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     from hot_envs.single_agent import SingleAgentEnv
-    from training.train import parse_args
+    from hot_envs.training.train import parse_args
 
     torch.set_num_threads(1)
     args = parse_args([game] + (["--players", str(players)] if game == "heisse-karten" else []))
@@ -117,7 +117,7 @@ def rllib(
     game: str, players: int, runners: int, envs: int, iterations: int, seed: int
 ) -> dict[str, Any]:
     """``iterations`` timed iterations of shared self-play after one warm-up iteration."""
-    from training.rllib_train import build_config, parse_args
+    from hot_envs.training.rllib_train import build_config, parse_args
 
     argv = [game, "--players", str(players), "--env-runners", str(runners)]
     argv += ["--envs-per-runner", str(envs), "--seed", str(seed)]
@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import ray
 
-    from training.rllib_train import redirect_ray_results
+    from hot_envs.training.rllib_train import redirect_ray_results
 
     ray_dir = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))
     redirect_ray_results(ray_dir / "ray_results")

@@ -227,7 +227,7 @@ HEURISTIC_TARGETS = {"heisse-luft": 0.70, "heisse-karten": 0.60}  # 2 players; m
 
 
 def checkpoint_target(game: str, players: int, against: str) -> float | None:
-    """The issue's target for a checkpoint against ``against`` (only the heuristic has one)."""
+    """The strength target for a checkpoint against ``against`` (only the heuristic has one)."""
     if against.partition(":")[0] != "heuristic":
         return None
     return HEURISTIC_TARGETS[game] if players == 2 else 1.5 / players

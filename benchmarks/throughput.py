@@ -50,7 +50,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 REFERENCE = "connect_four_v3 env loop"
-HK_TARGET_PLAYERS = 4  # issue 3 states the Heiße Karten targets for 4 players
+HK_TARGET_PLAYERS = 4  # the Heiße Karten throughput targets are for 4 players
 WARMUP_SECONDS = 0.5
 
 

@@ -1,9 +1,10 @@
 """Training throughput: environment steps per second during ``MaskablePPO.learn``, and where the
 time goes.
 
-Both parts build the model exactly as training does (``training.train.build_model`` with the
-game's config: PPO settings, network, ``rollout_steps`` over the envs) against the league's
-opponent mix (random, heuristic, and a sampling numpy snapshot of the learner itself).
+Both parts build the model exactly as training does
+(``hot_envs.training.train.build_model`` with the game's config: PPO settings, network,
+``rollout_steps`` over the envs) against the league's opponent mix (random, heuristic, and a
+sampling numpy snapshot of the learner itself).
 
 1. **Throughput** — ``learn`` for ``--timesteps`` steps on ``--n-envs`` ``SubprocVecEnv``
    workers (default: the training default, 4 per core up to 16; give several to compare them in
@@ -51,7 +52,7 @@ from hot_envs.agents.checkpoint import CheckpointAgent, numpy_policy
 from hot_envs.single_agent import SingleAgentEnv
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # training/ from a source checkout
-from training.train import Args, build_model, default_n_envs, parse_args  # noqa: E402
+from hot_envs.training.train import Args, build_model, default_n_envs, parse_args  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
 OPPONENTS = ["random", ("heuristic", 2.0)]  # + the learner's snapshot, weight 3 (build)
@@ -190,8 +191,8 @@ def markdown(rows: list[dict], profiles: list[dict], info: dict) -> str:
         "# Training throughput",
         "",
         "`python benchmarks/training_throughput.py` — `MaskablePPO.learn` with the game's "
-        "training config (`training.train.build_model`) against random, heuristic and a numpy "
-        f"snapshot of the learner; {info['cores']} cores, torch 1 thread.",
+        "training config (`hot_envs.training.train.build_model`) against random, heuristic and a "
+        f"numpy snapshot of the learner; {info['cores']} cores, torch 1 thread.",
         "",
         f"Steps/s: median of {rows[0]['repeats']} runs of {rows[0]['steps']:,} steps per "
         "setting, the settings taking turns; ratio to the one-process run.",

@@ -6,9 +6,10 @@
   [--seed S] [--workers W]`` — a round robin between agents (:mod:`hot_envs.arena`): a table
   with win shares, 95 % intervals and ratings, and with ``--out`` JSON, CSV and a PNG.
 * ``hot-envs train GAME [--players N] [--timesteps T] [--out DIR] …`` — train a MaskablePPO
-  agent with :mod:`training.train`; with no options the README's main job (about 10 minutes on
-  2 cores), ending with an evaluation table. ``--backend rllib`` trains on Ray RLlib instead
-  (:mod:`training.rllib_train`: self-play or a league, one machine or a cluster).
+  agent with :mod:`hot_envs.training.train`; with no options the README's main job (about 10
+  minutes on 2 cores), ending with an evaluation table. ``--backend rllib`` trains on Ray RLlib
+  instead
+  (:mod:`hot_envs.training.rllib_train`: self-play or a league, one machine or a cluster).
 * ``hot-envs play GAME --opponent SPEC [--players N] [--seat S] [--seed S]`` — play against
   agents in the terminal.
 
@@ -228,12 +229,16 @@ def _matches(typed: list[str], words: list[str], exact: bool) -> bool:
     return True
 
 
-BACKENDS = {"sb3": ("training.train", "train"), "rllib": ("training.rllib_train", "rllib")}
+BACKENDS = {
+    "sb3": ("hot_envs.training.train", "train"),
+    "rllib": ("hot_envs.training.rllib_train", "rllib"),
+}
 
 
 def train(argv: list[str]) -> int:
-    """``hot-envs train [--backend sb3|rllib] …`` runs :func:`training.train.main` (sb3, the
-    default: torch and sb3-contrib needed) or :func:`training.rllib_train.main` (Ray RLlib)."""
+    """``hot-envs train [--backend sb3|rllib] …`` runs :func:`hot_envs.training.train.main` (sb3,
+    the default: torch and sb3-contrib needed) or :func:`hot_envs.training.rllib_train.main` (Ray
+    RLlib)."""
     backend, rest = _backend(argv)
     module, extra = BACKENDS[backend]
     try:

@@ -1,4 +1,4 @@
-"""The engine contract both games implement (DESIGN.md, "Engine contract").
+"""The engine contract both games implement, written out as the :class:`GameState` protocol.
 
 The environment base (:mod:`hot_envs.env_base`), the agents and the arena use engines only
 through this protocol, so everything above the engine layer is written once for both games.

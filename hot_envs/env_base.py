@@ -1,4 +1,4 @@
-"""PettingZoo AEC bookkeeping shared by both games (DESIGN.md, "Environment contract").
+"""PettingZoo AEC bookkeeping shared by both games (docs/environments.md).
 
 A game's environment is a thin subclass of :class:`CardGameEnv` that names its engine ``State``
 class, its observation encoder and its metadata; everything else — spaces, seeding, turn order,

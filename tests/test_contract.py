@@ -1,6 +1,7 @@
-"""The contract both environments keep (DESIGN.md), written once and run for every game setup:
-PettingZoo's API, seeding and render tests, registration, spaces, determinism, the wrappers'
-handling of bad actions, and the information rule (no hidden card reaches an observation).
+"""The contract both environments keep (docs/environments.md), written once and run for every
+game setup: PettingZoo's API, seeding and render tests, registration, spaces, determinism, the
+wrappers' handling of bad actions, and the information rule (no hidden card reaches an
+observation).
 """
 
 from __future__ import annotations
@@ -193,8 +194,12 @@ def test_raw_env_raises_illegal_action_error_and_changes_nothing(setup: Setup) -
 
 @setups
 def test_bad_options_fail_at_construction(setup: Setup) -> None:
-    with pytest.raises((ValueError, TypeError)):
+    """An unknown option is a ValueError naming it, from the env and the engine alike (both take
+    options as keywords: ``State.new(seed=None, **options)``)."""
+    with pytest.raises(ValueError, match="no_such_option"):
         setup.env(no_such_option=1)
+    with pytest.raises(ValueError, match="no_such_option"):
+        setup.engine.State.new(seed=0, **setup.kwargs, no_such_option=1)
     with pytest.raises(ValueError):
         setup.env(render_mode="rgb_array")
 

@@ -1,9 +1,11 @@
 """Training for hot_envs: MaskablePPO with a self-play league, imitation warm start, evaluation.
 
-* :mod:`training.train` — the training script (``python -m training.train GAME``, ``main(argv)``);
-* :mod:`training.league` — opponent sampling rule, snapshots and the ε curriculum;
-* :mod:`training.imitation` — behaviour cloning of the heuristic as a warm start;
-* :mod:`training.evaluate` — arena evaluations with 95 % intervals, tables, learning curves;
+* :mod:`hot_envs.training.train` — the training script (``python -m hot_envs.training.train
+  GAME``, ``main(argv)``);
+* :mod:`hot_envs.training.league` — opponent sampling rule, snapshots and the ε curriculum;
+* :mod:`hot_envs.training.imitation` — behaviour cloning of the heuristic as a warm start;
+* :mod:`hot_envs.training.evaluate` — arena evaluations with 95 % intervals, tables, learning
+  curves;
 * ``training/configs/*.toml`` — hyper-parameters per game.
 
 Needs the ``train`` extra (torch, stable-baselines3, sb3-contrib, tensorboard).

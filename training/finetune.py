@@ -23,13 +23,13 @@ import numpy as np
 import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
-from training.imitation import Demonstrations
+from hot_envs.training.imitation import Demonstrations
 
 
 def actor_parameters(policy: Any) -> list[torch.nn.Parameter]:
     """The parameters that shape the action distribution (not the critic's)."""
     net = policy.mlp_extractor
-    if hasattr(net, "scorer_net"):  # training.policies.ActionScorerNet
+    if hasattr(net, "scorer_net"):  # hot_envs.training.policies.ActionScorerNet
         modules = [net.state_net, net.scorer_net]
     else:  # SB3's MlpExtractor
         modules = [net.policy_net, policy.action_net]

@@ -28,7 +28,7 @@ players, and ½ for an even share (1/N) with N.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -51,10 +51,12 @@ class FixedOpponent:
 
 @dataclass
 class League:
-    """Which opponents are in the pool, and with which weights (module docstring)."""
+    """Which opponents are in the pool, and with which weights (module docstring). Everything
+    after the game and the fixed opponents is a keyword argument."""
 
     game: str
     fixed: list[FixedOpponent]
+    _: KW_ONLY
     snapshot_share: float = 0.5
     max_snapshots: int = 5
     epsilon: float = 0.5

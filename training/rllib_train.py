@@ -1,6 +1,7 @@
 """Train masked PPO on Ray RLlib (new API stack): self-play on one machine or a cluster.
 
-    python -m training.rllib_train GAME [--players N] [--mode shared|league] [--fixed SPEC …]
+    python -m hot_envs.training.rllib_train GAME [--players N] [--mode shared|league]
+        [--fixed SPEC …]
         [--iterations I] [--env-runners R] [--envs-per-runner E] [--learners L]
         [--address HOST:PORT] [--out DIR] [--seed S] …      (hot-envs train GAME --backend rllib)
 

@@ -1,8 +1,8 @@
 """Train sb3-contrib MaskablePPO on Heiße Luft or Heiße Karten, CleanRL style.
 
-    python -m training.train GAME [--players N|all] [--timesteps T] [--out DIR] [--config FILE]
-                                  [--seed S] [--resume PATH] [--n-envs N] [--time-limit SECONDS]
-                                  [--no-progress]
+    python -m hot_envs.training.train GAME [--players N|all] [--timesteps T] [--out DIR]
+        [--config FILE] [--seed S] [--resume PATH] [--n-envs N] [--time-limit SECONDS]
+        [--no-progress]
 
 Read top to bottom: arguments (one dataclass, defaults < the game's TOML config < command line),
 seeding, the self-play league and the vectorised single-agent envs, the model (new or resumed),
@@ -40,18 +40,19 @@ from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
 from hot_envs.agents.checkpoint import export_checkpoint, read_metadata, update_metadata
+from hot_envs.agents.shipped import find_checkpoint
 from hot_envs.games import get_game
 from hot_envs.single_agent import Opponent, SingleAgentEnv
-from training.evaluate import (
+from hot_envs.training.evaluate import (
     EvaluationCallback,
     compare,
     format_comparison,
     plot_learning_curve,
 )
-from training.finetune import CriticWarmup, TeacherAnchor
-from training.imitation import Demonstrations, behaviour_cloning, collect, dagger
-from training.league import FixedOpponent, League, LeagueCallback
-from training.policies import ActionScorerPolicy
+from hot_envs.training.finetune import CriticWarmup, TeacherAnchor
+from hot_envs.training.imitation import Demonstrations, behaviour_cloning, collect, dagger
+from hot_envs.training.league import FixedOpponent, League, LeagueCallback
+from hot_envs.training.policies import ActionScorerPolicy
 
 try:
     import tomllib
@@ -88,7 +89,9 @@ class Args:
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     target_kl: float | None = None  # stop an update's epochs early past 1.5 × this KL
-    policy: str = "mlp"  # "mlp" (observation → logits) or "action_scorer" (training.policies)
+    policy: str = (
+        "mlp"  # "mlp" (observation → logits) or "action_scorer" (hot_envs.training.policies)
+    )
     net_arch: list[int] = field(default_factory=lambda: [256, 256])  # the MLP policy and value
     state_arch: list[int] = field(default_factory=lambda: [256, 64])  # action_scorer: embedding
     scorer_arch: list[int] = field(default_factory=lambda: [128, 128])  # … shared scorer
@@ -96,20 +99,20 @@ class Args:
     activation: str = "tanh"
     shaping: float = 0.0  # reward shaping coefficient (hot_envs.single_agent); 0 = off
     game_options: dict[str, Any] = field(default_factory=dict)  # engine options, e.g. turn_limit
-    # fine-tuning the clone (training.finetune)
+    # fine-tuning the clone (hot_envs.training.finetune)
     critic_warmup: int = 0  # steps of learning the critic alone before the actor moves
     anchor_coef: float = 0.0  # weight of behaviour-cloning steps on the teacher's data …
     anchor_decay: int = 100_000  # … decaying linearly to 0 over these steps
-    # behaviour cloning warm start (training.imitation; skipped when resuming), DAgger rounds
+    # behaviour cloning warm start (imitation; skipped when resuming), DAgger rounds
     bc_decisions: int = 0
     bc_epochs: int = 4
     bc_batch_size: int = 256
     bc_learning_rate: float = 1e-3
     bc_teacher: str = "heuristic"
-    dagger_rounds: int = 0  # DAgger rounds after cloning (training.imitation.dagger)
+    dagger_rounds: int = 0  # DAgger rounds after cloning (hot_envs.training.imitation.dagger)
     dagger_decisions: int = 50_000  # teacher-labelled decisions each round adds
     dagger_epochs: int = 2  # cloning epochs over all the data after each round
-    # self-play league (training.league)
+    # self-play league (hot_envs.training.league)
     opponents: list[dict[str, Any]] = field(
         default_factory=lambda: [{"spec": "random"}, {"spec": "heuristic", "curriculum": True}]
     )
@@ -122,8 +125,10 @@ class Args:
     win_low: float = 0.2
     win_high: float = 0.6
     curriculum_window: int = 200
-    pfsp: bool = False  # snapshots weighted by how often they beat the learner (training.league)
-    # evaluation (training.evaluate)
+    pfsp: bool = (
+        False  # snapshots weighted by how often they beat the learner (hot_envs.training.league)
+    )
+    # evaluation (hot_envs.training.evaluate)
     eval_opponent: str = "heuristic"
     eval_every: int = 50_000
     eval_games: int = 100
@@ -151,8 +156,8 @@ def imitate(
     model: Any, args: Args, counts: list[int], clone: bool
 ) -> tuple[list[dict[str, float]], Demonstrations]:
     """Behaviour cloning on ``bc_decisions`` teacher decisions (if ``clone``), then
-    ``dagger_rounds`` DAgger rounds (training.imitation); the statistics of each epoch/round,
-    and the demonstrations (for the teacher anchor)."""
+    ``dagger_rounds`` DAgger rounds (imitation); the statistics of each epoch/round, and the
+    demonstrations (for the teacher anchor)."""
     started = time.perf_counter()
     demos = collect(
         args.game,
@@ -312,6 +317,8 @@ def parse_args(argv: list[str] | None) -> Args:
     if args.resume:  # the checkpoint decides the network, and so what the envs observe
         network = read_metadata(args.resume, game)["network"]
         args.policy = network.get("architecture", "mlp")
+        if not find_checkpoint(args.resume).with_suffix(".zip").is_file():
+            raise FileNotFoundError(f"--resume {args.resume}: no .zip model next to the checkpoint")
     return args
 
 
@@ -336,13 +343,13 @@ def main(argv: list[str] | None = None) -> int:
     league = League(
         args.game,
         [FixedOpponent(**o) for o in args.opponents],
-        args.snapshot_share,
-        args.max_snapshots,
-        args.epsilon_start,
-        args.epsilon_min,
-        args.epsilon_step,
-        args.win_low,
-        args.win_high,
+        snapshot_share=args.snapshot_share,
+        max_snapshots=args.max_snapshots,
+        epsilon=args.epsilon_start,
+        epsilon_min=args.epsilon_min,
+        epsilon_step=args.epsilon_step,
+        win_low=args.win_low,
+        win_high=args.win_high,
         pfsp=args.pfsp,
     )
     make_env = partial(
@@ -363,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     previous_training: dict[str, Any] = {}
     if args.resume:
         previous_training = read_metadata(args.resume, args.game).get("training", {})
-        zip_path = Path(args.resume).with_suffix(".zip")
+        zip_path = find_checkpoint(args.resume).with_suffix(".zip")
         # The network and its weights come from the checkpoint, the PPO settings from this run.
         model = MaskablePPO.load(
             zip_path,

@@ -12,9 +12,11 @@ spec                           agent
 ``search[:BUDGET[:ROLLOUT]]``  :class:`SearchAgent` with the game's :data:`SEARCH_PRESETS`;
                                BUDGET = rollouts per decision (``400``) or seconds per decision
                                (``0.5s``); ROLLOUT = the rollout policy's spec (``random``, …)
-``PATH``                       a trained checkpoint (``.npz``/``.zip``/``.json`` or its stem)
+``PATH`` or ``NAME``           a trained checkpoint (``.npz``/``.zip``/``.json`` or its stem), or
+                               a shipped one by name: ``heisse_luft_v0``, ``heisse_karten_v0``
 ``package.module:factory``     your own agent: ``factory()`` returns it; ``factory`` gets the
-                               keyword arguments ``game`` and ``seed`` if it takes them
+                               keyword arguments ``game`` and ``seed`` if it takes them; the
+                               module imports from the current folder too
 =============================  ==============================================================
 """
 
@@ -22,11 +24,15 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import re
+import sys
 from pathlib import Path
+from types import ModuleType
 
 from hot_envs.agents.base import Agent, legal_actions
 from hot_envs.agents.search import SearchAgent, agent_rollout, random_rollout
+from hot_envs.agents.shipped import SUFFIXES, is_checkpoint, shipped_names
 from hot_envs.engine import GameState
 from hot_envs.games import get_game
 
@@ -76,11 +82,10 @@ _HEURISTICS = {
     "heisse-karten": ("hot_envs.agents.heuristic_karten", "HeisseKartenHeuristic"),
 }
 _IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
-_CHECKPOINT_SUFFIXES = (".zip", ".npz", ".json")
 SPEC_HELP = (
     "random, heuristic[:EPSILON], search[:BUDGET[:ROLLOUT]] (BUDGET: rollouts, or seconds as "
-    "0.5s; ROLLOUT: an agent spec), "
-    "a checkpoint file, or package.module:factory"
+    "0.5s; ROLLOUT: an agent spec), a checkpoint file or a shipped checkpoint's name "
+    f"({', '.join(shipped_names())}), or package.module:factory"
 )
 
 
@@ -100,7 +105,7 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         return getattr(importlib.import_module(module), cls)(seed, epsilon=_number(spec, arg, 0.0))
     if name == "search":
         return _search_agent(spec, arg, game, seed)
-    if spec.endswith(_CHECKPOINT_SUFFIXES) or _is_checkpoint_stem(spec):
+    if spec.endswith(SUFFIXES) or Path(spec).is_file() or is_checkpoint(spec):
         return _checkpoint_agent(spec, game, seed)
     if _IMPORT_PATH.match(spec):
         return _imported_agent(spec, game, seed)
@@ -149,31 +154,21 @@ def _budget(spec: str, text: str) -> tuple[int | None, float | None]:
     )
 
 
-def _is_checkpoint_stem(spec: str) -> bool:
-    """A file, or a checkpoint's name without suffix (``checkpoints/NAME`` for NAME.npz …)."""
-    return Path(spec).is_file() or any(Path(spec + s).is_file() for s in _CHECKPOINT_SUFFIXES)
-
-
 def _checkpoint_agent(path: str, game: str, seed: int | None) -> Agent:
+    from hot_envs.agents.checkpoint import load_agent
+
     try:
-        checkpoint = importlib.import_module("hot_envs.agents.checkpoint")
-    except ModuleNotFoundError as error:
-        if error.name != "hot_envs.agents.checkpoint":
-            raise
-        raise ValueError(
-            f"cannot load checkpoint {path!r}: checkpoint agents arrive with the training issue"
-        ) from None
-    try:
-        return checkpoint.load_agent(path, game=game, seed=seed)
+        return load_agent(path, game=game, seed=seed)
     except FileNotFoundError as error:
         raise ValueError(str(error)) from None
 
 
 def _imported_agent(spec: str, game: str, seed: int | None) -> Agent:
-    """``package.module:factory`` — import the module, call the factory."""
+    """``package.module:factory`` — import the module (from the current folder too, as
+    ``python -m`` would), call the factory."""
     module_name, _, attribute = spec.partition(":")
     try:
-        factory = importlib.import_module(module_name)
+        factory = _import_from_cwd(module_name)
     except ImportError as error:
         raise ValueError(f"agent spec {spec!r}: cannot import {module_name!r} ({error})") from None
     for part in attribute.split("."):
@@ -186,6 +181,20 @@ def _imported_agent(spec: str, game: str, seed: int | None) -> Agent:
     if not callable(getattr(agent, "act", None)):
         raise ValueError(f"agent spec {spec!r}: the factory returned {agent!r}, without act()")
     return agent
+
+
+def _import_from_cwd(module_name: str) -> ModuleType:
+    """``importlib.import_module`` with the current folder first on the import path, as
+    ``python -m`` and ``python -c`` have it and console scripts such as ``hot-envs`` do not."""
+    folder = os.getcwd()
+    added = folder not in sys.path and "" not in sys.path
+    if added:
+        sys.path.insert(0, folder)
+    try:
+        return importlib.import_module(module_name)
+    finally:
+        if added:
+            sys.path.remove(folder)
 
 
 def _accepted_kwargs(factory: object, **kwargs: object) -> dict[str, object]:

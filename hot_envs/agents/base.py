@@ -1,4 +1,4 @@
-"""The one protocol every agent keeps (DESIGN.md, "Agents and checkpoints").
+"""The one protocol every agent keeps (docs/agents.md).
 
 An agent is any object with ``act(observation, view) -> action id``: ``observation`` is the
 environment's dict for the acting player (``{"observation", "action_mask"}``) and ``view`` the

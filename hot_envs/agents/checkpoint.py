@@ -42,6 +42,7 @@ import numpy as np
 
 from hot_envs.agents.features import SPECS, policy_input
 from hot_envs.agents.scorer import ARCHITECTURE, NumpyScorer, scorer_arrays
+from hot_envs.agents.shipped import checkpoint_stem, find_checkpoint
 from hot_envs.engine import Seed, make_rng
 from hot_envs.games import get_game
 
@@ -58,13 +59,6 @@ def _relu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
 
 
 ACTIVATIONS = {"tanh": _tanh, "relu": _relu}  # module-level functions: agents pickle
-_SUFFIXES = (".zip", ".npz", ".json")
-
-
-def checkpoint_stem(path: str | Path) -> Path:
-    """``runs/x/best`` for ``runs/x/best``, ``runs/x/best.npz``, ``.zip`` or ``.json``."""
-    path = Path(path)
-    return path.with_suffix("") if path.suffix in _SUFFIXES else path
 
 
 def read_metadata(path: str | Path, game: str | None = None) -> dict[str, Any]:
@@ -72,7 +66,7 @@ def read_metadata(path: str | Path, game: str | None = None) -> dict[str, Any]:
 
     Raises ``FileNotFoundError`` for a missing file and ``ValueError`` naming the problem for
     anything else: not JSON, not a checkpoint, another game, another observation layout."""
-    stem = checkpoint_stem(path)
+    stem = find_checkpoint(path)
     file = stem.with_suffix(".json")
     if not file.is_file():
         raise FileNotFoundError(
@@ -269,7 +263,9 @@ class CheckpointAgent:
         seed: Seed = None,
         backend: str = "numpy",
     ) -> CheckpointAgent | SB3Agent:
-        """The checkpoint at ``path`` (``NAME`` or any of its three files) as an agent.
+        """The checkpoint at ``path`` (``NAME`` or any of its three files), or the shipped one of
+        that name (``heisse_luft_v0``, ``heisse_karten_v0``: :mod:`hot_envs.agents.shipped`), as
+        an agent.
 
         ``game`` checks that it is for that game; ``backend="sb3"`` gives an :class:`SB3Agent`
         on the ``.zip`` instead (argmax only). Missing files raise ``FileNotFoundError``,
@@ -278,7 +274,7 @@ class CheckpointAgent:
             return SB3Agent.load(path, game=game)
         if backend != "numpy":
             raise ValueError(f"backend must be 'numpy' or 'sb3', not {backend!r}")
-        stem = checkpoint_stem(path)
+        stem = find_checkpoint(path)
         meta = read_metadata(stem, game)
         activation = meta["network"]["activation"]
         if meta["network"].get("architecture", "mlp") == ARCHITECTURE:
@@ -324,7 +320,7 @@ class SB3Agent:
         """The model of checkpoint ``path``, checked like :meth:`CheckpointAgent.load`."""
         from sb3_contrib import MaskablePPO
 
-        stem = checkpoint_stem(path)
+        stem = find_checkpoint(path)
         meta = read_metadata(stem, game)
         file = stem.with_suffix(".zip")
         if not file.is_file():
@@ -453,7 +449,7 @@ def update_metadata(path: str | Path, **fields: Any) -> dict[str, Any]:
 
 
 def is_action_scorer(model: Any) -> bool:
-    """Whether ``model``'s policy is an action-scoring one (``training.policies``)."""
+    """Whether ``model``'s policy is an action-scoring one (``hot_envs.training.policies``)."""
     return hasattr(model.policy.mlp_extractor, "scorer_net")
 
 

@@ -1,4 +1,5 @@
-"""A rule-based Heiße Karten player for 2–6 players that sees only its own view (RULES HK-5).
+"""A rule-based Heiße Karten player for 2–6 players that sees only its own view (HK-5,
+docs/rules.md).
 
 Strategy — one score per card in hand, the best card is played.
 

@@ -1,6 +1,7 @@
-"""A rule-based Heiße Luft player that sees only its own view (RULES HL-8).
+"""A rule-based Heiße Luft player that sees only its own view (HL-8, docs/rules.md).
 
-Strategy — the seed's "Tipps für Einsteiger" turned into one scoring function.
+Strategy — the rulebook's "Tipps für Einsteiger" (tips for beginners) turned into one scoring
+function.
 
 **Play** (HL-3.2). Every legal placement is scored as
 

@@ -1,7 +1,8 @@
 """Play one game with agents through a PettingZoo AEC environment.
 
 The smallest loop that keeps the protocol: each agent gets its own observation and its own view
-(``env.unwrapped.view(agent)``), nothing more. The arena builds tournaments on top of it.
+(``env.unwrapped.view(agent)``), nothing more; tests and quick checks use it. The arena
+(:mod:`hot_envs.arena`) plays on the engine directly, for speed.
 """
 
 from __future__ import annotations

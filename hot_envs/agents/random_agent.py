@@ -1,7 +1,7 @@
 """The uniform random agent: every legal action equally likely, from a seeded numpy Generator.
 
-The baseline every other agent is measured against (issue 4). It works for both games and any
-seat: the legal actions come from the view (or the observation's action mask).
+The baseline every other agent is measured against (docs/benchmarks.md). It works for both games
+and any seat: the legal actions come from the view (or the observation's action mask).
 """
 
 from __future__ import annotations

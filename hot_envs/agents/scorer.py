@@ -1,10 +1,10 @@
 """The action-scoring policy in numpy (checkpoint architecture ``"action_scorer"``).
 
-The actor of ``training.policies.ActionScorerPolicy``: the observation goes through the state
-MLP to an embedding; each legal action's ``[embedding, features]`` (:mod:`hot_envs.agents.
-features`) through the shared scorer MLP to its logit. Weights in the checkpoint's ``.npz``:
-``state_I.weight``/``.bias`` and ``scorer_I.weight``/``.bias`` (torch's ``(out, in)`` shapes),
-the last scorer layer with one output.
+The actor of ``hot_envs.training.policies.ActionScorerPolicy``: the observation goes through
+the state MLP to an embedding; each legal action's ``[embedding, features]``
+(:mod:`hot_envs.agents.features`) through the shared scorer MLP to its logit. Weights in the
+checkpoint's ``.npz``: ``state_I.weight``/``.bias`` and ``scorer_I.weight``/``.bias`` (torch's
+``(out, in)`` shapes), the last scorer layer with one output.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Heiße Karten ("Hot Cards"): the trick-taking game for 2 to 6 players (RULES.md HK-1 … HK-5).
+"""Heiße Karten ("Hot Cards"): the trick-taking game for 2 to 6 players (HK-1 … HK-5 in
+docs/rules.md).
 
 The engine (:class:`State`) is pure Python + numpy; :mod:`.encoding` turns a state into one
 player's observation vector and action mask. Action ``k - 1`` plays card ``k`` (``Discrete(48)``).

@@ -1,4 +1,5 @@
-"""Heiße Karten's facts as data: cards (RULES HK-1), setup (HK-2), rewards (HK-4), action ids."""
+"""Heiße Karten's facts as data: cards (HK-1 in docs/rules.md), setup (HK-2), rewards (HK-4),
+action ids."""
 
 from __future__ import annotations
 

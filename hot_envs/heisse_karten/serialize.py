@@ -1,4 +1,5 @@
-"""Checking options and state dicts for Heiße Karten (DESIGN.md, "State dict schemas").
+"""Checking options and state dicts for Heiße Karten (docs/environments.md, "Setting up a
+position").
 
 :func:`parse_state_dict` validates a dict in the order of :data:`REQUIRED_KEYS` and
 :data:`OPTIONAL_KEYS` and raises ``ValueError`` naming the first problem; it returns the checked

@@ -1,11 +1,12 @@
-"""The Heiße Karten rules engine: one :class:`State` per game or match (RULES HK-1 … HK-5).
+"""The Heiße Karten rules engine: one :class:`State` per game or match (HK-1 … HK-5 in
+docs/rules.md).
 
 The state is plain Python lists of small ints, so that ``legal_actions``/``apply`` and ``clone``
 stay cheap. Hands are kept sorted. The draw pile is stored with its top card *last*
 (``list.pop()`` draws); the dict format lists it top card first. The trick holds cards only: the
 i-th card was played by seat ``leader + i``.
 
-Decisions where RULES.md is silent:
+Decisions the rules leave open (also in ``docs/rules.md``, "Settled points"):
 
 * Dealing (HK-2.2): one shuffle of the 48 cards; seat *s* gets cards ``8s … 8s+7`` of it, the
   rest is the draw pile, top first. With 5 players the top 3 cards of that pile are set aside
@@ -88,37 +89,23 @@ class State:
     # -- creation ------------------------------------------------------------------------------
 
     @classmethod
-    def new(
-        cls,
-        seed: Seed = None,
-        num_players: int = 4,
-        *,
-        first_leader: int | str = 0,
-        reward_mode: str = "win",
-        rounds: int | None = None,
-        target: int | None = None,
-    ) -> State:
-        """A freshly dealt game for ``num_players`` (2–6); options as in the module docstring.
+    def new(cls, seed: Seed = None, num_players: int = 4, **options: Any) -> State:
+        """A freshly dealt game for ``num_players`` (2–6). ``options`` (keywords, as in the module
+        docstring): first_leader, reward_mode, rounds, target; an unknown one is a ``ValueError``.
 
         An int or ``None`` seeds a new generator; a numpy Generator is used (and advanced) as is.
         """
         num_players = serialize.check_num_players(num_players)
         state = cls._empty(num_players, make_rng(seed))
-        state.options = serialize.resolve_options(
-            num_players,
-            state._rng,
-            first_leader=first_leader,
-            reward_mode=reward_mode,
-            rounds=rounds,
-            target=target,
-        )
+        state.options = serialize.resolve_options(num_players, state._rng, **options)
         state.totals = [0] * num_players
         state._deal(0)
         return state
 
     @classmethod
     def from_dict(cls, d: dict, seed: Seed = None) -> State:
-        """The state a dict describes (DESIGN.md schema); ``ValueError`` names the first problem.
+        """The state a dict describes (docs/environments.md, "Setting up a position");
+        ``ValueError`` names the first problem.
 
         ``seed`` feeds the generator that deals later rounds of a match.
         """
@@ -333,7 +320,8 @@ class State:
         return [[(self.leader + i) % n, card] for i, card in enumerate(self.trick)]
 
     def to_dict(self) -> dict:
-        """The full state as a JSON-compatible dict (DESIGN.md schema plus ``round``)."""
+        """The full state as a JSON-compatible dict (the schema :meth:`from_dict` reads, plus
+        ``round``)."""
         return {
             "game": GAME_NAME,
             "num_players": self.num_players,
@@ -353,8 +341,9 @@ class State:
     def view(self, player: int) -> dict:
         """What ``player`` may know (HK-5) as a JSON-compatible dict.
 
-        Besides DESIGN.md's keys it holds ``taken`` (every taken card was seen when played and
-        the trick's winner is public, HK-5), ``totals``, ``round`` and ``options``.
+        Besides the keys both games' views share it holds ``taken`` (every taken card was seen
+        when played and the trick's winner is public, HK-5), ``totals``, ``round`` and
+        ``options``.
         """
         player = serialize.check_int(player, "player", 0, self.num_players - 1)
         return {

@@ -1,4 +1,5 @@
-"""Heiße Luft: the rules engine (RULES HL-1 … HL-8), its observation encoding and rendering.
+"""Heiße Luft: the rules engine (HL-1 … HL-8 in docs/rules.md), its observation encoding and
+rendering.
 
 Pure Python + numpy; no gymnasium or pettingzoo import (the environment is in
 :mod:`hot_envs.heisse_luft_v0`).

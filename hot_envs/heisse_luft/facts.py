@@ -1,5 +1,5 @@
-"""Heiße Luft's facts as data (components, RULES HL-1; phases, options, action ids) and the
-trophy arithmetic both the engine and the heuristic use (HL-6.1, HL-6.2)."""
+"""Heiße Luft's facts as data (components, HL-1 in docs/rules.md; phases, options, action ids)
+and the trophy arithmetic both the engine and the heuristic use (HL-6.1, HL-6.2)."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "turn_limit": DEFAULT_TURN_LIMIT,  # HL-7.3
 }
 
-# Action ids (DESIGN.md): Discrete(366).
+# Action ids (docs/rules.md, "Heiße Luft action ids"): Discrete(366).
 NUM_PLAY_ACTIONS = 8 * NUM_CARDS  # 0–319: 8 * card + 2 * (stage - 1) + side
 EXCHANGE_PICK = NUM_PLAY_ACTIONS  # 320–359: choose card a - 320 for the exchange
 EXCHANGE_DONE = EXCHANGE_PICK + NUM_CARDS  # 360

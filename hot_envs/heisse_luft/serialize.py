@@ -1,5 +1,6 @@
 """Heiße Luft's dict formats: the full state (``to_dict``/``from_dict``), a player's view
-(``view``/``from_view``) and option checking. Schemas are fixed by DESIGN.md.
+(``view``/``from_view``) and option checking. docs/environments.md ("Setting up a position")
+describes the state dict.
 
 ``from_dict`` accepts any position that keeps the structural rules and raises ``ValueError``
 naming the first problem. Piles list their top card first here, while the engine keeps its top

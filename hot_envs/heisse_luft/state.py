@@ -1,11 +1,11 @@
-"""The Heiße Luft rules engine: one :class:`State` per game (RULES HL-1 … HL-8).
+"""The Heiße Luft rules engine: one :class:`State` per game (HL-1 … HL-8 in docs/rules.md).
 
 The state is plain Python lists of small ints, so that ``legal_actions``/``apply`` and ``clone``
 stay cheap. Piles are stored with their top card *last* (``list.pop()`` draws); the dict format
 (:mod:`hot_envs.heisse_luft.serialize`) lists them top card first. Sides are indexed by seat
 (``sides[stage][0]`` is player_0's side); action ids name sides relative to the mover.
 
-Decisions where RULES.md is silent (also in ``docs/rules.md``):
+Decisions the rules leave open (also in ``docs/rules.md``, "Settled points"):
 
 * ``turn`` counts finished turns of HL-3 and is increased right after the turn's draw (or when a
   stuck turn ends), before a completed stage is flown; the turn limit (HL-7.3) is checked when the
@@ -13,7 +13,7 @@ Decisions where RULES.md is silent (also in ``docs/rules.md``):
 * A stuck player with an empty hand (only reachable from a hand-made position) has nothing to
   exchange: the stuck turn ends at once.
 * Choosing as many exchange cards as the hand holds leaves only "exchange done" legal; choosing a
-  fourth card ends the choice by itself (DESIGN.md).
+  fourth card ends the choice by itself (HL-3.4).
 """
 
 from __future__ import annotations
@@ -505,7 +505,8 @@ class State:
     # ------------------------------------------------------------------ formats
 
     def to_dict(self) -> dict:
-        """The full state as a JSON-compatible dict (DESIGN.md schema)."""
+        """The full state as a JSON-compatible dict (docs/environments.md, "Setting up a
+        position")."""
         return serialize.state_to_dict(self)
 
     @classmethod

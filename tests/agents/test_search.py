@@ -100,7 +100,7 @@ def test_seeded_games_repeat():
 )
 def test_same_action_whatever_the_hidden_cards(engine, options, moves):
     """The agent sees only the view: a state that differs in every hidden card gives the same
-    view, the same observation and so the same action (DESIGN.md, no leaks)."""
+    view, the same observation and so the same action (HL-8, HK-5: no leaks)."""
     state = midgame(engine, options, moves, seed=moves)
     seat = state.current_player
     view = state.view(seat)

@@ -92,7 +92,7 @@ def test_bad_options_raise(options, message):
 
 
 def test_unknown_option_raises():
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="unknown option 'colour'"):
         State.new(0, 4, colour="red")
 
 

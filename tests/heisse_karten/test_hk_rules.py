@@ -1,4 +1,4 @@
-"""One test (or more) per rule of Heiße Karten, named by its id (RULES.md HK-1 … HK-5)."""
+"""One test (or more) per rule of Heiße Karten, named by its id (docs/rules.md HK-1 … HK-5)."""
 
 from __future__ import annotations
 

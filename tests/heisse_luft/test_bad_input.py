@@ -1,4 +1,5 @@
-"""Bad input gets a clear error and changes nothing (DESIGN "Quality bars", engine contract).
+"""Bad input gets a clear error and changes nothing (the engine contract,
+hot_envs/engine.py).
 
 Illegal and malformed actions raise ``IllegalActionError`` (a ``ValueError``) naming the action,
 its readable name and why; malformed state dicts and options raise ``ValueError`` naming the

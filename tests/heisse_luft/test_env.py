@@ -1,4 +1,4 @@
-"""The Heiße Luft PettingZoo environment (DESIGN "Environment contract", RULES HL-7.3/HL-7.4).
+"""The Heiße Luft PettingZoo environment (docs/environments.md; HL-7.3/HL-7.4 in docs/rules.md).
 
 The contract both games share (api/seed/render tests, registration, masks, wrappers) is in
 ``tests/test_contract.py``; this file checks what is particular to Heiße Luft: its options, its

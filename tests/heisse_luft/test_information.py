@@ -1,4 +1,4 @@
-"""No hidden information leaks (RULES HL-8, DESIGN "Quality bars").
+"""No hidden information leaks (HL-8 in docs/rules.md).
 
 A player's observation, view, action mask and rendered table must depend only on what that player
 may know. Positions come from random games stopped after a random number of actions; hidden parts
@@ -254,7 +254,7 @@ def test_from_view_never_deals_a_stuck_hand_to_a_mover_who_can_play():
 
 # ---------------------------------------------------------------------- (c) the view dict
 
-DESIGN_VIEW_KEYS = {
+VIEW_KEYS = {
     "player",
     "phase",
     "current_player",
@@ -280,10 +280,10 @@ PUBLIC_STATE_KEYS = {"game", "trophy_cards", "revealed_cards", "trophy_phase", "
 @positions_settings
 @given(state=positions(), observer=observers)
 def test_view_holds_the_design_keys_and_no_hidden_pile(state, observer):
-    """DESIGN "View dicts": the listed keys, public state keys, and no hands, draw pile or prize
-    deck order."""
+    """The view dict (docs/environments.md, "Looking inside"): the listed keys, public state
+    keys, and no hands, draw pile or prize deck order."""
     view = state.view(observer)
-    assert DESIGN_VIEW_KEYS <= set(view) <= DESIGN_VIEW_KEYS | PUBLIC_STATE_KEYS
+    assert VIEW_KEYS <= set(view) <= VIEW_KEYS | PUBLIC_STATE_KEYS
     assert not {"hands", "draw_pile", "prize_deck"} & set(view)
 
 

@@ -160,8 +160,8 @@ def test_trophy_cards_pay_each_trophy_exactly(seed, choice_seed, options):
 def test_legal_actions_are_sorted_distinct_in_range_and_present_until_the_end(
     seed, choice_seed, options
 ):
-    """DESIGN: legal_actions() is a sorted list of ids in 0..365, non-empty while the game runs,
-    and the mover is a seat until the game is over."""
+    """The engine contract: legal_actions() is a sorted list of ids in 0..365, non-empty while
+    the game runs, and the mover is a seat until the game is over."""
     state = State.new(seed=seed, **options)
     for _ in random_game(state, choice_seed):
         legal = state.legal_actions()
@@ -191,9 +191,9 @@ def test_action_mask_equals_legal_actions_for_the_mover_and_is_zero_for_the_othe
 
 @games(400)
 def test_a_play_puts_the_named_card_on_the_named_side(seed, choice_seed, options):
-    """DESIGN action ids: 8 * card + 2 * (stage - 1) + side moves the card from the mover's hand
-    to their own (0) or the opponent's (1) side of the stage — or flies the stage it completes
-    (HL-4.1), which clears both sides."""
+    """Action ids (docs/rules.md): 8 * card + 2 * (stage - 1) + side moves the card from the
+    mover's hand to their own (0) or the opponent's (1) side of the stage — or flies the stage it
+    completes (HL-4.1), which clears both sides."""
     state = State.new(seed=seed, **options)
     chooser = random.Random(choice_seed)
     while not state.is_terminal():

@@ -1,9 +1,9 @@
-"""Heiße Luft: one or more tests per rule of RULES.md (HL-1.1 … HL-8).
+"""Heiße Luft: one or more tests per rule of docs/rules.md (HL-1.1 … HL-8).
 
 Every test names its rule id in the test name and, with the dot, in its docstring, so
 ``grep -r "HL-4.3" tests/`` finds it. Positions are built with ``State.from_dict`` through the
-``positions`` helper (the setup rules use ``State.new``). Where the engine and RULES.md disagree,
-the test follows RULES.md.
+``positions`` helper (the setup rules use ``State.new``). Where the engine and docs/rules.md
+disagree, the test follows docs/rules.md.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ def ray_dirs() -> Iterator[Path]:
     saved = {key: os.environ.get(key) for key in settings}
     os.environ.update(settings)
     (root / "ray").mkdir()  # Ray's default temp dir under RAY_TMPDIR
-    from training.rllib_train import redirect_ray_results
+    from hot_envs.training.rllib_train import redirect_ray_results
 
     redirect_ray_results(root / "ray_results")
     yield root

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '.[rllib]'")
 
-from training.rllib_train import init_ray, parse_args, train
+from hot_envs.training.rllib_train import init_ray, parse_args, train
 
 pytestmark = pytest.mark.rllib
 

@@ -19,7 +19,7 @@ from hot_envs.agents import make_agent
 from hot_envs.agents.checkpoint import read_metadata
 from hot_envs.cli import main as cli
 from hot_envs.games import get_game
-from training.rllib_train import build_config, parse_args, progress_row, train
+from hot_envs.training.rllib_train import build_config, parse_args, progress_row, train
 
 pytestmark = pytest.mark.rllib
 

@@ -1,5 +1,6 @@
-"""``training.train.build_model``: the one place the run's arguments become a MaskablePPO (the
-training script and benchmarks/training_throughput.py both build their models there)."""
+"""``hot_envs.training.train.build_model``: the one place the run's arguments become a
+MaskablePPO (the training script and benchmarks/training_throughput.py both build their models
+there)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from stable_baselines3.common.env_util import make_vec_env  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 
 from hot_envs.single_agent import SingleAgentEnv  # noqa: E402
-from training.policies import ActionScorerPolicy  # noqa: E402
-from training.train import build_model, parse_args  # noqa: E402
+from hot_envs.training.policies import ActionScorerPolicy  # noqa: E402
+from hot_envs.training.train import build_model, parse_args  # noqa: E402
 
 
 @pytest.mark.parametrize("game", ["heisse-luft", "heisse-karten"])

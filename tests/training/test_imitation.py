@@ -1,4 +1,4 @@
-"""Behaviour cloning data and DAgger (training.imitation)."""
+"""Behaviour cloning data and DAgger (hot_envs.training.imitation)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 
 from hot_envs.agents.random_agent import RandomAgent  # noqa: E402
 from hot_envs.single_agent import SingleAgentEnv  # noqa: E402
-from training.imitation import behaviour_cloning, collect, dagger  # noqa: E402
+from hot_envs.training.imitation import behaviour_cloning, collect, dagger  # noqa: E402
 
 
 class Lowest:

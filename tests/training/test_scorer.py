@@ -1,5 +1,6 @@
-"""The action-scoring policy: torch (training.policies) and numpy (hot_envs.agents.scorer) agree,
-its checkpoints export and load, and the fine-tuning callbacks do what they say."""
+"""The action-scoring policy: torch (hot_envs.training.policies) and numpy
+(hot_envs.agents.scorer) agree, its checkpoints export and load, and the fine-tuning callbacks
+do what they say."""
 
 from __future__ import annotations
 
@@ -16,10 +17,10 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 from hot_envs.agents.checkpoint import CheckpointAgent, export_checkpoint, numpy_policy  # noqa: E402
 from hot_envs.agents.features import SPECS  # noqa: E402
 from hot_envs.single_agent import SingleAgentEnv  # noqa: E402
+from hot_envs.training.finetune import CriticWarmup, actor_parameters  # noqa: E402
+from hot_envs.training.league import FixedOpponent, League  # noqa: E402
+from hot_envs.training.policies import ActionScorerPolicy  # noqa: E402
 from tests.training.test_train import plays_every_seat  # noqa: E402
-from training.finetune import CriticWarmup, actor_parameters  # noqa: E402
-from training.league import FixedOpponent, League  # noqa: E402
-from training.policies import ActionScorerPolicy  # noqa: E402
 
 CASES = [("heisse-luft", None), ("heisse-karten", [2, 3, 4, 5, 6])]
 

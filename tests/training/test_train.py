@@ -14,8 +14,8 @@ from hot_envs.games import get_game
 
 pytest.importorskip("sb3_contrib")
 
-from training.league import FixedOpponent, League  # noqa: E402
-from training.train import CONFIGS, load_config, main, parse_args  # noqa: E402
+from hot_envs.training.league import FixedOpponent, League  # noqa: E402
+from hot_envs.training.train import CONFIGS, load_config, main, parse_args  # noqa: E402
 
 TINY = """
 [run]
@@ -168,7 +168,7 @@ def test_bad_options_exit_with_a_message(tmp_path, capsys):
     assert main(["heisse-karten", "--players", "7"]) == 2
     assert "num_players" in capsys.readouterr().err
     assert main(["heisse-luft", "--resume", str(tmp_path / "missing.zip")]) == 2
-    assert "missing.json not found" in capsys.readouterr().err
+    assert "missing.zip' not found" in capsys.readouterr().err
 
 
 def test_league_rule_splits_draws_between_snapshots_and_fixed_agents():
@@ -187,6 +187,17 @@ def test_league_rule_splits_draws_between_snapshots_and_fixed_agents():
         {"random": 0.125, "heuristic": 0.375, "s2": 0.25, "s3": 0.25}
     )
     assert sum(league.weights().values()) == pytest.approx(1.0)
+
+
+def test_resume_takes_a_shipped_checkpoint_by_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert parse_args(["heisse-luft", "--resume", "heisse_luft_v0"]).resume == "heisse_luft_v0"
+
+
+def test_league_settings_are_keywords():
+    with pytest.raises(TypeError):
+        League("heisse-luft", [FixedOpponent("random")], 0.5)  # which setting would 0.5 be?
+    assert League("heisse-luft", [FixedOpponent("random")], max_snapshots=3).max_snapshots == 3
 
 
 def test_curriculum_moves_epsilon_towards_an_even_fight():

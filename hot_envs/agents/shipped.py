@@ -1,0 +1,59 @@
+"""Where a checkpoint is: a path on disk, or the name of one that ships with hot_envs.
+
+The package holds the trained policies of the repository's ``checkpoints/`` folder as
+``hot_envs/checkpoints/NAME.npz`` + ``NAME.json`` (the ``NAME.zip`` training models stay in the
+repository), so ``CheckpointAgent.load("heisse_luft_v0")`` and the agent spec ``heisse_luft_v0``
+work from any folder, installed or not. A path that exists wins over a shipped name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+SUFFIXES = (".zip", ".npz", ".json")
+SHIPPED = Path(__file__).resolve().parent.parent / "checkpoints"
+
+
+def checkpoint_stem(path: str | Path) -> Path:
+    """``runs/x/best`` for ``runs/x/best``, ``runs/x/best.npz``, ``.zip`` or ``.json``."""
+    path = Path(path)
+    return path.with_suffix("") if path.suffix in SUFFIXES else path
+
+
+def shipped_names() -> list[str]:
+    """The names of the checkpoints that ship with hot_envs, e.g. ``heisse_luft_v0``."""
+    return sorted(
+        file.stem for file in SHIPPED.glob("*.json") if file.with_suffix(".npz").is_file()
+    )
+
+
+def is_checkpoint(path: str | Path) -> bool:
+    """Whether ``path`` names a checkpoint: one of its files exists, or it is a shipped name."""
+    stem = checkpoint_stem(path)
+    return _exists(stem) or _shipped(stem) is not None
+
+
+def find_checkpoint(path: str | Path) -> Path:
+    """The stem of the checkpoint ``path`` names: ``NAME`` or one of its files on disk, else a
+    shipped checkpoint's name (``heisse_luft_v0``). ``FileNotFoundError`` lists the shipped names
+    when neither fits."""
+    stem = checkpoint_stem(path)
+    if _exists(stem):
+        return stem
+    shipped = _shipped(stem)
+    if shipped is not None:
+        return shipped
+    raise FileNotFoundError(
+        f"checkpoint {str(path)!r} not found: no file {stem}.json, .npz or .zip, and no shipped "
+        f"checkpoint of that name (shipped: {', '.join(shipped_names()) or 'none'})"
+    )
+
+
+def _exists(stem: Path) -> bool:
+    return any(stem.with_suffix(suffix).is_file() for suffix in SUFFIXES)
+
+
+def _shipped(stem: Path) -> Path | None:
+    """The shipped checkpoint a bare name (no folder) stands for, if any."""
+    name = str(stem)
+    return SHIPPED / name if name in shipped_names() else None

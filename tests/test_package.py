@@ -1,0 +1,57 @@
+"""The wheel holds one top-level package, hot_envs, with every module of the source tree, the
+training configs and the shipped checkpoints (.ci/wheel installs and uses it from an empty folder).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> zipfile.ZipFile:
+    """A wheel built from a copy of the source tree (setuptools builds in place)."""
+    pytest.importorskip("setuptools", minversion="77")  # the test extra has it
+    root = tmp_path_factory.mktemp("wheel")
+    source = root / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPOSITORY / name, source / name)
+    ignore = shutil.ignore_patterns("__pycache__", "*.zip", "*.png")
+    for name in ("hot_envs", "training", "checkpoints"):
+        shutil.copytree(REPOSITORY / name, source / name, symlinks=True, ignore=ignore)
+    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
+    subprocess.run([*command, "-w", str(root), str(source)], check=True, capture_output=True)
+    return zipfile.ZipFile(next(root.glob("hot_envs-*.whl")))
+
+
+def test_only_hot_envs_at_the_top_level(wheel) -> None:
+    top = {name.split("/")[0] for name in wheel.namelist()}
+    assert {name for name in top if not name.endswith(".dist-info")} == {"hot_envs"}
+    info = next(name for name in wheel.namelist() if name.endswith(".dist-info/top_level.txt"))
+    assert wheel.read(info).decode().split() == ["hot_envs"]
+
+
+def test_every_module_configs_and_checkpoints_are_in(wheel) -> None:
+    names = set(wheel.namelist())
+    modules = {  # through the training/ link too
+        Path(folder, file).relative_to(REPOSITORY).as_posix()
+        for folder, _, files in os.walk(REPOSITORY / "hot_envs", followlinks=True)
+        for file in files
+        if file.endswith(".py")
+    }
+    assert "hot_envs/training/train.py" in modules
+    assert modules <= names
+    configs = {f"hot_envs/training/configs/{p.name}" for p in REPOSITORY.glob("training/configs/*")}
+    assert "hot_envs/training/configs/heisse_luft.toml" in configs
+    assert configs <= names
+    for name in ("heisse_luft_v0", "heisse_karten_v0"):
+        assert {f"hot_envs/checkpoints/{name}.npz", f"hot_envs/checkpoints/{name}.json"} <= names
