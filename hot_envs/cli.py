@@ -4,7 +4,8 @@
   legal actions through the PettingZoo environment and render the table as it goes.
 * ``hot-envs evaluate GAME --agents SPEC SPEC … [--games N] [--players N] [--out DIR]
   [--seed S] [--workers W]`` — a round robin between agents (:mod:`hot_envs.arena`): a table
-  with win shares, 95 % intervals and ratings, and with ``--out`` JSON, CSV and a PNG.
+  with win shares, 95 % intervals and ratings, and with ``--out`` JSON, CSV, a PNG and every game
+  as a replayable record (``games.jsonl``, :mod:`hot_envs.records`).
 * ``hot-envs train GAME [--players N] [--timesteps T] [--out DIR] …`` — train a MaskablePPO
   agent with :mod:`training.train`; with no options the README's main job (about 10 minutes on
   2 cores), ending with an evaluation table. ``--backend rllib`` trains on Ray RLlib instead
@@ -23,12 +24,14 @@ import importlib
 import re
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
 from hot_envs.agents import SPEC_HELP, make_agent
 from hot_envs.arena import derive_seed, game_options, round_robin
 from hot_envs.games import GAMES, get_game
+from hot_envs.records import write_records
 from hot_envs.report import build_report, print_report, save_report
 
 
@@ -75,7 +78,8 @@ def evaluate(args: argparse.Namespace) -> dict:
     report = build_report(result)
     print_report(report, title=f"{get_game(args.game).name}: {len(result.records)} games")
     if args.out:
-        for path in save_report(report, args.out):
+        games = write_records(Path(args.out) / "games.jsonl", result.game_records())
+        for path in [*save_report(report, args.out), games]:
             print(f"wrote {path}")
     return report
 
@@ -268,7 +272,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help=SPEC_HELP)
     p.add_argument("--games", type=int, default=100, help="games per pair of agents")
     p.add_argument("--players", type=int, default=None, help="Heiße Karten: 2–6 players")
-    p.add_argument("--out", default=None, help="write JSON, CSV and PNG to this folder")
+    p.add_argument(
+        "--out", default=None, help="write JSON, CSV, PNG and games.jsonl to this folder"
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
