@@ -12,6 +12,11 @@
   (:mod:`training.rllib_train`: self-play or a league, one machine or a cluster).
 * ``hot-envs play GAME --opponent SPEC [--players N] [--seat S] [--seed S]`` — play against
   agents in the terminal.
+* ``hot-envs replay RECORDS [--game K] [--seat S] [--gif FILE] [--mp4 FILE]`` — step through a
+  recorded game (``games.jsonl``) in the terminal, or write it as an animation
+  (:mod:`hot_envs.viewer`).
+* ``hot-envs watch GAME --agents SPEC SPEC … [--seed S] [--delay SECONDS] [--out DIR]`` — agents
+  play one game at a chosen pace, shown move by move.
 
 Agent specs: ``random``, ``heuristic``, ``search[:BUDGET]``, a checkpoint file, or
 ``package.module:factory`` (:func:`hot_envs.agents.make_agent`).
@@ -33,6 +38,7 @@ from hot_envs.arena import derive_seed, game_options, round_robin
 from hot_envs.games import GAMES, get_game
 from hot_envs.records import write_records
 from hot_envs.report import build_report, print_report, save_report
+from hot_envs.viewer import replay_game, watch
 
 
 def demo(game_name: str, seed: int, players: int | None, every: int) -> dict[str, float]:
@@ -292,6 +298,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int, default=None, help="Heiße Karten: 2–6 players")
     p.add_argument("--seat", type=int, default=0, help="your seat (0 moves first)")
     p.add_argument("--seed", type=int, default=None)
+
+    p = sub.add_parser("replay", help="step through a recorded game, or write it as GIF/MP4")
+    p.add_argument("records", metavar="RECORDS", help="a games.jsonl file (evaluate/watch --out)")
+    p.add_argument("--game", type=int, default=0, metavar="K", help="the K-th game, from 0")
+    p.add_argument("--seat", type=int, default=None, help="show this seat (default: to move)")
+    p.add_argument("--gif", default=None, metavar="FILE", help="write an animated GIF")
+    p.add_argument("--mp4", default=None, metavar="FILE", help="write an MP4 (video extra)")
+    p.add_argument("--fps", type=float, default=2.0, help="animation frames (moves) per second")
+
+    p = sub.add_parser("watch", help="watch agents play one game in the terminal")
+    p.add_argument("game", choices=sorted(GAMES))
+    p.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help=SPEC_HELP)
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--delay", type=float, default=1.0, help="seconds between moves")
+    p.add_argument("--seat", type=int, default=None, help="show this seat (default: to move)")
+    p.add_argument("--out", default=None, help="keep the game in DIR/games.jsonl")
     return parser
 
 
@@ -309,6 +331,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             evaluate(args)
         elif args.command == "play":
             play(args.game, args.opponent, args.players, args.seat, args.seed)
+        elif args.command == "replay":
+            replay_game(args.records, args.game, args.seat, args.gif, args.mp4, args.fps)
+        elif args.command == "watch":
+            watch(args.game, args.agents, args.seed, args.delay, args.seat, args.out)
     except ValueError as error:  # bad options: a clear message, no traceback
         print(f"hot-envs: error: {error}", file=sys.stderr)
         return 2

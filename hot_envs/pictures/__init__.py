@@ -18,10 +18,18 @@ import numpy as np
 
 from hot_envs.engine import GameState
 from hot_envs.pictures import heisse_karten, heisse_luft
-from hot_envs.pictures.animation import write_animation
+from hot_envs.pictures.animation import animation_path, write_animation
 from hot_envs.pictures.draw import HEIGHT, WIDTH
 
-__all__ = ["HEIGHT", "WIDTH", "frame", "picture", "picture_of_view", "write_animation"]
+__all__ = [
+    "HEIGHT",
+    "WIDTH",
+    "animation_path",
+    "frame",
+    "picture",
+    "picture_of_view",
+    "write_animation",
+]
 
 _DRAWERS = {"heisse_luft": heisse_luft.draw, "heisse_karten": heisse_karten.draw}
 

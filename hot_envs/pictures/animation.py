@@ -11,6 +11,14 @@ from PIL import Image
 FORMATS = (".gif", ".mp4")
 
 
+def animation_path(path: str | Path) -> Path:
+    """``path`` as a Path if it names a GIF or MP4 file, else a ``ValueError``."""
+    path = Path(path)
+    if path.suffix.lower() not in FORMATS:
+        raise ValueError(f"write an animation to a .gif or .mp4 file, not {path.name!r}")
+    return path
+
+
 def write_animation(
     frames: Iterable[np.ndarray | Image.Image],
     path: str | Path,
@@ -21,10 +29,7 @@ def write_animation(
     ``path``: a GIF or an MP4, by its suffix. The last frame stays ``hold_last`` seconds more, so
     the end of a game can be read. MP4 needs the ``video`` extra (imageio-ffmpeg, which ships its
     own ffmpeg). Returns the path written."""
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise ValueError(f"write an animation to a .gif or .mp4 file, not {path.name!r}")
+    path = animation_path(path)
     if not fps > 0:
         raise ValueError(f"fps must be positive, not {fps}")
     images = [f if isinstance(f, Image.Image) else Image.fromarray(np.asarray(f)) for f in frames]
@@ -33,9 +38,13 @@ def write_animation(
     if len({image.size for image in images}) > 1:
         raise ValueError("all frames of an animation must have the same size")
     path.parent.mkdir(parents=True, exist_ok=True)
-    if suffix == ".gif":
+    if path.suffix.lower() == ".gif":
         durations = [round(1000 / fps)] * len(images)
         durations[-1] += round(1000 * hold_last)
+        # One fast palette per frame, no dithering: flat colours stay flat, 4x faster than the
+        # default median cut with dithering.
+        quantize = Image.Quantize.FASTOCTREE
+        images = [image.quantize(255, quantize, dither=Image.Dither.NONE) for image in images]
         images[0].save(path, save_all=True, append_images=images[1:], duration=durations, loop=0)
     else:
         _write_mp4(images, path, fps, hold_last)

@@ -37,7 +37,7 @@ def draw(view: dict, spectator: bool = False) -> Image.Image:
     (the picture of a finished game, which nobody is to move in)."""
     canvas = Canvas(FELT)
     canvas.header("HEISSE KARTEN", _status(view), _piles(view))
-    _seats(canvas, view, spectator)
+    _seats(canvas, view)
     _trick(canvas, view)
     _last_trick(canvas, view)
     if spectator:
@@ -79,7 +79,7 @@ def _card(canvas: Canvas, box: tuple, card: int, raised: bool = False) -> None:
     )
 
 
-def _seats(canvas: Canvas, view: dict, spectator: bool) -> None:
+def _seats(canvas: Canvas, view: dict) -> None:
     n = view["num_players"]
     width = (WIDTH - 28 - 8 * (n - 1)) / n
     show_totals = view["options"]["rounds"] > 1
@@ -90,8 +90,7 @@ def _seats(canvas: Canvas, view: dict, spectator: bool) -> None:
         canvas.box(
             (x0, y0, x1, y1), SEAT, HIGHLIGHT if mover else PALE, radius=10, width=3 if mover else 1
         )
-        name = f"P{seat}" + (" (you)" if seat == view["player"] and not spectator else "")
-        canvas.text((x0 + 10, y0 + 16), name, 17, INK, "lm", bold=True)
+        canvas.text((x0 + 10, y0 + 16), f"P{seat}", 17, INK, "lm", bold=True)
         tags = (["to move"] if mover else []) + (["leads"] if view["leader"] == seat else [])
         right = x1 - 8
         for tag in reversed(tags):
