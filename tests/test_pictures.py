@@ -149,3 +149,18 @@ def test_single_agent_render_is_the_learner_view() -> None:
     assert np.array_equal(env.render(), frame(env.game, 1))
     with pytest.raises(ValueError, match="render_mode"):
         SingleAgentEnv("heisse-luft", render_mode="rgb")
+
+
+def test_docs_frames_are_drawn_and_shown(tmp_path) -> None:
+    from pathlib import Path
+
+    from hot_envs.pictures.__main__ import SHOTS, write_docs_frames
+
+    for path in write_docs_frames(tmp_path):
+        with Image.open(path) as image:
+            assert image.size == (WIDTH, HEIGHT)
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text()
+    for name in SHOTS:
+        assert (root / "docs" / "images" / name).is_file()
+        assert f"docs/images/{name}" in readme
