@@ -7,7 +7,7 @@ shapes (anti-aliased sprites) and text says ``-17``, not ``−17``.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -63,6 +63,20 @@ def _suit_mask(shape: str, size: int) -> Image.Image:
     return mask.resize((size, size), Image.Resampling.LANCZOS)
 
 
+@lru_cache(maxsize=4096)
+def _text_mask(text: str, size: int, stroke: int, anchor: str) -> tuple[Image.Image, int, int]:
+    """Rendered text as a mask and its offset from the anchor point: card values and labels
+    recur in every frame, and rendering glyphs is most of a frame's time."""
+    face = font(size)
+    left, top, right, bottom = face.getbbox(text, anchor=anchor, stroke_width=stroke)
+    mask = Image.new("L", (max(right - left, 1), max(bottom - top, 1)), 0)
+    ImageDraw.Draw(mask).text(
+        (-left, -top), text, font=face, fill=255, anchor=anchor, stroke_width=stroke,
+        stroke_fill=255,
+    )  # fmt: skip
+    return mask, left, top
+
+
 class Canvas:
     """A picture being drawn, with the few primitives the tables need."""
 
@@ -80,19 +94,13 @@ class Canvas:
         bold: bool = False,
     ) -> float:
         """Draw ``text``; returns its width. ``bold`` thickens the strokes by one pixel."""
-        self.draw.text(
-            xy,
-            text,
-            font=font(size),
-            fill=fill,
-            anchor=anchor,
-            stroke_width=1 if bold else 0,
-            stroke_fill=fill,
-        )
+        mask, left, top = _text_mask(text, size, 1 if bold else 0, anchor)
+        x, y = round(xy[0]) + left, round(xy[1]) + top
+        self.image.paste(fill, (x, y, x + mask.width, y + mask.height), mask)
         return self.width(text, size) + (2 if bold else 0)
 
     def width(self, text: str, size: int) -> float:
-        return self.draw.textlength(text, font=font(size))
+        return _text_width(text, size)
 
     def box(
         self,
@@ -153,6 +161,11 @@ class Canvas:
         x = 14 + self.text((14, 19), title, 19, WHITE, "lm", bold=True)
         self.text((x + 18, 19), status, 16, (230, 236, 245), "lm")
         self.text((WIDTH - 14, 19), right, 15, (190, 205, 225), "rm")
+
+
+@lru_cache(maxsize=4096)
+def _text_width(text: str, size: int) -> float:
+    return font(size).getlength(text)
 
 
 def _darker(colour: tuple[int, int, int], by: float = 0.7) -> tuple[int, int, int]:

@@ -114,7 +114,7 @@ def _stage(canvas: Canvas, i: int, stage: dict, me: int) -> None:
     rule = "low sum wins" if lowland else "high sum wins"
     colour = LOWLAND[1] if lowland else MOUNTAIN[1]
     canvas.pill(x1 - 28 - canvas.width(rule, 13), y0 + 16, rule, colour)
-    slots = len(stage["prizes"])
+    slots = max(len(stage["prizes"]), *map(len, stage["sides"]))  # a side needs a card per prize
     # Terrain band with the prizes on it (HL-2.1 terrain, HL-1.3 prize cards).
     band = (x0 + 2, y0 + 124, x1 - 2, y0 + 194)
     _terrain(canvas, band, lowland)
