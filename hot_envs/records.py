@@ -66,7 +66,9 @@ def check_record(record: Any) -> dict[str, Any]:
         raise ValueError(f"the game record {what} (keys: {', '.join(KEYS)})")
     if record["format"] != FORMAT:
         raise ValueError(f"record format {record['format']!r} is not {FORMAT}")
-    get_game(_typed(record, "game", str))
+    name = get_game(_typed(record, "game", str)).name
+    if record["game"] != name:
+        raise ValueError(f"the record's game is spelt {name!r}, not {record['game']!r}")
     _typed(record, "options", dict)
     for key in ("deal_seed", "matchup", "index"):
         if _typed(record, key, int) < 0:

@@ -64,6 +64,7 @@ def changed(record: dict, **changes) -> dict:
         (lambda r: changed(r, options={"colour": 1}), "options"),
         (lambda r: changed(r, format=2), "format"),
         (lambda r: changed(r, game="chess"), "unknown game"),
+        (lambda r: changed(r, game="heisse_luft_v0"), "spelt 'heisse-luft'"),
         (lambda r: changed(r, deal_seed=True), "deal_seed"),
         (lambda r: changed(r, index=-1), "index"),
         (lambda r: changed(r, actions=["1"]), "actions"),

@@ -206,7 +206,9 @@ def _strip(
         x = right + step - card[0]
         canvas.back((x, y, x + card[0], y + card[1]))
         right = x + card[0]
-    for code in known:  # seen when the opponent was stuck (HL-3.4)
+    if known:  # seen when the opponent was stuck (HL-3.4)
+        canvas.text((right + 6, y - 1), "seen", 11, MUTED, "ld")
+    for code in known:
         x = right + 6
         _balloon(canvas, (x, y, x + card[0], y + card[1]), code)
         right = x + card[0]
