@@ -30,6 +30,8 @@ def write_docs_frames(folder: str | Path) -> list[Path]:
             make_agent("heuristic", game.name, seed * 10 + s) for s in range(state.num_players)
         ]
         for _ in range(moves):
+            if state.is_terminal():  # the heuristics changed: show the end
+                break
             state.apply(agent_action(agents[state.current_player], game.engine, state))
         picture(state).save(folder / name, optimize=True)
         paths.append(folder / name)
