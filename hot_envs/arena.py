@@ -7,7 +7,9 @@ every seat equally often and meets the same cards (duplicate play); game counts 
 a multiple of ``N``. Deal ``d`` is seeded from ``(seed, d)`` and the agents of each group from
 ``(seed, matchup, group, slot)``, so the same seed gives the same games whatever the number of
 workers. Groups run in parallel (``concurrent.futures``); the agents are built from their specs
-inside the workers, so nothing but strings crosses process boundaries.
+inside the workers, so nothing but strings crosses process boundaries. Every game keeps its deal
+seed and its actions, so it can be replayed (:meth:`MatchResult.game_records`,
+:mod:`hot_envs.records`).
 
 Per agent the arena reports wins, draws and losses, the *win share* (a win counts 1, a win shared
 by W tied players 1/W each — so a 2-player draw counts ½) with its 95 % Wilson interval, the mean
@@ -34,6 +36,7 @@ import numpy as np
 
 from hot_envs.agents import make_agent
 from hot_envs.games import get_game
+from hot_envs.records import make_record
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,8 @@ class GameRecord:
     length: int  # actions played
     seconds: tuple[float, ...] = field(compare=False)  # thinking time per seat
     decisions: tuple[int, ...] = field(compare=False)  # decisions per seat
+    deal_seed: int = 0  # State.new(seed=deal_seed, **options) deals this game's cards
+    actions: tuple[int, ...] = ()  # every action, in play order (hot_envs.records)
 
 
 @dataclass
@@ -146,15 +151,16 @@ def play_group(
         for slot, spec in enumerate(lineup)
     ]
     records = []
+    deal_seed = derive_seed(seed, group)
     for rotation in range(n):
         seats = tuple((seat + rotation) % n for seat in range(n))
-        state = engine.State.new(seed=derive_seed(seed, group), **(options or {}))
+        state = engine.State.new(seed=deal_seed, **(options or {}))
         if state.num_players != n:
             raise ValueError(f"the lineup has {n} agents for a {state.num_players}-player game")
         for agent in agents:
             if callable(getattr(agent, "reset", None)):
                 agent.reset()
-        seconds, decisions, length = [0.0] * n, [0] * n, 0
+        seconds, decisions, actions = [0.0] * n, [0] * n, []
         while not state.is_terminal():
             seat = state.current_player
             observation = {
@@ -170,16 +176,18 @@ def play_group(
             except (ValueError, TypeError) as error:
                 spec = lineup[seats[seat]]
                 raise ValueError(f"agent {spec!r} in seat {seat}: {error}") from None
-            length += 1
+            actions.append(int(action))
         records.append(
             GameRecord(
                 matchup,
                 group * n + rotation,
                 seats,
                 tuple(state.returns()),
-                length,
+                len(actions),
                 tuple(seconds),
                 tuple(decisions),
+                deal_seed,
+                tuple(actions),
             )
         )
     return records
@@ -243,6 +251,8 @@ class MatchResult:
     lineups: list[tuple[int, ...]]  # per matchup: agent index per lineup slot
     records: list[GameRecord]
     seed: int
+    specs: list[str] = field(default_factory=list)  # agent spec per entry of ``agents``
+    options: dict[str, Any] = field(default_factory=dict)  # State.new options of every game
 
     def stats(self, matchup: int | None = None) -> list[AgentStats]:
         """Per-agent totals, over all matchups or one."""
@@ -268,8 +278,29 @@ class MatchResult:
             "agents": self.agents,
             "lineups": [list(lineup) for lineup in self.lineups],
             "summary": self.summary(),
-            "games": [asdict(record) for record in self.records],
+            # Actions are kept in games.jsonl (game_records), not here.
+            "games": [
+                {k: v for k, v in asdict(record).items() if k != "actions"}
+                for record in self.records
+            ],
         }
+
+    def game_records(self) -> list[dict[str, Any]]:
+        """Every game as a replayable record (:mod:`hot_envs.records`), in play order."""
+        specs = self.specs or self.agents
+        return [
+            make_record(
+                self.game,
+                self.options,
+                r.deal_seed,
+                [specs[self.lineups[r.matchup][slot]] for slot in r.seats],
+                r.actions,
+                r.returns,
+                r.matchup,
+                r.index,
+            )
+            for r in self.records
+        ]
 
 
 def unique_names(specs: Sequence[str]) -> list[str]:
@@ -320,7 +351,8 @@ def play_matchups(
         groups = (g for g in range(math.ceil(count / n)) if (m, g) not in skip)
         tasks += [(game, specs_here, m, g, seed, options) for g in groups]
     records = _run_groups(tasks, workers, progress, on_group)
-    return MatchResult(game, unique_names(specs), [tuple(x) for x in lineups], records, seed)
+    lineups = [tuple(x) for x in lineups]
+    return MatchResult(game, unique_names(specs), lineups, records, seed, list(specs), options)
 
 
 def play_match(game: str, lineup: Sequence[str], games: int, **kwargs: Any) -> MatchResult:

@@ -4,7 +4,8 @@
   legal actions through the PettingZoo environment and render the table as it goes.
 * ``hot-envs evaluate GAME --agents SPEC SPEC … [--games N] [--players N] [--out DIR]
   [--seed S] [--workers W]`` — a round robin between agents (:mod:`hot_envs.arena`): a table
-  with win shares, 95 % intervals and ratings, and with ``--out`` JSON, CSV and a PNG.
+  with win shares, 95 % intervals and ratings, and with ``--out`` JSON, CSV, a PNG and every game
+  as a replayable record (``games.jsonl``, :mod:`hot_envs.records`).
 * ``hot-envs train GAME [--players N] [--timesteps T] [--out DIR] …`` — train a MaskablePPO
   agent with :mod:`hot_envs.training.train`; with no options the README's main job (about 10
   minutes on 2 cores), ending with an evaluation table. ``--backend rllib`` trains on Ray RLlib
@@ -12,6 +13,11 @@
   (:mod:`hot_envs.training.rllib_train`: self-play or a league, one machine or a cluster).
 * ``hot-envs play GAME --opponent SPEC [--players N] [--seat S] [--seed S]`` — play against
   agents in the terminal.
+* ``hot-envs replay RECORDS [--game K] [--seat S] [--gif FILE] [--mp4 FILE]`` — step through a
+  recorded game (``games.jsonl``) in the terminal, or write it as an animation
+  (:mod:`hot_envs.viewer`).
+* ``hot-envs watch GAME --agents SPEC SPEC … [--seed S] [--delay SECONDS] [--out DIR]`` — agents
+  play one game at a chosen pace, shown move by move.
 
 Agent specs: ``random``, ``heuristic``, ``search[:BUDGET]``, a checkpoint file, or
 ``package.module:factory`` (:func:`hot_envs.agents.make_agent`).
@@ -24,13 +30,16 @@ import importlib
 import re
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
 from hot_envs.agents import SPEC_HELP, make_agent
 from hot_envs.arena import derive_seed, game_options, round_robin
 from hot_envs.games import GAMES, get_game
+from hot_envs.records import write_records
 from hot_envs.report import build_report, print_report, save_report
+from hot_envs.viewer import replay_game, watch
 
 
 def demo(game_name: str, seed: int, players: int | None, every: int) -> dict[str, float]:
@@ -76,7 +85,8 @@ def evaluate(args: argparse.Namespace) -> dict:
     report = build_report(result)
     print_report(report, title=f"{get_game(args.game).name}: {len(result.records)} games")
     if args.out:
-        for path in save_report(report, args.out):
+        games = write_records(Path(args.out) / "games.jsonl", result.game_records())
+        for path in [*save_report(report, args.out), games]:
             print(f"wrote {path}")
     return report
 
@@ -273,7 +283,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help=SPEC_HELP)
     p.add_argument("--games", type=int, default=100, help="games per pair of agents")
     p.add_argument("--players", type=int, default=None, help="Heiße Karten: 2–6 players")
-    p.add_argument("--out", default=None, help="write JSON, CSV and PNG to this folder")
+    p.add_argument(
+        "--out", default=None, help="write JSON, CSV, PNG and games.jsonl to this folder"
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -291,6 +303,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int, default=None, help="Heiße Karten: 2–6 players")
     p.add_argument("--seat", type=int, default=0, help="your seat (0 moves first)")
     p.add_argument("--seed", type=int, default=None)
+
+    p = sub.add_parser("replay", help="step through a recorded game, or write it as GIF/MP4")
+    p.add_argument("records", metavar="RECORDS", help="a games.jsonl file (evaluate/watch --out)")
+    p.add_argument("--game", type=int, default=0, metavar="K", help="the K-th game, from 0")
+    p.add_argument("--seat", type=int, default=None, help="show this seat (default: to move)")
+    p.add_argument("--gif", default=None, metavar="FILE", help="write an animated GIF")
+    p.add_argument("--mp4", default=None, metavar="FILE", help="write an MP4 (video extra)")
+    p.add_argument("--fps", type=float, default=2.0, help="animation frames (moves) per second")
+
+    p = sub.add_parser("watch", help="watch agents play one game in the terminal")
+    p.add_argument("game", choices=sorted(GAMES))
+    p.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help=SPEC_HELP)
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--delay", type=float, default=1.0, help="seconds between moves")
+    p.add_argument("--seat", type=int, default=None, help="show this seat (default: to move)")
+    p.add_argument("--out", default=None, help="keep the game in DIR/games.jsonl")
     return parser
 
 
@@ -308,6 +336,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             evaluate(args)
         elif args.command == "play":
             play(args.game, args.opponent, args.players, args.seat, args.seed)
+        elif args.command == "replay":
+            replay_game(args.records, args.game, args.seat, args.gif, args.mp4, args.fps)
+        elif args.command == "watch":
+            watch(args.game, args.agents, args.seed, args.delay, args.seat, args.out)
     except ValueError as error:  # bad options: a clear message, no traceback
         print(f"hot-envs: error: {error}", file=sys.stderr)
         return 2

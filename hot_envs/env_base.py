@@ -31,7 +31,8 @@ class CardGameEnv(AECEnv):
     """
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["human", "ansi"],
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "render_fps": 2,
         "is_parallelizable": False,
     }
     engine: ClassVar[type]
@@ -128,11 +129,18 @@ class CardGameEnv(AECEnv):
         """The engine's view dict: exactly what ``agent`` may know."""
         return self.game.view(self._seat[agent])
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The table from the seat to move, as at a hot-seat table (no hand once the game is
+        over): text for ``"ansi"`` (printed for ``"human"``), an ``H × W × 3`` ``uint8`` frame for
+        ``"rgb_array"`` (:mod:`hot_envs.pictures`, which needs Pillow). Observations never hold
+        any of it."""
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render without specifying any render mode.")
             return None
-        # Shown from the seat to move, as at a hot-seat table; observations never hold this text.
+        if self.render_mode == "rgb_array":
+            from hot_envs.pictures import frame
+
+            return frame(self.game)
         text = self.game.render(viewer=self.game.current_player)
         if self.render_mode == "ansi":
             return text

@@ -52,6 +52,8 @@ Termination when every hand is empty (the last round of a match). Never truncate
 target=None, round_rewards=False)``: ``first_leader`` a seat or ``"random"``; ``reward_mode``
 ``"win"`` or ``"score"``; ``rounds`` and ``target`` make a match (HK-4.4: a fixed number of
 rounds, or rounds until a total reaches the target; the first leader moves one seat each round).
+``render_mode`` is ``"human"`` (print), ``"ansi"`` (return the text) or ``"rgb_array"`` (return
+an ``H × W × 3`` ``uint8`` picture of what the seat to move sees; needs Pillow).
 ``env.unwrapped.game`` is the engine state, ``env.unwrapped.view(agent)`` that player's view.
 """
 

@@ -53,7 +53,8 @@ prize cards win; else a draw). Truncation: the game reaches ``turn_limit`` turns
 ``env(render_mode=None, three_for_one=True, starting_player=0, turn_limit=2000)``:
 ``three_for_one`` False plays the variant without three-for-one payments (HL-6.3);
 ``starting_player`` is 0, 1 or ``"random"`` (drawn from the env's seeded generator);
-``render_mode`` is ``"human"`` (print) or ``"ansi"`` (return the text).
+``render_mode`` is ``"human"`` (print), ``"ansi"`` (return the text) or ``"rgb_array"`` (return
+an ``H × W × 3`` ``uint8`` picture of what the seat to move sees; needs Pillow).
 ``env.unwrapped.game`` is the engine state, ``env.unwrapped.view(agent)`` that player's view.
 """
 

@@ -172,7 +172,7 @@ class SingleAgentEnv(gymnasium.Env):
     row per legal action and the actions' ids — for action-scoring policies).
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -206,7 +206,10 @@ class SingleAgentEnv(gymnasium.Env):
         ):
             raise ValueError(f"learner_seat must be a seat below {min(seats)} or 'rotate'")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be 'ansi' or None, not {render_mode!r}")
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                f"not {render_mode!r}"
+            )
         self.learner_seat_option = learner_seat
         self.shaping = float(shaping)
         self.render_mode = render_mode
@@ -306,10 +309,16 @@ class SingleAgentEnv(gymnasium.Env):
             return np.zeros(self.action_space.n, dtype=bool)
         return self.engine.action_mask(self.game, self.seat).astype(bool)
 
-    def render(self) -> str | None:
-        """The table as the learner sees it (``render_mode="ansi"``)."""
+    def render(self) -> str | np.ndarray | None:
+        """The table as the learner sees it: text (``"ansi"``) or an ``H × W × 3`` ``uint8``
+        frame (``"rgb_array"``, :mod:`hot_envs.pictures`; what Gymnasium's ``RecordVideo``
+        records)."""
         if self.render_mode is None or self.game is None:
             return None
+        if self.render_mode == "rgb_array":
+            from hot_envs.pictures import frame
+
+            return frame(self.game, self.seat)
         return self.game.render(viewer=self.seat)
 
     # ------------------------------------------------------------------ helpers

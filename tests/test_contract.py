@@ -104,7 +104,8 @@ def test_registered_with_pettingzoo(setup: Setup) -> None:
 def test_metadata_and_spaces(setup: Setup) -> None:
     env = setup.env()
     raw = env.unwrapped
-    assert raw.metadata["render_modes"] == ["human", "ansi"]
+    assert raw.metadata["render_modes"] == ["human", "ansi", "rgb_array"]
+    assert raw.metadata["render_fps"] > 0
     assert raw.metadata["is_parallelizable"] is False
     assert raw.metadata["name"].endswith("_v0")
     for agent in env.possible_agents:
@@ -201,7 +202,7 @@ def test_bad_options_fail_at_construction(setup: Setup) -> None:
     with pytest.raises(ValueError, match="no_such_option"):
         setup.engine.State.new(seed=0, **setup.kwargs, no_such_option=1)
     with pytest.raises(ValueError):
-        setup.env(render_mode="rgb_array")
+        setup.env(render_mode="rgb_arrays")
 
 
 @pytest.mark.parametrize("players", [0, 1, 7, "4", 2.0])

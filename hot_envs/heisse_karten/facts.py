@@ -18,6 +18,14 @@ RED_SUM = -sum(v for v in CARD_VALUE if v < 0)  # 576
 # HK-3.2 Trick strength: every black card beats every red card, higher beats lower inside a colour.
 TRICK_RANK: tuple[int, ...] = (0,) + tuple(c + NUM_CARDS if c % 2 == 0 else c for c in CARDS)
 
+
+def trick_winner(leader: int, trick: list[int], num_players: int) -> int:
+    """HK-3.2 the seat that takes ``trick`` (cards in play order, led by ``leader``): the highest
+    black card, else the highest red one."""
+    best = max(trick, key=TRICK_RANK.__getitem__)
+    return (leader + trick.index(best)) % num_players
+
+
 # HK-1.2 Action ids, Discrete(48): action k - 1 plays card k.
 NUM_ACTIONS = NUM_CARDS
 

@@ -45,11 +45,11 @@ from hot_envs.heisse_karten.facts import (
     NUM_ACTIONS,
     NUM_CARDS,
     SET_ASIDE,
-    TRICK_RANK,
     action_card,
     action_name,
     score_returns,
     seat_name,
+    trick_winner,
     win_returns,
 )
 from hot_envs.heisse_karten.render import render
@@ -233,8 +233,7 @@ class State:
 
     def _finish_trick(self) -> None:
         trick, n = self.trick, self.num_players
-        best = max(trick, key=TRICK_RANK.__getitem__)  # HK-3.2 highest black, else highest red
-        winner = (self.leader + trick.index(best)) % n
+        winner = trick_winner(self.leader, trick, n)  # HK-3.2
         self.taken[winner].extend(trick)  # HK-3.3 the winner takes the trick
         self.scores[winner] += sum(map(CARD_VALUE.__getitem__, trick))  # HK-4.1
         self.trick = []

@@ -519,7 +519,7 @@ def test_a_view_for_a_numpy_seat_is_plain_json_or_refused():
 
 def test_bad_render_mode():
     with pytest.raises(ValueError, match="render_mode must be one of"):
-        heisse_luft_v0.env(render_mode="rgb_array")
+        heisse_luft_v0.env(render_mode="rgb")
 
 
 @pytest.mark.parametrize("seed", ["7", 7.0, [7]], ids=repr)
