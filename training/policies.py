@@ -63,12 +63,16 @@ class ActionScorerNet(nn.Module):
     def forward_actor(self, x: torch.Tensor) -> torch.Tensor:
         observation, features, ids = self.split(x)
         embedding = self.state_net(observation)
-        k = features.shape[1]
-        joint = torch.cat([embedding.unsqueeze(1).expand(-1, k, -1), features], dim=-1)
-        scores = self.scorer_net(joint).squeeze(-1)
-        index = torch.where(ids < 0, torch.full_like(ids, self.num_actions), ids).long()
-        logits = torch.full((x.shape[0], self.num_actions + 1), FILL, dtype=scores.dtype)
-        return logits.scatter(1, index, scores)[:, : self.num_actions]
+        # Only the used slots go through the scorer; its first layer is split into the
+        # embedding's part (once per input) and the features' part (once per action).
+        batch, slot = (ids >= 0).nonzero(as_tuple=True)
+        first = self.scorer_net[0]
+        e = embedding.shape[1]
+        hidden = features[batch, slot] @ first.weight[:, e:].T
+        hidden = hidden + (embedding @ first.weight[:, :e].T + first.bias)[batch]
+        scores = self.scorer_net[1:](hidden).squeeze(-1)
+        logits = torch.full((x.shape[0], self.num_actions), FILL, dtype=scores.dtype)
+        return logits.index_put((batch, ids[batch, slot].long()), scores)
 
     def forward_critic(self, x: torch.Tensor) -> torch.Tensor:
         return self.critic_net(x[:, : self.spec.observation_size])
