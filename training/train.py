@@ -130,6 +130,7 @@ class Args:
     )
     # evaluation (hot_envs.training.evaluate)
     eval_opponent: str = "heuristic"
+    eval_players: list[int] | None = None  # player counts evaluated; default: those trained on
     eval_every: int = 50_000
     eval_games: int = 100
     final_eval_games: int = 300
@@ -443,7 +444,7 @@ def main(argv: list[str] | None = None) -> int:
         args.eval_every,
         args.eval_opponent,
         args.eval_games,
-        counts,
+        args.eval_players or counts,
         metadata,
         seed=args.seed + 1,
         workers=args.eval_workers,
@@ -486,7 +487,7 @@ def main(argv: list[str] | None = None) -> int:
         args.game,
         ["random", "heuristic"],
         args.final_eval_games,
-        counts,
+        args.eval_players or counts,
         args.seed + 2,
         args.eval_workers,
     )
