@@ -56,6 +56,7 @@ def test_the_model_has_the_configs_ppo_settings_and_network(game):
 def test_relu_and_a_tensorboard_directory(tmp_path):
     args = parse_args(["heisse-karten", "--players", "4"])
     args.activation, args.net_arch, args.rollout_steps = "relu", [16], 100
+    args.policy = "mlp"
     envs = make_vec_env(partial(SingleAgentEnv, "heisse-karten", players=[4]), n_envs=1)
     model = build_model(args, envs, tensorboard_log=str(tmp_path / "tb"))
     assert model.n_steps == 100 and model.tensorboard_log == str(tmp_path / "tb")
