@@ -110,12 +110,12 @@ const refresh = async () => render(await api("GET", `/api/games/${page.id}${seat
 
 async function act(method, path, body) {
   if (page.busy) return;
-  page.busy = true;
+  page.busy = document.body.dataset.busy = true; // the attribute tells tests a request is out
   try { render(await api(method, `/api/games/${page.id}/${path}${seatQuery()}`, body)); }
   catch (error) {
     if (error.status === 409) await refresh(); // another tab moved first
     else { toast(error.message); page.autoplay = false; render(page.snap); }
-  } finally { page.busy = false; schedule(); }
+  } finally { page.busy = false; delete document.body.dataset.busy; schedule(); }
 }
 
 function schedule() {
