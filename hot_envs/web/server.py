@@ -76,11 +76,12 @@ def watch_in_browser(
     pace: float = 0.8,
     host: str = "127.0.0.1",
     port: int = DEFAULT_PORT,
+    seat: int | None = None,
     open_browser: bool = True,
 ) -> None:
     """``hot-envs watch GAME --agents A B … --browser``: one game between ``agents`` (seat by
     seat, repeated to fill ``players`` seats) on the browser table, playing itself at ``pace``
-    seconds a move, until Ctrl-C."""
+    seconds a move and shown as ``seat`` sees it, until Ctrl-C."""
     name = get_game(game).name
     seed = new_seed() if seed is None else seed
     if players is None and name != "heisse-luft":
@@ -91,8 +92,11 @@ def watch_in_browser(
         raise ValueError(f"give 1–{n} agents for {n} seats, not {len(agents)}")
     table = Table(name, [agents[s % len(agents)] for s in range(n)], seed, options)
     server, store = start_server(host, port, agents)
+    if seat is not None:
+        table.check_seat(seat)
     table_id = store.add(table)
-    _announce(server, f"/table/{table_id}?autoplay={pace:g}", open_browser)
+    query = f"?autoplay={pace:g}" + ("" if seat is None else f"&seat={seat}")
+    _announce(server, f"/table/{table_id}{query}", open_browser)
     server.wait()
 
 

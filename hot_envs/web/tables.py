@@ -23,7 +23,7 @@ HUMAN = "human"  # the seat spec of the person at the browser
 LOG_LENGTH = 12  # moves the page lists
 
 
-class RequestError(Exception):
+class RequestError(ValueError):
     """A request the table refuses; ``status`` is the HTTP status (4xx), the message says why."""
 
     def __init__(self, status: int, message: str) -> None:
