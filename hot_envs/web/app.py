@@ -70,7 +70,8 @@ def create_app(store: TableStore | None = None, agents: Iterable[str] = ()) -> S
         *(Route(path, _endpoint(h, status), methods=[m]) for path, m, status, h in api),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error})
+    handlers = {HTTPException: _http_error, Exception: _server_error}
+    app = Starlette(routes=routes, exception_handlers=handlers)
     app.state.store = store
     return app
 
@@ -140,6 +141,12 @@ def _error(status: int, message: str) -> JSONResponse:
 async def _http_error(request: Request, error: HTTPException) -> Response:
     """Unknown paths and methods answer in JSON too."""
     return _error(error.status_code, f"{request.method} {request.url.path}: {error.detail}")
+
+
+async def _server_error(request: Request, error: Exception) -> Response:
+    """A fault on the server's side (say, an agent that breaks the rules): JSON, status 500; the
+    engine leaves the game as it was."""
+    return _error(500, f"the server failed: {type(error).__name__}: {error}")
 
 
 async def rules_page(request: Request) -> Response:

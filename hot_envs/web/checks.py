@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from hot_envs.arena import game_options
 from hot_envs.games import get_game
 from hot_envs.web.tables import HUMAN, RequestError, Table, new_seed
 
@@ -68,7 +67,7 @@ def new_table(body: dict, allowed: Iterable[str] = ()) -> Table:
     elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
         raise RequestError(400, f"seed must be an int 0 ≤ seed < 2**63, not {seed!r}")
     try:
-        return Table(game, seats, seed, game_options(game, len(seats)))
+        return Table(game, seats, seed)
     except ValueError as error:  # player counts, agent specs, checkpoint files
         raise RequestError(400, str(error)) from None
 

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 import uvicorn
 from starlette.applications import Starlette
 
-from hot_envs.arena import game_options, num_players
+from hot_envs.arena import num_players
 from hot_envs.games import get_game
 from hot_envs.web.app import create_app
 from hot_envs.web.tables import Table, TableStore, new_seed
@@ -86,11 +86,10 @@ def watch_in_browser(
     seed = new_seed() if seed is None else seed
     if players is None and name != "heisse-luft":
         players = max(len(agents), 2)
-    options = game_options(name, players)
-    n = num_players(name, None, options)
+    n = num_players(name, players)
     if not 1 <= len(agents) <= n:
         raise ValueError(f"give 1–{n} agents for {n} seats, not {len(agents)}")
-    table = Table(name, [agents[s % len(agents)] for s in range(n)], seed, options)
+    table = Table(name, [agents[s % len(agents)] for s in range(n)], seed)
     server, store = start_server(host, port, agents)
     if seat is not None:
         table.check_seat(seat)

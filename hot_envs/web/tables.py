@@ -15,7 +15,7 @@ from collections import OrderedDict
 import numpy as np
 
 from hot_envs.agents import make_agent
-from hot_envs.arena import derive_seed
+from hot_envs.arena import derive_seed, game_options
 from hot_envs.games import get_game
 from hot_envs.web.public import EVENTS, MOVES
 
@@ -33,7 +33,8 @@ class RequestError(ValueError):
 
 class Table:
     """One game: its engine state, who sits in each seat, the moves so far and the last trick or
-    stage flight. ``record`` (a recorded game's actions) makes it a replay. Every public method
+    stage flight; ``options`` are ``State.new``'s, the player count comes from ``seats``.
+    ``record`` (a recorded game's actions) makes it a replay. Every public method
     takes the table's lock, so a table can be read and moved from many request threads."""
 
     def __init__(
@@ -45,7 +46,8 @@ class Table:
         record: list[int] | None = None,
     ) -> None:
         self.game = get_game(game)
-        self.options = dict(options or {})
+        # A live table has a seat per player; a replay keeps its record's options as they are.
+        self.options = game_options(game, len(seats), options) if record is None else dict(options)
         self.seed = seed
         self.seats = list(seats)
         self.record = record

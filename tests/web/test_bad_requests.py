@@ -124,3 +124,21 @@ def test_bad_moves_steps_and_seeks_change_nothing(client, store, tables):
     assert got == 400 and "not JSON" in answer["error"]
     assert everything(client, store, tables) == before
     assert hand == client.ok("GET", f"/api/games/{play}")["view"]["hand"]
+
+
+class RuleBreaker:
+    """An agent that plays a card nobody holds."""
+
+    def act(self, observation, view):
+        return 99
+
+
+def test_an_agent_that_breaks_the_rules_is_a_server_error_and_changes_nothing(client, store):
+    from hot_envs.web.tables import Table
+
+    table = Table("heisse-karten", ["tests.web.test_bad_requests:RuleBreaker", "human"], seed=1)
+    game_id = store.add(table)
+    before = table.state.to_dict()
+    status, answer = client.call("POST", f"/api/games/{game_id}/step")
+    assert status == 500 and "action 99 is illegal" in answer["error"]
+    assert table.state.to_dict() == before and table.moves == []

@@ -96,8 +96,7 @@ def twin_tables(game: str, seats: list[str], swap) -> tuple[Table, Table, int]:
     """Two tables whose deals differ only in cards seat 0 cannot see: ``swap(d)`` moves hidden
     cards around in a state dict and returns the action id of playing one of them."""
     engine = get_game(game).engine
-    options = {"num_players": len(seats)} if game == "heisse-karten" else {}
-    first, second = Table(game, seats, 1, options), Table(game, seats, 1, options)
+    first, second = Table(game, seats, 1), Table(game, seats, 1)
     d = first.state.to_dict()
     hidden_action = swap(d)
     second.state = engine.State.from_dict(d, seed=99)
