@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -31,17 +32,25 @@ def running(monkeypatch, capsys):
     return checks, opened
 
 
-def test_serve_starts_the_table_on_localhost(running):
+CHECKPOINT = str(Path(__file__).resolve().parents[2] / "checkpoints" / "heisse_karten_v0.npz")
+
+
+def test_serve_starts_the_table_on_localhost_with_the_agents_it_names(running):
+    """``--agents`` lets browsers choose a checkpoint (or ``module:factory``) agent."""
     checks, opened = running
 
     def check(client, path):
         assert client.url.startswith("http://127.0.0.1:") and path == "/"
         with urllib.request.urlopen(client.url + path) as response:
             assert "hot_envs" in response.read().decode()
-        assert "my.module:factory" in client.ok("GET", "/api/agents")["agents"]
+        assert CHECKPOINT in client.ok("GET", "/api/agents")["agents"]
+        body = {"game": "heisse-karten", "seats": [CHECKPOINT, "human", CHECKPOINT]}
+        snap = client.ok("POST", "/api/games", body)
+        snap = client.ok("POST", f"/api/games/{snap['id']}/step")
+        assert snap["log"][0]["seat"] == 0 and snap["to_move"] == 1
 
     checks.append(check)
-    assert main(["serve", "--port", "0", "--agents", "my.module:factory"]) == 0
+    assert main(["serve", "--port", "0", "--agents", CHECKPOINT]) == 0
     assert not checks and not opened
 
 
