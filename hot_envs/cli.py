@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from hot_envs.agents import SPEC_HELP, make_agent
+from hot_envs.agents.play import agent_action
 from hot_envs.arena import derive_seed, game_options, round_robin
 from hot_envs.games import GAMES, get_game
 from hot_envs.records import write_records
@@ -126,12 +127,7 @@ def play(
                 return None
             who = "you"
         else:
-            view = state.view(mover)
-            observation = {
-                "observation": game.engine.encode(state, mover),
-                "action_mask": game.engine.action_mask(state, mover),
-            }
-            action = int(agents[mover].act(observation, view))
+            action = agent_action(agents[mover], game.engine, state)
             who = f"player_{mover} ({opponent})"
         state.apply(action)
         write(f"\n{who}: {state.action_name(action)}\n")

@@ -20,7 +20,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from hot_envs.web.checks import BUILTIN_AGENTS, new_table, replay_table
+from hot_envs.web.checks import new_table, offered_agents, replay_table
 from hot_envs.web.tables import RequestError, Table, TableStore
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -45,7 +45,7 @@ def create_app(store: TableStore | None = None, agents: Iterable[str] = ()) -> S
         return {"id": store.add(table), **table.snapshot()}
 
     api = [
-        ("/api/agents", "GET", 200, lambda r, b: {"agents": [*BUILTIN_AGENTS, *allowed]}),
+        ("/api/agents", "GET", 200, lambda r, b: {"agents": offered_agents(allowed)}),
         ("/api/games", "POST", 201, lambda r, b: created(new_table(b, allowed))),
         ("/api/replays", "POST", 201, lambda r, b: created(replay_table(b))),
         ("/api/games/{table_id}", "GET", 200, on_table(lambda t, s, b: t.snapshot(s))),

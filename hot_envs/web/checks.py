@@ -8,31 +8,35 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from hot_envs.agents.shipped import shipped_names
 from hot_envs.games import get_game
+from hot_envs.records import check_record, replay
 from hot_envs.web.tables import HUMAN, RequestError, Table, new_seed
 
-# A browser may pick these agents; others (checkpoint files, ``module:factory``) only when the
-# person who started the server named them (``hot-envs serve --agents …``): a spec can import
-# code or read files on the server's machine.
+# A browser may pick these agents and the checkpoints that ship with hot_envs; others (checkpoint
+# files, ``module:factory``) only when the person who started the server named them
+# (``hot-envs serve --agents …``): a spec can import code or read files on the server's machine.
 BUILTIN_AGENTS = ("random", "heuristic", "search")
 MAX_SEARCH_ROLLOUTS = 5000
 MAX_SEARCH_SECONDS = 5.0
-MAX_RECORD_MOVES = 100_000
-RECORD_FORMAT = 1
-RECORD_KEYS = {"format", "game", "options", "deal_seed", "seats", "actions"}
+
+
+def offered_agents(allowed: Iterable[str] = ()) -> list[str]:
+    """The agent specs the lobby offers: built-in, shipped checkpoints, then ``allowed``."""
+    return [*BUILTIN_AGENTS, *shipped_names(), *allowed]
 
 
 def check_spec(spec: object, allowed: Iterable[str] = ()) -> str:
     """``spec`` if a browser may choose it: a built-in agent (search with a bounded budget), a
-    spec in ``allowed``, or ``human``."""
+    shipped checkpoint's name, a spec in ``allowed``, or ``human``."""
     if not isinstance(spec, str) or not spec:
         raise RequestError(400, f"a seat must be an agent spec (a string), not {spec!r}")
-    if spec == HUMAN or spec in allowed or _builtin(spec):
+    if spec == HUMAN or spec in allowed or spec in shipped_names() or _builtin(spec):
         return spec
     raise RequestError(
         400,
-        f"agent {spec!r} is not offered here: choose {', '.join(BUILTIN_AGENTS)} or one the "
-        "server was started with (hot-envs serve --agents SPEC …)",
+        f"agent {spec!r} is not offered here: choose {', '.join(offered_agents(allowed))} or "
+        "start the server with it (hot-envs serve --agents SPEC …)",
     )
 
 
@@ -73,33 +77,16 @@ def new_table(body: dict, allowed: Iterable[str] = ()) -> Table:
 
 
 def replay_table(body: dict) -> Table:
-    """A replay from ``{"record": {…}}``, a game record as the arena writes it (docs/web.md)."""
+    """A replay from ``{"record": {…}}``: one game record (:mod:`hot_envs.records`), checked
+    move by move and against its returns before any table is made."""
     _check_keys(body, required={"record"})
-    record = body["record"]
-    if not isinstance(record, dict):
-        raise RequestError(400, "record must be a JSON object (one line of games.jsonl)")
-    missing = sorted(RECORD_KEYS - record.keys())
-    if missing:
-        raise RequestError(400, f"the record lacks {', '.join(missing)}")
-    if record["format"] != RECORD_FORMAT:
-        raise RequestError(400, f"record format {record['format']!r} is not {RECORD_FORMAT}")
-    game = _game(record["game"])
-    options, seed = record["options"], record["deal_seed"]
-    seats, actions = record["seats"], record["actions"]
-    if not isinstance(options, dict):
-        raise RequestError(400, f"record options must be an object, not {options!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise RequestError(400, f"record deal_seed must be a non-negative int, not {seed!r}")
-    if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
-        raise RequestError(400, "record seats must be a list of agent specs")
-    if not isinstance(actions, list) or len(actions) > MAX_RECORD_MOVES:
-        raise RequestError(400, f"record actions must be a list of at most {MAX_RECORD_MOVES}")
-    if any(isinstance(a, bool) or not isinstance(a, int) for a in actions):
-        raise RequestError(400, "record actions must be action ids (ints)")
     try:
-        return Table(game, seats, seed, options, record=actions)
-    except (TypeError, ValueError) as error:  # unknown options, seat counts
+        record = check_record(body["record"])
+        replay(record)
+    except ValueError as error:
         raise RequestError(400, f"cannot replay the record: {error}") from None
+    game, seed = record["game"], record["deal_seed"]
+    return Table(game, record["seats"], seed, record["options"], record=record["actions"])
 
 
 def _game(name: object) -> str:

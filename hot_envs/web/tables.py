@@ -15,6 +15,7 @@ from collections import OrderedDict
 import numpy as np
 
 from hot_envs.agents import make_agent
+from hot_envs.agents.play import agent_action
 from hot_envs.arena import derive_seed, game_options
 from hot_envs.games import get_game
 from hot_envs.web.public import EVENTS, MOVES
@@ -34,7 +35,8 @@ class RequestError(ValueError):
 class Table:
     """One game: its engine state, who sits in each seat, the moves so far and the last trick or
     stage flight; ``options`` are ``State.new``'s, the player count comes from ``seats``.
-    ``record`` (a recorded game's actions) makes it a replay. Every public method
+    ``record`` (the actions of a recorded game, checked by :func:`hot_envs.records.replay`)
+    makes it a replay, at the deal. Every public method
     takes the table's lock, so a table can be read and moved from many request threads."""
 
     def __init__(
@@ -62,8 +64,6 @@ class Table:
         if record is not None:
             self.mode = "replay"
             self.agents = {}
-            self._replay_all(record)
-            self._seek(0)
         else:
             self.mode = "watch" if self.human is None else "play"
             self.agents = {
@@ -89,16 +89,6 @@ class Table:
         if event is not None:
             self.last[event["kind"]] = event
         self.moves.append((mover, action))
-
-    def _replay_all(self, record: list[int]) -> None:
-        """Check a recorded game move by move (a 400 naming the first bad move)."""
-        for index, action in enumerate(record):
-            if self.state.is_terminal():
-                raise RequestError(400, f"move {index}: the game is already over")
-            try:
-                self._apply(action)
-            except ValueError as error:
-                raise RequestError(400, f"move {index}: {error}") from None
 
     def _seek(self, step: int) -> None:
         self._restart()
@@ -174,14 +164,8 @@ class Table:
                 self._apply(self.record[len(self.moves)])
                 return self._snapshot(seat)
             self._check_turn(human=False)
-            mover = self.state.current_player
-            engine = self.game.engine
-            observation = {
-                "observation": engine.encode(self.state, mover),
-                "action_mask": engine.action_mask(self.state, mover),
-            }
-            action = int(self.agents[mover].act(observation, self.state.view(mover)))
-            self._apply(action)
+            agent = self.agents[self.state.current_player]
+            self._apply(agent_action(agent, self.game.engine, self.state))
             return self._snapshot(seat)
 
     def seek(self, step: object, seat: int | None = None) -> dict:

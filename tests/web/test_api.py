@@ -9,7 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from hot_envs.agents import make_agent
+from hot_envs.agents.play import agent_action
 from hot_envs.games import get_game
+from hot_envs.records import make_record
 
 
 def play_out(client, game_id: str, rng: random.Random, seat: int | None = None) -> dict:
@@ -101,30 +103,16 @@ def test_flight_result_names_the_winner_by_the_terrain(client, store):
 
 
 def recorded_game(game: str, options: dict, seats: list[str], seed: int) -> dict:
-    """A record as the arena writes one (docs/web.md), played here by the seats' agents."""
+    """A record as the arena writes one (:mod:`hot_envs.records`), played here by the seats'
+    agents."""
     engine = get_game(game).engine
     state = engine.State.new(seed=seed, **options)
     agents = [make_agent(spec, game, s) for s, spec in enumerate(seats)]
     actions = []
     while not state.is_terminal():
-        seat = state.current_player
-        observation = {
-            "observation": engine.encode(state, seat),
-            "action_mask": engine.action_mask(state, seat),
-        }
-        actions.append(int(agents[seat].act(observation, state.view(seat))))
+        actions.append(agent_action(agents[state.current_player], engine, state))
         state.apply(actions[-1])
-    return {
-        "format": 1,
-        "game": game,
-        "options": options,
-        "deal_seed": seed,
-        "seats": seats,
-        "actions": actions,
-        "returns": state.returns(),
-        "matchup": 0,
-        "index": 0,
-    }
+    return make_record(game, options, seed, seats, actions, state.returns())
 
 
 @pytest.mark.parametrize(
@@ -158,6 +146,16 @@ def test_a_replay_steps_through_the_recorded_game_and_back(client, game, options
     for action in record["actions"][:7]:
         state.apply(action)
     assert back["step"] == 7 and back["view"] == state.view(1) and not back["over"]
+
+
+def test_the_shipped_checkpoints_are_offered_and_play(client):
+    assert {"heuristic", "heisse_luft_v0", "heisse_karten_v0"} <= set(
+        client.ok("GET", "/api/agents")["agents"]
+    )
+    body = {"game": "heisse-luft", "seats": ["heisse_luft_v0", "human"], "seed": 3}
+    snap = client.ok("POST", "/api/games", body)
+    snap = client.ok("POST", f"/api/games/{snap['id']}/step")
+    assert snap["log"][0]["seat"] == 0 and snap["to_move"] == 1 and snap["moves"]
 
 
 def test_a_reload_resumes_the_game(client):
@@ -202,3 +200,22 @@ def test_fifty_games_at_once_all_finish(client, store):
     for game_id, snap in finished:
         assert snap["over"]
         assert client.ok("GET", f"/api/games/{game_id}") == snap  # still there, unchanged
+
+
+def test_the_arenas_records_replay_on_the_table(client, tmp_path):
+    """``evaluate --out`` writes games.jsonl; each of its games replays to the recorded end."""
+    from hot_envs.cli import main
+    from hot_envs.records import read_records
+
+    argv = ["evaluate", "heisse-karten", "--agents", "random", "heuristic", "--games", "1"]
+    assert main([*argv, "--players", "3", "--workers", "1", "--quiet", "--out", str(tmp_path)]) == 0
+    records = read_records(tmp_path / "games.jsonl")
+    assert len(records) >= 2
+    for record in records:
+        snap = client.ok("POST", "/api/replays", {"record": record})
+        snap = client.ok("POST", f"/api/games/{snap['id']}/seek", {"step": snap["steps"]})
+        assert (
+            snap["over"]
+            and snap["returns"] == record["returns"]
+            and snap["seats"] == record["seats"]
+        )
