@@ -17,7 +17,9 @@
   recorded game (``games.jsonl``) in the terminal, or write it as an animation
   (:mod:`hot_envs.viewer`).
 * ``hot-envs watch GAME --agents SPEC SPEC … [--seed S] [--delay SECONDS] [--out DIR]`` — agents
-  play one game at a chosen pace, shown move by move.
+  play one game at a chosen pace, shown move by move; with ``--browser`` on the browser table.
+* ``hot-envs serve [--host H] [--port N] [--agents SPEC …] [--open]`` — the browser table
+  (:mod:`hot_envs.web`, the web extra): play, watch agents, step through recorded games.
 
 Agent specs: ``random``, ``heuristic``, ``search[:BUDGET]``, a checkpoint file, or
 ``package.module:factory`` (:func:`hot_envs.agents.make_agent`).
@@ -35,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from hot_envs.agents import SPEC_HELP, make_agent
+from hot_envs.agents.play import agent_action
 from hot_envs.arena import derive_seed, game_options, round_robin
 from hot_envs.games import GAMES, get_game
 from hot_envs.records import write_records
@@ -124,12 +127,7 @@ def play(
                 return None
             who = "you"
         else:
-            view = state.view(mover)
-            observation = {
-                "observation": game.engine.encode(state, mover),
-                "action_mask": game.engine.action_mask(state, mover),
-            }
-            action = int(agents[mover].act(observation, view))
+            action = agent_action(agents[mover], game.engine, state)
             who = f"player_{mover} ({opponent})"
         state.apply(action)
         write(f"\n{who}: {state.action_name(action)}\n")
@@ -312,14 +310,53 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mp4", default=None, metavar="FILE", help="write an MP4 (video extra)")
     p.add_argument("--fps", type=float, default=2.0, help="animation frames (moves) per second")
 
-    p = sub.add_parser("watch", help="watch agents play one game in the terminal")
+    p = sub.add_parser(
+        "watch", help="watch agents play one game in the terminal (or with --browser)"
+    )
     p.add_argument("game", choices=sorted(GAMES))
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help=SPEC_HELP)
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--delay", type=float, default=1.0, help="seconds between moves")
     p.add_argument("--seat", type=int, default=None, help="show this seat (default: to move)")
     p.add_argument("--out", default=None, help="keep the game in DIR/games.jsonl")
+    p.add_argument("--browser", action="store_true", help="on the browser table (web extra)")
+    _web_arguments(p)
+
+    p = sub.add_parser("serve", help="the browser table: play, watch agents, replay records")
+    _web_arguments(p)
+    p.add_argument(
+        "--agents",
+        nargs="*",
+        default=[],
+        metavar="SPEC",
+        help="agents browsers may choose besides random, heuristic and search (checkpoints, "
+        "package.module:factory)",
+    )
+    p.add_argument("--open", action="store_true", help="open the page in a web browser")
     return parser
+
+
+def _web_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--host", default="127.0.0.1", help="listen here (default: this machine only)")
+    p.add_argument("--port", type=int, default=8765, help="0 picks a free port")
+
+
+def web(args: argparse.Namespace) -> None:
+    """``serve``, and ``watch --browser``: the browser table until Ctrl-C."""
+    try:
+        from hot_envs import web as table
+    except ImportError as error:
+        raise ValueError(
+            f"the browser table needs the web extra: pip install -e '.[web]' ({error.msg})"
+        ) from None
+    if args.command == "serve":
+        table.serve(args.host, args.port, args.agents, open_browser=args.open)
+    elif args.out is not None:
+        raise ValueError("--out keeps a game watched in the terminal; the browser table has none")
+    else:
+        table.watch_in_browser(
+            args.game, args.agents, None, args.seed, args.delay, args.host, args.port, args.seat
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -338,6 +375,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             play(args.game, args.opponent, args.players, args.seat, args.seed)
         elif args.command == "replay":
             replay_game(args.records, args.game, args.seat, args.gif, args.mp4, args.fps)
+        elif args.command == "serve" or (args.command == "watch" and args.browser):
+            web(args)
         elif args.command == "watch":
             watch(args.game, args.agents, args.seed, args.delay, args.seat, args.out)
     except ValueError as error:  # bad options: a clear message, no traceback
