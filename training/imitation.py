@@ -179,9 +179,15 @@ def behaviour_cloning(
     learning_rate: float = 1e-3,
     value_weight: float = 0.5,
     seed: int = 0,
+    label_smoothing: float = 0.0,
 ) -> list[dict[str, float]]:
     """Train ``model.policy`` (a ``MaskablePPO`` policy) on ``demos``; per-epoch statistics
-    (``loss``, ``value_loss``, ``accuracy`` of the argmax against the teacher)."""
+    (``loss``, ``value_loss``, ``accuracy`` of the argmax against the teacher, ``entropy`` of the
+    policy).
+
+    ``label_smoothing`` ε spreads ε of the target over the legal actions: the clone keeps the
+    teacher's argmax but not its certainty, so that PPO after it still explores (a clone trained
+    to certainty has vanishing entropy gradients and never tries another move)."""
     import torch
 
     policy = model.policy
@@ -191,7 +197,7 @@ def behaviour_cloning(
     n = len(demos.actions)
     history = []
     for _ in range(epochs):
-        totals = np.zeros(3)
+        totals = np.zeros(4)
         order = rng.permutation(n)
         for start in range(0, n, batch_size):
             idx = order[start : start + batch_size]
@@ -201,14 +207,22 @@ def behaviour_cloning(
             values = policy.predict_values(obs).flatten()
             value_loss = torch.nn.functional.mse_loss(values, torch.as_tensor(demos.returns[idx]))
             loss = -distribution.log_prob(actions).mean() + value_weight * value_loss
+            log_p = torch.log_softmax(distribution.distribution.logits, dim=1)
+            legal = torch.as_tensor(demos.masks[idx])
+            if label_smoothing > 0:
+                uniform = (log_p * legal).sum(dim=1) / legal.sum(dim=1)
+                loss = loss - label_smoothing * (uniform + distribution.log_prob(actions)).mean()
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
             optimizer.step()
             logits = distribution.distribution.logits.detach()
             accuracy = (logits.argmax(dim=1) == actions).float().mean().item()
-            totals += np.array([loss.item(), value_loss.item(), accuracy]) * len(idx)
-        loss, value_loss, accuracy = totals / n
-        history.append({"loss": loss, "value_loss": value_loss, "accuracy": accuracy})
+            entropy = -(log_p.exp() * log_p.masked_fill(~legal, 0.0)).sum(dim=1).mean().item()
+            totals += np.array([loss.item(), value_loss.item(), accuracy, entropy]) * len(idx)
+        loss, value_loss, accuracy, entropy = totals / n
+        history.append(
+            {"loss": loss, "value_loss": value_loss, "accuracy": accuracy, "entropy": entropy}
+        )
     policy.set_training_mode(False)
     return history

@@ -108,6 +108,7 @@ class Args:
     bc_epochs: int = 4
     bc_batch_size: int = 256
     bc_learning_rate: float = 1e-3
+    bc_label_smoothing: float = 0.0  # share of the target spread over the legal actions
     bc_teacher: str = "heuristic"
     dagger_rounds: int = 0  # DAgger rounds after cloning (hot_envs.training.imitation.dagger)
     dagger_decisions: int = 50_000  # teacher-labelled decisions each round adds
@@ -178,10 +179,12 @@ def imitate(
             args.bc_batch_size,
             args.bc_learning_rate,
             seed=args.seed,
+            label_smoothing=args.bc_label_smoothing,
         )
         print(
             f"behaviour cloning of {args.bc_teacher}: {len(demos.actions)} decisions, "
-            f"accuracy {history[-1]['accuracy']:.1%}, {time.perf_counter() - started:.0f} s"
+            f"accuracy {history[-1]['accuracy']:.1%}, entropy {history[-1]['entropy']:.2f} nats, "
+            f"{time.perf_counter() - started:.0f} s"
         )
     if args.dagger_rounds > 0:
 
@@ -206,6 +209,7 @@ def imitate(
             epochs=args.dagger_epochs,
             batch_size=args.bc_batch_size,
             learning_rate=args.bc_learning_rate,
+            label_smoothing=args.bc_label_smoothing,
         )
         history += rounds
     return history, demos

@@ -12,6 +12,7 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 from hot_envs.agents.random_agent import RandomAgent  # noqa: E402
 from hot_envs.single_agent import SingleAgentEnv  # noqa: E402
 from hot_envs.training.imitation import behaviour_cloning, collect, dagger  # noqa: E402
+from hot_envs.training.policies import ActionScorerPolicy  # noqa: E402
 
 
 class Lowest:
@@ -59,3 +60,18 @@ def test_dagger_starts_without_base_data():
     grown, history = dagger(model, empty, "heisse-karten", [3], rounds=1, decisions=100, epochs=1)
     assert len(empty.actions) == 0 and len(grown.actions) == history[0]["decisions"] >= 100
     assert grown.observations.shape == (len(grown.actions), 670)
+
+
+def test_label_smoothing_keeps_the_teachers_choice_but_not_its_certainty():
+    demos = collect("heisse-karten", [2], 300, seed=0, action_features=True)
+    entropies, accuracies = [], []
+    for smoothing in (0.0, 0.2):
+        env = SingleAgentEnv("heisse-karten", players=[2], action_features=True)
+        kwargs = {"game": "heisse-karten", "state_arch": [32, 16], "scorer_arch": [32]}
+        model = MaskablePPO(ActionScorerPolicy, env, policy_kwargs=kwargs, seed=0)
+        history = behaviour_cloning(model, demos, 30, 64, 1e-2, label_smoothing=smoothing, seed=0)
+        last = history[-1]
+        entropies.append(last["entropy"])
+        accuracies.append(last["accuracy"])
+    assert min(accuracies) > 0.9  # the argmax is the teacher's either way
+    assert entropies[0] < 0.05 and entropies[1] > 0.3
