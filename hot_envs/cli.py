@@ -12,7 +12,7 @@
   instead
   (:mod:`hot_envs.training.rllib_train`: self-play or a league, one machine or a cluster).
 * ``hot-envs play GAME --opponent SPEC [--players N] [--seat S] [--seed S]`` — play against
-  agents in the terminal.
+  agents in the terminal (:mod:`hot_envs.terminal`).
 * ``hot-envs replay RECORDS [--game K] [--seat S] [--gif FILE] [--mp4 FILE]`` — step through a
   recorded game (``games.jsonl``) in the terminal, or write it as an animation
   (:mod:`hot_envs.viewer`).
