@@ -70,7 +70,7 @@ def corrupt(d: dict, pick: random.Random) -> None:
 
 
 def parse_bounded(parse: Any, d: dict) -> Any:
-    """``parse(d)``: a state or ``None`` after a ``ValueError`` — nothing else, within a second,
+    """``parse(d)``: a state or ``None`` after a ``ValueError`` — nothing else, within seconds
     and ``d`` unchanged."""
     given_dict = copy.deepcopy(d)
     start = time.perf_counter()
@@ -78,7 +78,7 @@ def parse_bounded(parse: Any, d: dict) -> Any:
         state = parse(d)
     except ValueError:
         state = None
-    assert time.perf_counter() - start < 1.0
+    assert time.perf_counter() - start < 5.0  # loaded machines; an expanded 10**9 takes minutes
     np.testing.assert_equal(d, given_dict)
     return state
 
