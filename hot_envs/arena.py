@@ -11,6 +11,11 @@ inside the workers, so nothing but strings crosses process boundaries. Every gam
 seed and its actions, so it can be replayed (:meth:`MatchResult.game_records`,
 :mod:`hot_envs.records`).
 
+The Python API also takes agent objects (anything with ``act(observation, view)``) in place of
+specs. Objects are not rebuilt per group: by default a run with an object plays every game in
+this process (``workers=1``); with ``workers`` > 1 each worker gets a pickled copy, so the object
+must pickle, and what a copy learns stays in its worker.
+
 Per agent the arena reports wins, draws and losses, the *win share* (a win counts 1, a win shared
 by W tied players 1/W each — so a 2-player draw counts ½) with its 95 % Wilson interval, the mean
 reward, the mean game length (actions) and the mean time per decision.
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import math
 import os
+import pickle
 import time
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -34,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from hot_envs.agents import make_agent
+from hot_envs.agents import Agent, make_agent
 from hot_envs.games import get_game
 from hot_envs.records import make_record
 
@@ -116,6 +122,38 @@ def derive_seed(*parts: int) -> int:
     return int(np.random.SeedSequence(list(parts)).generate_state(2, np.uint64)[0] >> 1)
 
 
+AgentSpec = str | Agent  # a spec (hot_envs.agents.make_agent) or an agent object
+
+
+def _agent(spec: AgentSpec, game: str, seed: int) -> Agent:
+    """The agent ``spec`` names, built with ``seed``; an agent object as it is."""
+    if isinstance(spec, str):
+        return make_agent(spec, game, seed)
+    if not callable(getattr(spec, "act", None)):
+        raise ValueError(f"{spec!r} is neither an agent spec (a str) nor an agent (no act())")
+    return spec
+
+
+def _check_workers(specs: Sequence[AgentSpec], workers: int | None) -> int | None:
+    """Agent objects play in this process unless more workers are asked for; then they must
+    pickle (module docstring)."""
+    if workers is not None and (isinstance(workers, bool) or workers < 1):
+        raise ValueError(f"workers must be a positive int or None (all cores), not {workers!r}")
+    objects = [spec for spec in specs if not isinstance(spec, str)]
+    if not objects or workers is None:
+        return 1 if objects else workers
+    if workers > 1:
+        for agent in objects:
+            try:
+                pickle.dumps(agent)
+            except Exception as error:  # noqa: BLE001 (any pickling failure means the same)
+                raise ValueError(
+                    f"agent {agent!r} cannot be sent to worker processes ({error}): "
+                    "use workers=1, or give it as a spec"
+                ) from None
+    return workers
+
+
 def num_players(game: str, players: int | None, options: dict | None = None) -> int:
     """Seats of ``game`` with these options (checks them by dealing one game)."""
     return (
@@ -137,7 +175,7 @@ def game_options(game: str, players: int | None, options: dict | None = None) ->
 
 def play_group(
     game: str,
-    lineup: Sequence[str],
+    lineup: Sequence[AgentSpec],
     matchup: int,
     group: int,
     seed: int,
@@ -147,7 +185,7 @@ def play_group(
     engine = get_game(game).engine
     n = len(lineup)
     agents = [
-        make_agent(spec, game, derive_seed(seed, matchup, group, slot))
+        _agent(spec, game, derive_seed(seed, matchup, group, slot))
         for slot, spec in enumerate(lineup)
     ]
     records = []
@@ -251,7 +289,7 @@ class MatchResult:
     lineups: list[tuple[int, ...]]  # per matchup: agent index per lineup slot
     records: list[GameRecord]
     seed: int
-    specs: list[str] = field(default_factory=list)  # agent spec per entry of ``agents``
+    specs: list[str] = field(default_factory=list)  # agent spec (an object: its name) per agent
     options: dict[str, Any] = field(default_factory=dict)  # State.new options of every game
 
     def stats(self, matchup: int | None = None) -> list[AgentStats]:
@@ -303,20 +341,22 @@ class MatchResult:
         ]
 
 
-def unique_names(specs: Sequence[str]) -> list[str]:
-    """The specs as display names, ``random#2`` for the second ``random``."""
+def unique_names(specs: Sequence[AgentSpec]) -> list[str]:
+    """The specs as display names, ``random#2`` for the second ``random``; an agent object is
+    named by its ``name`` attribute, else its class."""
     names: list[str] = []
     for spec in specs:
-        name, k = spec, 2
+        base = spec if isinstance(spec, str) else getattr(spec, "name", type(spec).__name__)
+        name, k = base, 2
         while name in names:
-            name, k = f"{spec}#{k}", k + 1
+            name, k = f"{base}#{k}", k + 1
         names.append(name)
     return names
 
 
 def play_matchups(
     game: str,
-    specs: Sequence[str],
+    specs: Sequence[AgentSpec],
     lineups: Sequence[Sequence[int]],
     games: int | Sequence[int],
     seed: int = 0,
@@ -329,8 +369,9 @@ def play_matchups(
 ) -> MatchResult:
     """Play ``games`` games (rounded up to whole seat rotations) of each lineup of agents.
 
-    ``specs`` are agent specs (:func:`hot_envs.agents.make_agent`); a lineup lists, per seat
-    slot, the index of the spec that sits there. ``games`` may give one count per lineup.
+    ``specs`` are agent specs (:func:`hot_envs.agents.make_agent`) or agent objects (module
+    docstring); a lineup lists, per seat slot, the index of the spec that sits there.
+    ``games`` may give one count per lineup.
     A group of games is one deal played once per seat rotation; ``(matchup, group)`` pairs in
     ``skip`` are not played (their games are the same whenever they are played: a resumed run
     passes the ones it kept), and ``on_group`` receives each group's records as it finishes.
@@ -339,7 +380,8 @@ def play_matchups(
     options = game_options(game, players, options)
     n = num_players(game, None, options)
     for spec in specs:  # fail early, in this process, on a spec nobody understands
-        make_agent(spec, game, 0)
+        _agent(spec, game, 0)
+    workers = _check_workers(specs, workers)
     counts = [games] * len(lineups) if isinstance(games, int) else list(games)
     if len(counts) != len(lineups) or min(counts, default=1) < 1:
         raise ValueError(f"games must be a positive int or one per lineup, not {games!r}")
@@ -352,10 +394,14 @@ def play_matchups(
         tasks += [(game, specs_here, m, g, seed, options) for g in groups]
     records = _run_groups(tasks, workers, progress, on_group)
     lineups = [tuple(x) for x in lineups]
-    return MatchResult(game, unique_names(specs), lineups, records, seed, list(specs), options)
+    names = unique_names(specs)
+    kept = [
+        spec if isinstance(spec, str) else name for spec, name in zip(specs, names, strict=True)
+    ]
+    return MatchResult(game, names, lineups, records, seed, kept, options)
 
 
-def play_match(game: str, lineup: Sequence[str], games: int, **kwargs: Any) -> MatchResult:
+def play_match(game: str, lineup: Sequence[AgentSpec], games: int, **kwargs: Any) -> MatchResult:
     """Play ``games`` games of one lineup of agent specs, one per seat (rotated fairly); the
     lineup's length is the number of players unless ``players`` says otherwise."""
     kwargs.setdefault("players", len(lineup))
@@ -371,7 +417,7 @@ def round_robin_lineups(num_agents: int, players: int) -> list[tuple[int, ...]]:
     ]
 
 
-def round_robin(game: str, specs: Sequence[str], games: int, **kwargs: Any) -> MatchResult:
+def round_robin(game: str, specs: Sequence[AgentSpec], games: int, **kwargs: Any) -> MatchResult:
     """Every pair of agents plays ``games`` games (module docstring)."""
     if len(specs) < 2:
         raise ValueError("a round robin needs at least two agents")

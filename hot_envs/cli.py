@@ -12,7 +12,7 @@
   instead
   (:mod:`hot_envs.training.rllib_train`: self-play or a league, one machine or a cluster).
 * ``hot-envs play GAME --opponent SPEC [--players N] [--seat S] [--seed S]`` — play against
-  agents in the terminal.
+  agents in the terminal (:mod:`hot_envs.terminal`).
 * ``hot-envs replay RECORDS [--game K] [--seat S] [--gif FILE] [--mp4 FILE]`` — step through a
   recorded game (``games.jsonl``) in the terminal, or write it as an animation
   (:mod:`hot_envs.viewer`).
@@ -29,27 +29,44 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import re
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 
-from hot_envs.agents import SPEC_HELP, make_agent
-from hot_envs.agents.play import agent_action
-from hot_envs.arena import derive_seed, game_options, round_robin
+from hot_envs.agents import SPEC_HELP
+from hot_envs.arena import game_options, round_robin
 from hot_envs.games import GAMES, get_game
 from hot_envs.records import write_records
-from hot_envs.report import build_report, print_report, save_report
+from hot_envs.report import build_report, check_out_dir, print_report, save_report
+from hot_envs.terminal import play
 from hot_envs.viewer import replay_game, watch
+
+
+def _int_at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: an int ≥ ``low``. argparse names the option in the error."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an int, not {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be {low} or more, not {value}")
+        return value
+
+    parse.__name__ = f"int ≥ {low}"
+    return parse
+
+
+non_negative_int = _int_at_least(0)  # seeds
+positive_int = _int_at_least(1)  # counts
 
 
 def demo(game_name: str, seed: int, players: int | None, every: int) -> dict[str, float]:
     """Play and render one seeded game with uniformly random legal actions; return rewards."""
     game = get_game(game_name)
-    kwargs = {"num_players": players} if players is not None else {}
-    env = game.env.env(render_mode="ansi", **kwargs)
+    env = game.env.env(render_mode="ansi", **game_options(game.name, players))
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     totals = dict.fromkeys(env.possible_agents, 0.0)
@@ -76,6 +93,12 @@ def evaluate(args: argparse.Namespace) -> dict:
     """Round robin of ``args.agents``; print the tables, save files to ``args.out``."""
     if len(args.agents) < 2:
         raise ValueError("evaluate needs at least two agents, e.g. --agents search heuristic")
+    out = None
+    if args.out:  # checked before the games, not after them
+        try:
+            out = check_out_dir(args.out)
+        except ValueError as error:
+            raise ValueError(f"--out: {error}") from None
     result = round_robin(
         args.game,
         args.agents,
@@ -87,154 +110,11 @@ def evaluate(args: argparse.Namespace) -> dict:
     )
     report = build_report(result)
     print_report(report, title=f"{get_game(args.game).name}: {len(result.records)} games")
-    if args.out:
-        games = write_records(Path(args.out) / "games.jsonl", result.game_records())
-        for path in [*save_report(report, args.out), games]:
+    if out is not None:
+        games = write_records(out / "games.jsonl", result.game_records())
+        for path in [*save_report(report, out), games]:
             print(f"wrote {path}")
     return report
-
-
-def play(
-    game_name: str,
-    opponent: str,
-    players: int | None = None,
-    seat: int = 0,
-    seed: int | None = None,
-    read: Callable[[str], str] = input,
-    write: Callable[[str], None] = print,
-) -> list[float] | None:
-    """A human (``read``/``write``) plays ``seat`` against ``opponent`` agents in every other
-    seat. Returns the rewards, or ``None`` when the human quits."""
-    game = get_game(game_name)
-    options = game_options(game.name, players)
-    seed = int(np.random.SeedSequence(seed).entropy % 2**32) if seed is None else seed
-    state = game.engine.State.new(seed=seed, **options)
-    n = state.num_players
-    if not 0 <= seat < n:
-        raise ValueError(f"--seat must be 0–{n - 1} for {n} players, not {seat}")
-    agents = {
-        s: make_agent(opponent, game.name, derive_seed(seed, s)) for s in range(n) if s != seat
-    }
-    write(f"{game.name}, seed {seed}: you are player_{seat}; {opponent} plays the other seats.")
-    write("Type a move's number or name (a unique prefix will do); q quits.\n")
-    write(state.render(viewer=seat))
-    while not state.is_terminal():
-        mover = state.current_player
-        if mover == seat:
-            action = _ask(state, read, write)
-            if action is None:
-                write("You quit.")
-                return None
-            who = "you"
-        else:
-            action = agent_action(agents[mover], game.engine, state)
-            who = f"player_{mover} ({opponent})"
-        state.apply(action)
-        write(f"\n{who}: {state.action_name(action)}\n")
-        write(state.render(viewer=seat))
-    returns = state.returns()
-    write(f"\nGame over. {_verdict(returns, seat)} Rewards: " + _rewards(returns))
-    return returns
-
-
-def _verdict(returns: list[float], seat: int) -> str:
-    best = max(returns)
-    if returns[seat] < best:
-        return "You lose."
-    if returns.count(best) == 1:
-        return "You win!"
-    return "A draw." if min(returns) == best else "A shared win."
-
-
-def _rewards(returns: list[float]) -> str:
-    return ", ".join(f"player_{s} {r:+.2f}" for s, r in enumerate(returns))
-
-
-def _ask(state: object, read: Callable[[str], str], write: Callable[[str], None]) -> int | None:
-    """Prompt until the human names a legal move; ``None`` for quit or end of input."""
-    chooser = MoveChooser(state.legal_actions(), state.action_name)
-    write(chooser.listing())
-    while True:
-        try:
-            text = read("your move> ")
-        except (EOFError, KeyboardInterrupt):
-            return None
-        if text.strip().lower() in ("q", "quit", "exit"):
-            return None
-        if text.strip() in ("?", "help"):
-            write(chooser.listing())
-            continue
-        action, problem = chooser.choose(text)
-        if action is not None:
-            return action
-        write(problem)
-
-
-_SUIT_LETTERS = str.maketrans({"♥": "h", "♦": "d", "♣": "c", "♠": "s"})
-
-
-def _words(text: str) -> list[str]:
-    """Lower-case words of a move name or of typed input: ``♥7 → stage 3`` → h7, stage, 3."""
-    return re.findall(r"[\w]+", text.translate(_SUIT_LETTERS).lower().replace("'", ""))
-
-
-class MoveChooser:
-    """Legal moves by number (1, 2, …) or by name: the typed words must match the name's words
-    in order, each word exactly or as a prefix (``h7 3 own`` for ``♥7 → stage 3, own side``)."""
-
-    def __init__(self, actions: list[int], name: Callable[[int], str]) -> None:
-        self.actions = actions
-        self.names = [name(a) for a in actions]
-
-    def listing(self) -> str:
-        width = len(str(len(self.actions)))
-        return "\n".join(f"  {i:>{width}}  {n}" for i, n in enumerate(self.names, 1))
-
-    def choose(self, text: str) -> tuple[int | None, str]:
-        """The action ``text`` names, or ``(None, why not)``."""
-        typed = _words(text)
-        if not typed:
-            return None, "Type a move's number or name; ? lists the moves, q quits."
-        if re.fullmatch(r"[+-]?\d+", text.strip()):  # a number never matches as a prefix
-            number = int(text)
-            if 1 <= number <= len(self.actions):
-                return self.actions[number - 1], ""
-            found = [i for i, n in enumerate(self.names) if _matches(typed, _words(n), True)]
-            if number > 0 and len(found) == 1:  # a card's number, as in "play 36"
-                return self.actions[found[0]], ""
-            return None, self._not_legal(text)
-        for exact in (True, False):
-            found = [i for i, n in enumerate(self.names) if _matches(typed, _words(n), exact)]
-            if len(found) == 1:
-                return self.actions[found[0]], ""
-            if len(found) > 1 and exact is False:
-                options = "; ".join(self.names[i] for i in found[:6])
-                more = " …" if len(found) > 6 else ""
-                return (
-                    None,
-                    f"{text.strip()!r} fits {len(found)} moves ({options}{more}): say more.",
-                )
-        return None, self._not_legal(text)
-
-    def _not_legal(self, text: str) -> str:
-        return (
-            f"{text.strip()!r} is not a legal move. Type 1–{len(self.actions)} or a name; "
-            "? lists the moves, q quits."
-        )
-
-
-def _matches(typed: list[str], words: list[str], exact: bool) -> bool:
-    """Whether ``typed`` words appear in ``words`` in order (equal, or as prefixes)."""
-    position = 0
-    for t in typed:
-        while position < len(words) and not (
-            words[position] == t or (not exact and words[position].startswith(t))
-        ):
-            position += 1
-        if position == len(words):
-            return False
-        position += 1
-    return True
 
 
 BACKENDS = {
@@ -272,20 +152,24 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("demo", help="play and render one seeded game with random legal actions")
     p.add_argument("game", choices=sorted(GAMES))
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the deal and moves")
     p.add_argument("--players", type=int, default=None, help="Heiße Karten: 2–6 players")
-    p.add_argument("--every", type=int, default=10, help="render the table every K actions")
+    p.add_argument(
+        "--every", type=positive_int, default=10, help="render the table every K actions"
+    )
 
     p = sub.add_parser("evaluate", help="round robin between agents, with tables and plots")
     p.add_argument("game", choices=sorted(GAMES))
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help=SPEC_HELP)
-    p.add_argument("--games", type=int, default=100, help="games per pair of agents")
+    p.add_argument("--games", type=positive_int, default=100, help="games per pair of agents")
     p.add_argument("--players", type=int, default=None, help="Heiße Karten: 2–6 players")
     p.add_argument(
         "--out", default=None, help="write JSON, CSV, PNG and games.jsonl to this folder"
     )
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of deals and agents")
+    p.add_argument(
+        "--workers", type=positive_int, default=None, help="processes (default: all cores)"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
     p = sub.add_parser(
@@ -300,11 +184,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--opponent", default="heuristic", metavar="SPEC", help=SPEC_HELP)
     p.add_argument("--players", type=int, default=None, help="Heiße Karten: 2–6 players")
     p.add_argument("--seat", type=int, default=0, help="your seat (0 moves first)")
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--seed", type=non_negative_int, default=None, help="seed (default: random)")
 
     p = sub.add_parser("replay", help="step through a recorded game, or write it as GIF/MP4")
     p.add_argument("records", metavar="RECORDS", help="a games.jsonl file (evaluate/watch --out)")
-    p.add_argument("--game", type=int, default=0, metavar="K", help="the K-th game, from 0")
+    p.add_argument(
+        "--game", type=non_negative_int, default=0, metavar="K", help="the K-th game, from 0"
+    )
     p.add_argument("--seat", type=int, default=None, help="show this seat (default: to move)")
     p.add_argument("--gif", default=None, metavar="FILE", help="write an animated GIF")
     p.add_argument("--mp4", default=None, metavar="FILE", help="write an MP4 (video extra)")
@@ -315,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("game", choices=sorted(GAMES))
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help=SPEC_HELP)
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--seed", type=non_negative_int, default=None, help="seed (default: random)")
     p.add_argument("--delay", type=float, default=1.0, help="seconds between moves")
     p.add_argument("--seat", type=int, default=None, help="show this seat (default: to move)")
     p.add_argument("--out", default=None, help="keep the game in DIR/games.jsonl")
@@ -366,10 +252,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "train":  # everything after `train` is the training script's own
             return train(argv[1:])
         if args.command == "demo":
-            demo(args.game, args.seed, args.players, max(args.every, 1))
+            demo(args.game, args.seed, args.players, args.every)
         elif args.command == "evaluate":
-            if args.games < 1:
-                raise ValueError(f"--games must be positive, not {args.games}")
             evaluate(args)
         elif args.command == "play":
             play(args.game, args.opponent, args.players, args.seat, args.seed)

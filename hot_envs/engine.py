@@ -6,6 +6,7 @@ through this protocol, so everything above the engine layer is written once for 
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Protocol
 
 import numpy as np
@@ -20,6 +21,18 @@ def make_rng(seed: Seed) -> np.random.Generator:
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer)):
         raise TypeError(f"seed must be an int, a numpy Generator or None, not {seed!r}")
     return np.random.default_rng(seed)
+
+
+def as_int(value: Any) -> int | None:
+    """``value`` as a plain int if it is an integer — an int, a numpy integer or a 0-d integer
+    array (what ``env.action_space.sample()`` and ``np.argmax`` give) — else ``None``. Bools are
+    not integers here, so ``True`` is never taken for action or seat 1."""
+    if isinstance(value, bool | np.bool_):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
 
 
 def copy_rng(rng: np.random.Generator) -> np.random.Generator:

@@ -106,8 +106,8 @@ class CardGameEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        self.game.apply(action)  # a refused action raises here, before anything changed
         self._cumulative_rewards[agent] = 0.0
-        self.game.apply(action)
         self._set_rewards()
         if self.game.is_terminal():
             ended = self.truncations if self.game.is_truncated() else self.terminations

@@ -8,28 +8,43 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from hot_envs.arena import MatchResult, ratings, win_matrix
 
-COLUMNS = (
-    ("agent", "agent", "{}"),
-    ("games", "games", "{}"),
-    ("wins", "W", "{}"),
-    ("draws", "D", "{}"),
-    ("losses", "L", "{}"),
-    ("win_share", "win share", "{:.1%}"),
-    ("ci", "95 % CI", "{}"),
-    ("mean_reward", "reward", "{:+.3f}"),
-    ("mean_length", "length", "{:.1f}"),
-    ("ms_per_decision", "ms/move", "{:.1f}"),
-    ("ordinal", "rating", "{:.2f}"),
+RATING = "rating μ ± σ"  # openskill Plackett–Luce; the table and the PNG name the same quantity
+
+
+def _duration(ms: float) -> str:
+    """Time per move in the unit that shows it: ``35 µs``, ``2.4 ms``, ``1.20 s``."""
+    if ms < 1:
+        return f"{1000 * ms:.0f} µs"
+    return f"{ms:.1f} ms" if ms < 1000 else f"{ms / 1000:.2f} s"
+
+
+# (header, the cell of a summary row); a cell whose value is missing shows "–".
+COLUMNS: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
+    ("agent", lambda row: row["agent"]),
+    ("games", lambda row: str(row["games"])),
+    ("W", lambda row: str(row["wins"])),
+    ("D", lambda row: str(row["draws"])),
+    ("L", lambda row: str(row["losses"])),
+    ("win share", lambda row: f"{row['win_share']:.1%}"),
+    ("95 % CI", lambda row: f"{100 * row['ci_low']:.1f}–{100 * row['ci_high']:.1f} %"),
+    ("reward", lambda row: f"{row['mean_reward']:+.3f}"),
+    ("length", lambda row: f"{row['mean_length']:.1f}"),
+    ("time/move", lambda row: _duration(row["ms_per_decision"])),
+    (RATING, lambda row: "–" if row.get("mu") is None else f"{row['mu']:.2f} ± {row['sigma']:.2f}"),
 )
 
 
 def build_report(result: MatchResult) -> dict[str, Any]:
-    """Everything worth keeping: per-agent summary, win-rate matrix, ratings and game records."""
+    """Everything worth keeping: per-agent summary, win-rate matrix, ratings and game records.
+
+    Each summary row gets its agent's rating: ``mu`` and ``sigma`` (the table and the PNG show
+    μ ± σ) and the conservative ``ordinal`` μ − 3σ."""
     report = result.to_dict()
     report["num_games"] = len(result.records)
     report["matrix"] = win_matrix(result)
@@ -40,20 +55,13 @@ def build_report(result: MatchResult) -> dict[str, Any]:
         report["note"] = "install openskill for ratings"
     by_name = {r["agent"]: r for r in report["ratings"] or []}
     for row in report["summary"]:
-        row["ordinal"] = by_name.get(row["agent"], {}).get("ordinal")
+        rating = by_name.get(row["agent"], {})
+        row.update({key: rating.get(key) for key in ("mu", "sigma", "ordinal")})
     return report
 
 
 def _cells(row: dict[str, Any]) -> list[str]:
-    cells = []
-    for key, _, fmt in COLUMNS:
-        if key == "ci":
-            cells.append(f"{100 * row['ci_low']:.1f}–{100 * row['ci_high']:.1f} %")
-        elif row.get(key) is None:
-            cells.append("–")
-        else:
-            cells.append(fmt.format(row[key]))
-    return cells
+    return [cell(row) for _, cell in COLUMNS]
 
 
 def _matrix_rows(report: dict[str, Any]) -> list[list[str]]:
@@ -66,7 +74,7 @@ def _matrix_rows(report: dict[str, Any]) -> list[list[str]]:
 
 def print_report(report: dict[str, Any], title: str = "") -> None:
     """The agent table and the win-rate matrix on the terminal."""
-    headers = [header for _, header, _ in COLUMNS]
+    headers = [header for header, _ in COLUMNS]
     rows = [_cells(row) for row in report["summary"]]
     matrix_headers = ["row vs column"] + report["agents"]
     try:
@@ -94,6 +102,20 @@ def print_report(report: dict[str, Any], title: str = "") -> None:
     console.print(matrix)
     if report.get("note"):
         console.print(report["note"])
+
+
+def check_out_dir(out: str | Path) -> Path:
+    """``out`` as a folder results can be written to, made if need be — checked before any game
+    is played; ``ValueError`` saying why not."""
+    out = Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".hot_envs_write_test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as error:
+        raise ValueError(f"cannot write results to {str(out)!r}: {error.strerror}") from None
+    return out
 
 
 def save_report(
@@ -149,7 +171,7 @@ def plot_report(report: dict[str, Any], path: str | Path) -> Path | None:
         mu = [r["mu"] for r in report["ratings"]]
         sigma = [r["sigma"] for r in report["ratings"]]
         right.bar(names, mu, yerr=sigma, capsize=4, color="tab:blue")
-        right.set_title("openskill Plackett–Luce rating (mu ± sigma)")
+        right.set_title(f"{RATING} (openskill Plackett–Luce)")
         right.tick_params(axis="x", rotation=30)
     else:
         right.axis("off")

@@ -249,8 +249,54 @@ def test_bad_specs(spec, message):
 
 
 def test_missing_checkpoint_is_a_clear_error(tmp_path):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="not found"):
         make_agent(str(tmp_path / "nothing.npz"), "heisse-luft", 0)
+    with pytest.raises(ValueError, match="checkpoint .* not found: no file"):
+        make_agent(str(tmp_path / "runs" / "final"), "heisse-luft", 0)  # a stem: no suffix
+
+
+# -- agent objects ---------------------------------------------------------------------------
+
+
+class Counting(FirstLegal):
+    """First legal action, counting its decisions; it cannot be pickled (a lambda inside)."""
+
+    name = "counting"
+
+    def __init__(self):
+        self.decisions, self.unpicklable = 0, lambda: None
+
+    def act(self, observation, view):
+        self.decisions += 1
+        return super().act(observation, view)
+
+
+def test_agent_objects_play_beside_specs_in_this_process():
+    """An object is used as it is (here: its counter grows in this process) and named by its
+    ``name``; the games are the same as with the same agent given by spec."""
+    agent = Counting()
+    kwargs = {"players": 2, "seed": 3, "progress": False}
+    result = round_robin("heisse-luft", [agent, "random"], 4, **kwargs)
+    assert result.agents == ["counting", "random"]
+    assert agent.decisions == result.stats()[0].decisions > 0
+    by_spec = round_robin("heisse-luft", [f"{HERE}:first_legal", "random"], 4, workers=1, **kwargs)
+    assert result.records == by_spec.records
+    records = result.game_records()  # JSON-ready: the object is recorded by its name
+    assert json.loads(json.dumps(records)) == records
+    assert {seat for record in records for seat in record["seats"]} == {"counting", "random"}
+
+
+def test_agent_objects_go_to_workers_only_if_they_pickle():
+    with pytest.raises(ValueError, match="cannot be sent to worker processes.*workers=1"):
+        play_match("heisse-luft", [Counting(), "random"], 2, workers=2, progress=False)
+    with pytest.raises(ValueError, match="neither an agent spec"):
+        play_match("heisse-luft", [42, "random"], 2, progress=False)
+
+
+@pytest.mark.parametrize("workers", [0, -1, True])
+def test_workers_must_be_positive(workers):
+    with pytest.raises(ValueError, match="workers must be a positive int"):
+        play_match("heisse-luft", ["random", "random"], 2, workers=workers, progress=False)
 
 
 def test_skipped_groups_are_not_played_and_finished_groups_are_reported_at_once():

@@ -1,30 +1,15 @@
-"""The ``hot-envs`` commands, run in-process: demo, evaluate, play (driven by scripted input)."""
+"""The ``hot-envs`` commands, run in-process: demo, evaluate, play's options (the terminal game
+itself: tests/test_terminal.py)."""
 
 from __future__ import annotations
 
-import io
 import json
 
 import pytest
 
-from hot_envs.cli import MoveChooser, main, play
-
-
-def scripted(lines):
-    """An ``input`` replacement that answers ``lines`` in turn, then ends (EOF)."""
-    answers = iter(lines)
-
-    def read(prompt: str) -> str:
-        try:
-            return next(answers)
-        except StopIteration:
-            raise EOFError from None
-
-    return read
-
-
-def always(answer):
-    return lambda prompt: answer
+import hot_envs.cli
+from hot_envs.cli import main
+from hot_envs.report import COLUMNS, RATING, build_report, plot_report, print_report
 
 
 def test_demo_still_works(capsys):
@@ -49,7 +34,6 @@ def test_evaluate_writes_the_report(tmp_path, capsys):
     [
         (["evaluate", "heisse-luft", "--agents", "random", "nonsense"], "unknown agent spec"),
         (["evaluate", "heisse-luft", "--agents", "random"], "at least two agents"),
-        (["evaluate", "heisse-luft", "--agents", "random", "random", "--games", "0"], "--games"),
         (["evaluate", "heisse-luft", "--agents", "random", "random", "--players", "3"], "2-player"),
         (["play", "heisse-karten", "--opponent", "nonsense"], "unknown agent spec"),
         (["play", "heisse-karten", "--players", "3", "--seat", "3"], "--seat"),
@@ -62,60 +46,72 @@ def test_bad_options_are_clear_errors(argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
+EVALUATE = ["evaluate", "heisse-luft", "--agents", "random", "random"]
+
+
 @pytest.mark.parametrize(
-    ("game", "players", "seat"),
-    [("heisse-luft", None, 1), ("heisse-luft", 2, 0), ("heisse-karten", 3, 2)],
+    ("argv", "message"),
+    [
+        (["demo", "heisse-luft", "--seed", "-1"], "argument --seed: must be 0 or more, not -1"),
+        (EVALUATE + ["--seed", "-1"], "argument --seed: must be 0 or more"),
+        (EVALUATE + ["--seed", "x"], "argument --seed: must be an int, not 'x'"),
+        (EVALUATE + ["--workers", "0"], "argument --workers: must be 1 or more, not 0"),
+        (EVALUATE + ["--workers", "-1"], "argument --workers: must be 1 or more"),
+        (EVALUATE + ["--games", "0"], "argument --games: must be 1 or more, not 0"),
+        (["demo", "heisse-luft", "--every", "0"], "argument --every: must be 1 or more"),
+        (["demo", "heisse-karten", "--every", "-1"], "argument --every: must be 1 or more"),
+        (["play", "heisse-luft", "--seed", "-3"], "argument --seed: must be 0 or more"),
+    ],
 )
-def test_play_a_whole_game(game, players, seat):
-    lines = []
-    returns = play(game, "random", players, seat, seed=4, read=always("1"), write=lines.append)
-    assert len(returns) == (players or 2)
-    text = "\n".join(lines)
-    assert "Game over." in text and "Rewards:" in text
+def test_numbers_out_of_range_name_their_option(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
 
 
-def test_play_survives_bad_input_then_quits():
-    lines = []
-    script = ["", "nonsense", "0", "999", "-1", "?", "help", "play", "q"]
-    assert (
-        play("heisse-karten", "heuristic", 2, 0, 1, read=scripted(script), write=lines.append)
-        is None
-    )
-    text = "\n".join(lines)
-    assert text.count("is not a legal move") == 4  # nonsense, 0, 999, -1
-    assert "Type a move's number or name" in text  # the empty line
-    assert "fits 8 moves" in text  # "play" names every card
-    assert text.endswith("You quit.")
+def test_demo_of_heisse_luft_for_three_is_a_clear_error(capsys):
+    assert main(["demo", "heisse-luft", "--players", "3"]) == 2
+    assert "Heiße Luft is a 2-player game, not 3" in capsys.readouterr().err
 
 
-def test_play_by_name_then_end_of_input():
-    lines = []
-    result = play(
-        "heisse-luft", "random", None, 0, 3, read=scripted(["h9 2 opp"]), write=lines.append
-    )
-    assert result is None
-    assert "you: ♥9 → stage 2, opponent's side" in "\n".join(lines)
+def test_a_missing_checkpoint_path_says_file_not_found(tmp_path, capsys):
+    missing = str(tmp_path / "runs" / "final")
+    assert main(["evaluate", "heisse-luft", "--agents", missing, "random"]) == 2
+    assert f"checkpoint {missing!r} not found: no file" in capsys.readouterr().err
 
 
-def test_play_from_stdin(monkeypatch, capsys):
-    monkeypatch.setattr("sys.stdin", io.StringIO("what\n2\nquit\n"))
-    assert main(["play", "heisse-luft", "--opponent", "heuristic", "--seed", "3"]) == 0
+def test_out_is_checked_before_any_game_is_played(monkeypatch, tmp_path, capsys):
+    played = []
+    monkeypatch.setattr(hot_envs.cli, "round_robin", lambda *a, **k: played.append(a))
+    blocked = tmp_path / "a_file"
+    blocked.write_text("")
+    assert main(EVALUATE + ["--out", str(blocked / "results"), "--quiet"]) == 2
+    assert "--out: cannot write results to" in capsys.readouterr().err
+    assert played == []
+
+
+def test_the_table_shows_microseconds_and_the_rating_the_plot_shows(monkeypatch, tmp_path, capsys):
+    """time/move in µs for fast agents (not 0.0 ms); the rating column is μ ± σ, the quantity
+    and the words of the PNG's bar chart."""
+    from hot_envs.arena import round_robin
+
+    result = round_robin("heisse-luft", ["random", "random"], 2, workers=1, progress=False)
+    report = build_report(result)
+    print_report(report)
     out = capsys.readouterr().out
-    assert "'what' is not a legal move" in out
-    assert "P0 hand:" in out and "P1 hand:" not in out  # only the human's hand is shown
-    assert out.rstrip().endswith("You quit.")
-
-
-def test_move_chooser():
-    names = {10: "♥7 → stage 3, own side", 11: "♥7 → stage 3, opponent's side", 12: "play 3"}
-    names[13] = "play 36"
-    chooser = MoveChooser(list(names), names.__getitem__)
-    assert chooser.choose("2") == (11, "")
-    assert chooser.choose("H7 3 OWN") == (10, "")
-    assert chooser.choose("♥7 → stage 3, opponent's side") == (11, "")
-    assert chooser.choose("play 3") == (12, "")  # exact beats prefix
-    assert chooser.choose("36") == (13, "")  # not a list number: a name
-    action, problem = chooser.choose("h7")
-    assert action is None and "fits 2 moves" in problem
-    action, problem = chooser.choose("5")
-    assert action is None and "1–4" in problem
+    assert " µs" in out and "time/move" in out
+    row = report["summary"][0]
+    assert RATING == "rating μ ± σ" and RATING in [header for header, _ in COLUMNS]
+    assert f"{row['mu']:.2f} ± {row['sigma']:.2f}" in out
+    assert row["ordinal"] == pytest.approx(row["mu"] - 3 * row["sigma"])
+    matplotlib = pytest.importorskip("matplotlib")
+    titles = []
+    set_title = matplotlib.axes.Axes.set_title
+    monkeypatch.setattr(
+        matplotlib.axes.Axes,
+        "set_title",
+        lambda ax, t, *a, **k: titles.append(t) or set_title(ax, t, *a, **k),
+    )
+    plot_report(report, tmp_path / "plot.png")
+    assert any(title.startswith(RATING) for title in titles)

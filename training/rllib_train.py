@@ -68,7 +68,9 @@ class Args:
 
 
 def parse_args(argv: list[str] | None) -> Args:
-    parser = argparse.ArgumentParser(prog="rllib_train", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="hot-envs train --backend rllib", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("game", help="heisse-luft or heisse-karten")
     defaults = Args()
     for f in fields(Args):

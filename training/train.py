@@ -41,6 +41,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
 from hot_envs.agents.checkpoint import export_checkpoint, read_metadata, update_metadata
 from hot_envs.agents.shipped import find_checkpoint
+from hot_envs.cli import non_negative_int, positive_int
 from hot_envs.games import get_game
 from hot_envs.single_agent import Opponent, SingleAgentEnv
 from hot_envs.training.evaluate import (
@@ -288,20 +289,40 @@ def load_config(path: Path) -> dict[str, Any]:
 
 
 def parse_args(argv: list[str] | None) -> Args:
-    parser = argparse.ArgumentParser(prog="train", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="hot-envs train",
+        description=__doc__.splitlines()[0],
+        epilog="Options not given come from the config (training/configs/GAME.toml).",
+    )
     parser.add_argument("game", help="heisse-luft or heisse-karten")
+    parser.add_argument(
+        "--backend",
+        choices=["sb3"],  # hot-envs train hands rllib to training.rllib_train
+        metavar="{sb3,rllib}",
+        help="sb3: MaskablePPO, these options (the default); rllib: Ray RLlib, its own "
+        "options (hot-envs train --backend rllib -h)",
+    )
     parser.add_argument("--players", help="Heiße Karten: a player count 2–6, or 'all'")
-    parser.add_argument("--timesteps", type=int)
-    parser.add_argument("--out")
-    parser.add_argument("--config")
-    parser.add_argument("--seed", type=int)
-    parser.add_argument("--resume")
-    parser.add_argument("--n-envs", type=int, dest="n_envs")
+    parser.add_argument("--timesteps", type=positive_int, help="environment steps to learn for")
+    parser.add_argument("--out", help="run folder (default runs/GAME-TIMESTAMP/)")
+    parser.add_argument("--config", help="TOML config (default training/configs/GAME.toml)")
+    parser.add_argument("--seed", type=non_negative_int, help="seed of the run")
+    parser.add_argument("--resume", help="checkpoint to go on training from")
+    parser.add_argument(
+        "--n-envs", type=positive_int, dest="n_envs", help="env workers (default: by cores)"
+    )
     parser.add_argument(
         "--time-limit", type=float, dest="time_limit", help="seconds of learning at most"
     )
-    parser.add_argument("--no-progress", action="store_false", dest="progress_bar", default=None)
+    parser.add_argument(
+        "--no-progress",
+        action="store_false",
+        dest="progress_bar",
+        default=None,
+        help="no progress bar",
+    )
     cli = {k: v for k, v in vars(parser.parse_args(argv)).items() if v is not None}
+    cli.pop("backend", None)  # hot-envs train dispatched on it already
     game = get_game(cli["game"]).name
     config = Path(cli.get("config") or CONFIGS / f"{game.replace('-', '_')}.toml")
     values = {**load_config(config), **cli, "game": game, "config": str(config)}

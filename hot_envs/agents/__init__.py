@@ -109,6 +109,8 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         return _checkpoint_agent(spec, game, seed)
     if _IMPORT_PATH.match(spec):
         return _imported_agent(spec, game, seed)
+    if "/" in spec or "\\" in spec:  # a path with no checkpoint there: say so
+        return _checkpoint_agent(spec, game, seed)
     raise ValueError(f"unknown agent spec {spec!r}; use {SPEC_HELP}")
 
 

@@ -3,8 +3,9 @@ action ids."""
 
 from __future__ import annotations
 
-from operator import index
 from typing import Any
+
+from hot_envs.engine import as_int
 
 GAME_NAME = "heisse_karten"
 
@@ -88,13 +89,11 @@ def action_name(action: int) -> str:
 
 def action_card(action: Any) -> int:
     """The card an action id plays (HK-1.2); ``ValueError`` saying why for anything but an int
-    0..47 (numpy integers are ints here, bools are not)."""
-    try:
-        if isinstance(action, bool):
-            raise TypeError
-        card = index(action) + 1
-    except TypeError:
-        raise ValueError(f"not an action id (an int 0..{NUM_ACTIONS - 1})") from None
+    0..47 (:func:`hot_envs.engine.as_int`: numpy integers are ints here, bools are not)."""
+    card = as_int(action)
+    if card is None:
+        raise ValueError(f"not an action id (an int 0..{NUM_ACTIONS - 1})")
+    card += 1
     if not 1 <= card <= NUM_CARDS:
         raise ValueError(f"no such action (ids are 0..{NUM_ACTIONS - 1})")
     return card

@@ -21,7 +21,8 @@ def _per_seat(values: list[int]) -> str:
 def render(state: State, viewer: int | None = None) -> str:
     """The public table, plus ``viewer``'s hand when a viewer is given.
 
-    Cards read ``36b`` (black, counts +36) and ``17r`` (red, counts -17), as in HK-1.1.
+    Cards read ``36b`` (black, counts +36) and ``17r`` (red, counts -17), as in HK-1.1. The last
+    trick taken is shown with the seat that took it until the next one is taken.
     """
     n, options = state.num_players, state.options
     rounds = options["rounds"]
@@ -43,6 +44,11 @@ def render(state: State, viewer: int | None = None) -> str:
         ),
         "Scores: " + _per_seat(state.scores),
     ]
+    complete = len(state.played) // n
+    if complete:  # HK-5 the last trick taken is public; its winner leads the current one
+        last = state.played[(complete - 1) * n : complete * n]
+        cards = ", ".join(f"{seat_name(seat)} {card_label(card)}" for seat, card in last)
+        lines.insert(2, f"Last trick: {cards} — taken by {seat_name(state.leader)}")
     if rounds > 1:
         lines.append("Totals: " + _per_seat(state.totals))
     lines.append(

@@ -55,6 +55,7 @@ REQUIRED_KEYS = (
 )
 OPTIONAL_KEYS = ("options", "played", "totals", "round")
 # What State.from_view needs of a view (State.view adds game, scores and legal_actions).
+# Every one is checked before any card is dealt (deal_view).
 VIEW_KEYS = (
     "player",
     "num_players",
@@ -311,4 +312,64 @@ def parse_state_dict(d: Any, rng: np.random.Generator) -> dict[str, Any]:
         "scores": scores,
         "totals": totals,
         "round": round_index,
+    }
+
+
+def deal_view(view: Any, rng: np.random.Generator) -> dict[str, Any]:
+    """A state dict that gives ``view``: the cards the viewer cannot see (other hands, draw
+    pile, set-aside cards) dealt at random from ``rng``.
+
+    Every size and card of the view is checked first, so a malformed view is a ``ValueError``
+    naming its field and nothing is allocated for absurd counts; ``parse_state_dict`` then
+    checks the rules on the dealt state.
+    """
+    if not isinstance(view, dict):
+        raise ValueError(f"a view dict is needed, not {type(view).__name__}")
+    missing = [key for key in VIEW_KEYS if key not in view]
+    if missing:
+        raise ValueError(f"the view lacks {missing[0]!r}")
+    n = check_num_players(view["num_players"])
+    viewer = check_int(view["player"], "player", 0, n - 1)
+    hand = _card_list(view["hand"], "hand")
+    played = _seat_card_list(view["played"], "played", n)
+    taken = [
+        _card_list(pile, f"taken[{seat}]")
+        for seat, pile in enumerate(_per_seat(view["taken"], "taken", n))
+    ]
+    sizes = [
+        check_int(size, f"hand_sizes[{seat}]", 0, HAND_SIZE)
+        for seat, size in enumerate(_per_seat(view["hand_sizes"], "hand_sizes", n))
+    ]
+    if sizes[viewer] != len(hand):
+        raise ValueError(
+            f"hand holds {len(hand)} cards, but hand_sizes[{viewer}] is {sizes[viewer]}"
+        )
+    draw_size = check_int(view["draw_pile_size"], "draw_pile_size", 0, NUM_CARDS)
+    set_aside_size = check_int(view["set_aside_count"], "set_aside_count", 0, NUM_CARDS)
+    seen = set(hand).union(card for _, card in played)
+    seen.update(card for pile in taken for card in pile)
+    hidden = [card for card in CARDS if card not in seen]
+    rng.shuffle(hidden)
+    sizes[viewer] = 0
+    needed = sum(sizes) + draw_size + set_aside_size
+    if needed != len(hidden):
+        raise ValueError(f"the view hides {len(hidden)} cards, but its sizes need {needed}")
+    hands, start = [], 0
+    for seat, size in enumerate(sizes):
+        hands.append(hand if seat == viewer else hidden[start : start + size])
+        start += size
+    return {
+        "game": GAME_NAME,
+        "num_players": n,
+        "current_player": view["current_player"],
+        "leader": view["leader"],
+        "hands": hands,
+        "draw_pile": hidden[start + set_aside_size :],
+        "set_aside": hidden[start : start + set_aside_size],
+        "trick": view["trick"],
+        "taken": taken,
+        "played": view["played"],
+        "options": view["options"],
+        "totals": view["totals"],
+        "round": view["round"],
     }

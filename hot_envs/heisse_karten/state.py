@@ -39,7 +39,6 @@ from hot_envs.errors import IllegalActionError
 from hot_envs.heisse_karten import serialize
 from hot_envs.heisse_karten.facts import (
     CARD_VALUE,
-    CARDS,
     GAME_NAME,
     HAND_SIZE,
     NUM_ACTIONS,
@@ -120,41 +119,10 @@ class State:
     @classmethod
     def from_view(cls, view: dict, rng: Seed = None) -> State:
         """A full state that gives ``view``: the cards the viewer cannot see (other hands, draw
-        pile, set-aside cards) are dealt at random from ``rng``."""
-        missing = [key for key in serialize.VIEW_KEYS if key not in view]
-        if missing:
-            raise ValueError(f"the view lacks {missing[0]!r}")
+        pile, set-aside cards) are dealt at random from ``rng``; ``ValueError`` names the first
+        problem of a malformed view."""
         rng = make_rng(rng)
-        n, viewer = view["num_players"], view["player"]
-        seen = set(view["hand"]).union(card for _, card in view["played"])
-        seen.update(card for pile in view["taken"] for card in pile)
-        hidden = [card for card in CARDS if card not in seen]
-        rng.shuffle(hidden)
-        sizes = [size if seat != viewer else 0 for seat, size in enumerate(view["hand_sizes"])]
-        needed = sum(sizes) + view["draw_pile_size"] + view["set_aside_count"]
-        if needed != len(hidden):
-            raise ValueError(f"the view hides {len(hidden)} cards, but its sizes need {needed}")
-        hands, start = [], 0
-        for seat, size in enumerate(sizes):
-            hands.append(list(view["hand"]) if seat == viewer else hidden[start : start + size])
-            start += size
-        set_aside = hidden[start : start + view["set_aside_count"]]
-        d = {
-            "game": GAME_NAME,
-            "num_players": n,
-            "current_player": view["current_player"],
-            "leader": view["leader"],
-            "hands": hands,
-            "draw_pile": hidden[start + len(set_aside) :],
-            "set_aside": set_aside,
-            "trick": view["trick"],
-            "taken": view["taken"],
-            "played": view["played"],
-            "options": view["options"],
-            "totals": view["totals"],
-            "round": view["round"],
-        }
-        return cls.from_dict(d, seed=rng)
+        return cls.from_dict(serialize.deal_view(view, rng), seed=rng)
 
     @classmethod
     def _empty(cls, num_players: int, rng: np.random.Generator) -> State:
@@ -372,7 +340,10 @@ class State:
         return action_name(action)
 
     def render(self, viewer: int | None = None) -> str:
-        """The table as text; only ``viewer``'s hand is shown (no hand when ``None``)."""
+        """The table as text; only ``viewer``'s hand is shown (no hand when ``None``). A viewer
+        who is not a seat is a ``ValueError``, as in :meth:`view`."""
+        if viewer is not None:
+            viewer = serialize.check_int(viewer, "viewer", 0, self.num_players - 1)
         return render(self, viewer)
 
     def __str__(self) -> str:

@@ -81,7 +81,7 @@ def check_options(options: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(f"option three_for_one must be a bool, not {merged['three_for_one']!r}")
     first = merged["starting_player"]
     if first != "random":
-        merged["starting_player"] = _seat(first, "option starting_player (or 'random')")
+        merged["starting_player"] = check_seat(first, "option starting_player (or 'random')")
     limit = merged["turn_limit"]
     if isinstance(limit, bool) or not isinstance(limit, int | np.integer) or limit < 1:
         raise ValueError(f"option turn_limit must be a positive int, not {limit!r}")
@@ -149,7 +149,7 @@ def state_to_dict(state: State) -> dict:
 
 def state_view(state: State, player: int) -> dict:
     """What ``player`` may know (HL-8): public parts, own hand, sizes of hidden piles."""
-    player = _seat(player, "player")
+    player = check_seat(player, "player")
     opponent = 1 - player
     deck_counts = [0] * 4
     for suit in state.prize_deck:
@@ -176,11 +176,13 @@ def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def _list(x: Any, where: str, length: int | None = None) -> list:
+def _list(x: Any, where: str, length: int | None = None, most: int | None = None) -> list:
     if not isinstance(x, list):
         raise ValueError(f"{where} must be a list, not {type(x).__name__}")
     if length is not None and len(x) != length:
         raise ValueError(f"{where} must have {length} entries, not {len(x)}")
+    if most is not None and len(x) > most:
+        raise ValueError(f"{where} holds {len(x)} entries; the game has {most}")
     return x
 
 
@@ -191,7 +193,7 @@ def _card(code: Any, where: str) -> int:
 
 
 def _cards(x: Any, where: str) -> list[int]:
-    return [_card(code, where) for code in _list(x, where)]
+    return [_card(code, where) for code in _list(x, where, most=NUM_CARDS)]
 
 
 def _suit(letter: Any, where: str) -> int:
@@ -200,7 +202,7 @@ def _suit(letter: Any, where: str) -> int:
     return SUITS.index(letter)
 
 
-def _seat(x: Any, where: str, allow_none: bool = False) -> int | None:
+def check_seat(x: Any, where: str, allow_none: bool = False) -> int | None:
     """A seat as a plain int (numpy integers accepted, bools refused)."""
     if x is None and allow_none:
         return None
@@ -237,7 +239,10 @@ def _read_stage(state: State, i: int, d: Any) -> None:
     if d["terrain"] not in TERRAINS:
         raise ValueError(f"{where}.terrain must be 'lowland' or 'mountain', not {d['terrain']!r}")
     prizes = [_suit(s, f"{where}.prizes") for s in _list(d["prizes"], f"{where}.prizes")]
-    sides = [_cards(s, f"{where}.sides[{j}]") for j, s in enumerate(_list(d["sides"], "", 2))]
+    sides = [
+        _cards(s, f"{where}.sides[{j}]")
+        for j, s in enumerate(_list(d["sides"], f"{where}.sides", 2))
+    ]
     size = STAGE_SIZES[i] if d["in_play"] else 0
     if len(prizes) != size:
         raise ValueError(f"{where} must hold {size} prize cards, not {len(prizes)}")
@@ -255,7 +260,7 @@ def _read_stage(state: State, i: int, d: Any) -> None:
                 )
     if d["in_play"] and sum(map(len, sides)) == 2 * size:
         raise ValueError(f"{where} is complete and should have been flown (HL-4.1)")
-    last = _seat(d.get("last_player"), f"{where}.last_player", allow_none=True)
+    last = check_seat(d.get("last_player"), f"{where}.last_player", allow_none=True)
     if last is None and any(sides):
         raise ValueError(f"{where} holds cards, so last_player must be 0 or 1")
     state.in_play[i] = d["in_play"]
@@ -319,7 +324,7 @@ def state_from_dict(cls: type[State], d: Any, seed: Seed = None) -> State:
         raise ValueError(f"phase must be one of {PHASES}, not {d['phase']!r}")
     state.phase = PHASES.index(d["phase"])
     over = state.phase == OVER
-    state.current_player = _seat(d["current_player"], "current_player", allow_none=over)
+    state.current_player = check_seat(d["current_player"], "current_player", allow_none=over)
     if over and state.current_player is not None:
         raise ValueError("current_player must be null when the phase is 'over'")
 
@@ -350,7 +355,9 @@ def state_from_dict(cls: type[State], d: Any, seed: Seed = None) -> State:
 
 def _read_trophies(state: State, d: dict) -> None:
     trophies = _list(d["trophies"], "trophies", 2)
-    state.trophies = [[_suit(s, f"trophies[{p}]") for s in _list(trophies[p], "")] for p in (0, 1)]
+    state.trophies = [
+        [_suit(s, f"trophies[{p}]") for s in _list(trophies[p], f"trophies[{p}]")] for p in (0, 1)
+    ]
     claimed = state.trophies[0] + state.trophies[1]
     if len(set(claimed)) != len(claimed):
         raise ValueError(f"a trophy is claimed twice: {d['trophies']} (HL-6.1)")
@@ -393,14 +400,14 @@ def _read_phase(state: State, d: dict) -> None:
     if state.phase == OVER:
         winner = d.get("winner")
         if winner != DRAW:
-            winner = _seat(winner, "winner", allow_none=True)
+            winner = check_seat(winner, "winner", allow_none=True)
         state.winner = winner
         state._legal = []  # the winner is taken as given: null reads as a truncated game
     elif state.phase == TROPHY:
         tp = d.get("trophy_phase")
         if not isinstance(tp, dict) or set(tp) != {"winner", "asking"}:
             raise ValueError("the trophy phase needs trophy_phase = {'winner': seat, 'asking': …}")
-        state.trophy_winner = _seat(tp["winner"], "trophy_phase.winner")
+        state.trophy_winner = check_seat(tp["winner"], "trophy_phase.winner")
         if tp["asking"] not in ("winner", "other"):
             raise ValueError(
                 f"trophy_phase.asking must be 'winner' or 'other', not {tp['asking']!r}"
@@ -436,9 +443,38 @@ def _read_phase(state: State, d: dict) -> None:
 
 
 MAX_DEALS = 1000
+VIEW_KEYS = (
+    "player",
+    "phase",
+    "hand",
+    "opponent_hand_size",
+    "known_opponent_cards",
+    "draw_pile_size",
+    "discard_pile",
+    "prize_deck_counts",
+    "stages",
+)
 
 
-def state_from_view(cls: type[State], view: dict, rng: Seed = None) -> State:
+def _seen_cards(view: dict) -> tuple[set[str], int]:
+    """The card codes the viewer sees and the number of unknown opponent cards, every field
+    checked against the game first (nothing is allocated for an absurd count)."""
+    missing = [k for k in VIEW_KEYS if k not in view]
+    if missing:
+        raise ValueError(f"the view lacks the key(s) {missing}")
+    known = _cards(view["known_opponent_cards"], "known_opponent_cards")
+    seen = set(_cards(view["hand"], "hand")) | set(_cards(view["discard_pile"], "discard_pile"))
+    seen |= set(known)
+    for i, stage in enumerate(_list(view["stages"], "stages", NUM_STAGES)):
+        if not isinstance(stage, dict) or "sides" not in stage:
+            raise ValueError(f"stages[{i}] must be a dict with the key 'sides'")
+        for j, side in enumerate(_list(stage["sides"], f"stages[{i}].sides", 2)):
+            seen.update(_cards(side, f"stages[{i}].sides[{j}]"))
+    hand_size = _int(view["opponent_hand_size"], "opponent_hand_size", len(known), HAND_SIZE)
+    return {CARD_CODES[c] for c in seen}, hand_size - len(known)
+
+
+def state_from_view(cls: type[State], view: Any, rng: Seed = None) -> State:
     """A full state consistent with ``view``: the cards the viewer cannot see are dealt at
     random to the opponent's unknown hand cards and the draw pile; the prize deck is shuffled.
 
@@ -448,15 +484,19 @@ def state_from_view(cls: type[State], view: dict, rng: Seed = None) -> State:
     rng = make_rng(rng)
     if not isinstance(view, dict) or view.get("game", GAME) != GAME or "player" not in view:
         raise ValueError("from_view needs a Heiße Luft view dict (State.view(player))")
-    player = _seat(view["player"], "view.player")
-    seen = set(view["hand"]) | set(view["discard_pile"]) | set(view["known_opponent_cards"])
-    for stage in view["stages"]:
-        seen.update(stage["sides"][0], stage["sides"][1])
+    player = check_seat(view["player"], "view.player")
+    seen, n_unknown = _seen_cards(view)
     unseen = [code for code in CARD_CODES if code not in seen]
-    n_unknown = view["opponent_hand_size"] - len(view["known_opponent_cards"])
-    if n_unknown < 0 or len(unseen) - n_unknown != view["draw_pile_size"]:
+    draw_size = _int(view["draw_pile_size"], "draw_pile_size", 0, NUM_CARDS)
+    if len(unseen) - n_unknown != draw_size:
         raise ValueError("the view's card counts do not add up to 40 balloon cards")
-    deck = [s for s in SUITS for _ in range(view["prize_deck_counts"][s])]
+    deck_counts = _counts(view["prize_deck_counts"], "prize_deck_counts")
+    for suit, (count, size) in enumerate(zip(deck_counts, SUIT_SIZES, strict=True)):
+        if count > size:
+            raise ValueError(f"prize_deck_counts[{SUITS[suit]!r}] is {count}; the game has {size}")
+    if view["phase"] not in PHASES:
+        raise ValueError(f"phase must be one of {PHASES}, not {view['phase']!r}")
+    deck = [SUITS[s] for s in range(4) for _ in range(deck_counts[s])]
     keys = set(REQUIRED_KEYS) | set(OPTIONAL_KEYS)
     d = {k: v for k, v in view.items() if k in keys}
     hands: list[list[str]] = [list(view["hand"]), list(view["hand"])]

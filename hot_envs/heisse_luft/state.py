@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from hot_envs.engine import Seed, copy_rng, make_rng
+from hot_envs.engine import Seed, as_int, copy_rng, make_rng
 from hot_envs.errors import IllegalActionError
 from hot_envs.heisse_luft import serialize
 from hot_envs.heisse_luft.facts import (
@@ -290,11 +290,13 @@ class State:
 
     @staticmethod
     def _as_action_id(action: Any) -> int:
-        if isinstance(action, bool) or not isinstance(action, int | np.integer):
+        """An int, numpy integer or 0-d integer array as a plain int (:func:`as_int`)."""
+        action_id = as_int(action)
+        if action_id is None:
             raise IllegalActionError(
                 f"action {action!r} is not an action id: expected an int in 0..{NUM_ACTIONS - 1}"
             )
-        return int(action)
+        return action_id
 
     def _why_illegal(self, action: int) -> str:
         head = f"action {action} ({action_name(action)}) is illegal"
@@ -524,7 +526,10 @@ class State:
         return serialize.state_from_view(cls, view, rng)
 
     def render(self, viewer: int | None = None) -> str:
-        """The table as text; ``viewer``'s hand is shown, no hidden card ever is."""
+        """The table as text; ``viewer``'s hand is shown, no hidden card ever is. A viewer who
+        is not a seat is a ``ValueError``, as in :meth:`view`."""
+        if viewer is not None:
+            viewer = serialize.check_seat(viewer, "viewer")
         return render(self, viewer)
 
     def __repr__(self) -> str:

@@ -382,19 +382,27 @@ def test_games_end_well_before_the_turn_limit(seed, choice_seed, options):
     assert state.turn < 300 < DEFAULT_TURN_LIMIT
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=seeds, choice_seed=seeds, options=options, turn_limit=st.integers(1, 120))
 def test_a_turn_limit_truncates_the_game_without_a_winner(seed, choice_seed, options, turn_limit):
-    """HL-7.3: a game reaching turn_limit turns ends truncated, with no winner and 0 returns;
-    a game that ends by the rules first never exceeds it."""
-    state = State.new(seed=seed, turn_limit=turn_limit, **options)
-    for _ in random_game(state, choice_seed):
-        assert state.turn <= turn_limit
-    if state.is_truncated():
-        assert state.turn == turn_limit and state.to_dict()["winner"] is None
-        assert state.returns() == [0.0, 0.0]
+    """HL-7.3: the limit changes nothing but the end. The same game without a limit plays the
+    same actions; if it ends first, the limited game ends there too, by the rules and with the
+    same result; otherwise the limited game stops truncated once turn_limit turns are done, with
+    no winner and 0 returns."""
+    limited = State.new(seed=seed, turn_limit=turn_limit, **options)
+    free = State.new(seed=seed, **options)
+    free_actions = random_game(free, choice_seed)
+    for action in random_game(limited, choice_seed):
+        assert next(free_actions) == action
+        assert limited.turn <= turn_limit
+    if limited.is_truncated():
+        assert limited.turn == turn_limit and limited.to_dict()["winner"] is None
+        assert limited.returns() == [0.0, 0.0]
+        assert not free.is_terminal() and free.turn == turn_limit
     else:
-        assert state.turn < turn_limit or state.to_dict()["winner"] is not None
+        assert next(free_actions, None) is None  # the unlimited game ended at the same action
+        assert limited.to_dict() == {**free.to_dict(), "options": limited.to_dict()["options"]}
+        assert limited.to_dict()["winner"] is not None
 
 
 @games(500)

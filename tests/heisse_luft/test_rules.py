@@ -8,7 +8,9 @@ disagree, the test follows docs/rules.md.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -829,6 +831,21 @@ def test_HL_6_2_payment_tie_takes_hearts_before_diamonds():
     d = state.to_dict()
     assert d["trophy_cards"][0] == won(D=6, S=3, H=3)
     assert d["prizes_won"][0] == won(D=3)
+
+
+def test_HL_6_2_the_payment_order_example_of_the_docs_is_a_real_position():
+    """HL-6.2, docs/rules.md example 3: the payment-order position it describes is one the
+    engine accepts (from_dict), and the claim pays and leaves what the text says."""
+    text = (Path(__file__).parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
+    text = " ".join(text.split())
+    held = re.search(r"claiming ♠ \(price 4\) with (\d+) ♠, (\d+) ♥ and (\d+) ♦", text)
+    left = re.search(r"Left over: (\d+) ♥ and (\d+) ♦\.", text)
+    assert held and left
+    spades, hearts, diamonds = map(int, held.groups())
+    state = trophy_phase(won(S=spades, H=hearts, D=diamonds), won(), trophies=("D", "H"))
+    assert CLAIM["S"] in state.legal_actions()
+    run(state, CLAIM["S"])
+    assert state.to_dict()["prizes_won"][0] == won(H=int(left[1]), D=int(left[2]))
 
 
 def test_HL_6_2_own_suit_pays_first():

@@ -19,6 +19,7 @@ def test_train_backend_rllib_is_the_rllib_script(capsys) -> None:
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
     assert "--env-runners" in out and "--address" in out
+    assert out.startswith("usage: hot-envs train --backend rllib ")
 
 
 def test_bad_rllib_options_are_clear_errors_before_ray_starts(capsys) -> None:

@@ -8,10 +8,33 @@ pytest.importorskip("sb3_contrib")
 
 
 def test_train_help_is_the_training_scripts(capsys: pytest.CaptureFixture[str]) -> None:
+    """The help names the command as it is typed, shows --backend, and explains each option."""
     with pytest.raises(SystemExit) as exit_info:
         main(["train", "-h"])
     assert exit_info.value.code == 0
-    assert "--timesteps" in capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())
+    assert out.startswith("usage: hot-envs train ") and "--backend {sb3,rllib}" in out
+    for option in ("--timesteps TIMESTEPS environment steps", "--seed SEED seed of the run"):
+        assert option in out
+    for option in ("--out OUT run folder", "--n-envs N_ENVS env workers", "--no-progress no"):
+        assert option in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--timesteps", "-5"], "argument --timesteps: must be 1 or more, not -5"),
+        (["--timesteps", "0"], "argument --timesteps: must be 1 or more, not 0"),
+        (["--seed", "-1"], "argument --seed: must be 0 or more"),
+        (["--n-envs", "0"], "argument --n-envs: must be 1 or more"),
+    ],
+)
+def test_train_refuses_numbers_out_of_range_before_training(argv, message, capsys, tmp_path):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", "heisse-luft", "--out", str(tmp_path / "run"), *argv])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()  # nothing trained, nothing written
 
 
 def test_train_with_an_unknown_game_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
