@@ -86,19 +86,19 @@ def compare(
     start: str | Path,
     final: str | Path,
     game: str,
-    opponents: Sequence[str],
+    opponents: dict[str, int],
     games: int,
     player_counts: Sequence[int],
     seed: int = 0,
     workers: int = 1,
 ) -> list[dict[str, Any]]:
-    """Rows for :func:`format_comparison`: ``start`` and ``final`` against each opponent (the
-    same deals for both), then ``final`` against ``start`` (opponent ``"start"``), each tagged
-    with ``checkpoint``."""
+    """Rows for :func:`format_comparison`: ``start`` and ``final`` against each opponent (spec →
+    games; the same deals for both), then ``final`` against ``start`` over ``games`` games
+    (opponent ``"start"``), each row tagged with ``checkpoint``."""
     rows = []
-    for opponent in opponents:
+    for opponent, count in opponents.items():
         for name, path in (("start", start), ("final", final)):
-            for row in evaluate(path, game, opponent, games, player_counts, seed, workers):
+            for row in evaluate(path, game, opponent, count, player_counts, seed, workers):
                 rows.append({"checkpoint": name, **row})
     start_spec = str(Path(start).with_suffix(".npz"))
     for row in evaluate(final, game, start_spec, games, player_counts, seed, workers):

@@ -510,7 +510,7 @@ def main(argv: list[str] | None = None) -> int:
         out / "start",
         final,
         args.game,
-        ["random", "heuristic"],
+        {"random": args.eval_games, "heuristic": args.final_eval_games},
         args.final_eval_games,
         args.eval_players or counts,
         args.seed + 2,
