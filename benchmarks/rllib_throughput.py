@@ -34,7 +34,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # training/ from a source checkout
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # hot_envs from a source checkout
+from hot_envs.games import get_game  # noqa: E402
 
 
 def sb3(game: str, players: int, n_envs: int, timesteps: int, seed: int) -> dict[str, Any]:
@@ -50,7 +51,8 @@ def sb3(game: str, players: int, n_envs: int, timesteps: int, seed: int) -> dict
     from hot_envs.training.train import parse_args
 
     torch.set_num_threads(1)
-    args = parse_args([game] + (["--players", str(players)] if game == "heisse-karten" else []))
+    choice = len(get_game(game).players) > 1
+    args = parse_args([game] + (["--players", str(players)] if choice else []))
     make_env = partial(
         SingleAgentEnv, game, opponents=["random", "heuristic"], players=args.players
     )
@@ -87,7 +89,6 @@ def moves_per_learner_move(game: str, players: list[int] | None, seed: int) -> f
     import numpy as np
 
     from hot_envs.agents import make_agent
-    from hot_envs.games import get_game
 
     engine = get_game(game).engine
     rng = np.random.default_rng(seed)
@@ -228,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for repeat in range(args.repeats):  # interleaved: load from other jobs hits all alike
             for game in args.games:
-                players = args.players if game == "heisse-karten" else 2
+                choice = len(get_game(game).players) > 1
+                players = args.players if choice else get_game(game).min_players
                 print(f"[{repeat + 1}/{args.repeats}] {game}: SB3 …", flush=True)
                 row = sb3(game, players, args.sb3_envs, args.sb3_timesteps, args.seed)
                 runs.setdefault((game, row["workers"]), []).append({"game": game, **row})

@@ -46,7 +46,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import hot_envs
-from hot_envs.agents.checkpoint import checkpoint_stem, read_metadata
+from hot_envs.agents.checkpoint import read_metadata
+from hot_envs.agents.shipped import find_checkpoint
 from hot_envs.arena import (
     GameRecord,
     MatchResult,
@@ -55,6 +56,7 @@ from hot_envs.arena import (
     unique_names,
     wilson_interval,
 )
+from hot_envs.games import get_game
 from hot_envs.report import build_report, print_report, save_report
 
 RESULTS = Path(__file__).parent / "results"
@@ -235,11 +237,12 @@ def checkpoint_target(game: str, players: int, against: str) -> float | None:
 
 def run_checkpoint(path: Path, args: argparse.Namespace) -> dict:
     """The checkpoint alone against N − 1 copies of each opponent, for every player count."""
-    stem = checkpoint_stem(path)
+    stem = find_checkpoint(path)
     meta = read_metadata(stem)
     game, name = meta["game"], stem.name
     digest = hashlib.sha1(stem.with_suffix(".npz").read_bytes()).hexdigest()[:10]
-    counts = [2] if game == "heisse-luft" else args.players
+    players = get_game(game).players
+    counts = args.players if len(players) > 1 else list(players)
     specs = [str(stem), *(args.opponents or ["random", "heuristic", args.search])]
     start = time.perf_counter()
     rows, summaries = [], {}
@@ -266,7 +269,7 @@ def run_checkpoint(path: Path, args: argparse.Namespace) -> dict:
         "command": f"--checkpoint {stem} --opponents {' '.join(specs[1:])} --games {args.games} "
         f"--search-games {args.search_games} --seed {args.seed}"
         + (f" --precision {args.precision}" if args.precision else "")
-        + (f" --players {' '.join(map(str, counts))}" if game != "heisse-luft" else ""),
+        + (f" --players {' '.join(map(str, counts))}" if len(players) > 1 else ""),
         "seconds": time.perf_counter() - start,
         "rows": rows,
         "summaries": summaries,

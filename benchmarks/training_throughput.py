@@ -51,7 +51,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 from hot_envs.agents.checkpoint import CheckpointAgent, numpy_policy
 from hot_envs.single_agent import SingleAgentEnv
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # training/ from a source checkout
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # hot_envs from a source checkout
 from hot_envs.training.train import Args, build_model, default_n_envs, parse_args  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"

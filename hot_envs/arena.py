@@ -163,14 +163,8 @@ def num_players(game: str, players: int | None, options: dict | None = None) -> 
 
 def game_options(game: str, players: int | None, options: dict | None = None) -> dict:
     """Engine options for ``State.new``: ``options`` plus the player count where the game has
-    one to choose (Heiße Luft is 2-player only)."""
-    options = dict(options or {})
-    if players is not None:
-        if get_game(game).name == "heisse-luft" and players != 2:
-            raise ValueError(f"Heiße Luft is a 2-player game, not {players}")
-        if get_game(game).name != "heisse-luft":
-            options["num_players"] = players
-    return options
+    one to choose (:meth:`hot_envs.games.Game.options`)."""
+    return get_game(game).options(players, options)
 
 
 def play_group(

@@ -55,12 +55,10 @@ class TurnBasedEnv(MultiAgentEnv):
             )
         self.game = get_game(config.get("game", "heisse-luft"))
         self.engine = self.game.engine
-        self.options = dict(config.get("game_options") or {})
         players = config.get("players")
-        if self.game.name == "heisse-karten":
-            self.options["num_players"] = 2 if players is None else int(players)
-        elif players not in (None, 2):
-            raise ValueError(f"Heiße Luft is a 2-player game, not {players!r} players")
+        self.options = self.game.options(
+            self.game.min_players if players is None else players, config.get("game_options")
+        )
         self.state = self.engine.State.new(seed=0, **self.options)  # bad options fail here
         self.fixed_specs = list(config.get("fixed_agents") or [])
         for spec in self.fixed_specs:
