@@ -21,8 +21,8 @@ a note. The process is pinned to one CPU where the OS allows it.
 ``--raw-env`` adds each ``raw_env`` played the same way without PettingZoo's wrappers, to show
 what the wrappers cost.
 
-Writes ``throughput.json``, ``throughput.md`` (the table for the README) and ``throughput.png``
-into ``--out``.
+Writes ``throughput.json``, ``throughput.md`` (the table for docs/benchmarks.md) and
+``throughput.png`` into ``--out``.
 """
 
 from __future__ import annotations
