@@ -1,0 +1,76 @@
+"""The documents' Python examples run as written, and the documents cite only this repository.
+
+Every ```` ```python ```` block of the README, ``docs/*.md`` and ``checkpoints/README.md`` runs,
+in order, one namespace per document, in an empty current folder. Two conventions:
+
+* a block whose first line is ``# NAME.py …`` is also saved as ``NAME.py`` in that folder, so a
+  later block can import it (docs/agents.md's ``my_agents.py``);
+* a block right after the line ``<!-- docs-test: skip (why) -->`` is not run — for examples too
+  slow for the suite; say why in the comment.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+DOCUMENTS = [
+    REPOSITORY / "README.md",
+    *sorted((REPOSITORY / "docs").glob("*.md")),
+    REPOSITORY / "checkpoints" / "README.md",
+]
+SKIP = "<!-- docs-test: skip"
+SAVED_AS = re.compile(r"# (\w+\.py)\b")
+
+
+def python_blocks(text: str) -> list[tuple[int, str, bool]]:
+    """``(line, code, skipped)`` of every Python block, in order."""
+    blocks = []
+    for match in re.finditer(r"^```python[^\n]*\n(.*?)^```", text, re.M | re.S):
+        line = text.count("\n", 0, match.start()) + 1
+        previous = text[: match.start()].rstrip("\n").rpartition("\n")[2]
+        blocks.append((line, match.group(1), previous.startswith(SKIP)))
+    return blocks
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: str(p.relative_to(REPOSITORY)))
+def test_python_examples_run(document: Path, tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    namespace: dict = {"__name__": f"docs_{document.stem}"}
+    for line, code, skipped in python_blocks(document.read_text(encoding="utf-8")):
+        saved = SAVED_AS.match(code)
+        if saved:
+            (tmp_path / saved.group(1)).write_text(code, encoding="utf-8")
+        if not skipped:
+            exec(compile(code, f"{document.name}:{line}", "exec"), namespace)
+
+
+def test_the_conventions_are_seen() -> None:
+    text = "x\n<!-- docs-test: skip (slow) -->\n```python\nslow()\n```\n```python\n# a.py\n```\n"
+    assert python_blocks(text) == [(3, "slow()\n", True), (6, "# a.py\n", False)]
+
+
+def test_documents_and_code_cite_only_this_repository() -> None:
+    outside = re.compile(r"\b(RULES|DESIGN)\.md\b|(?i:\bthe issue\b|\bissue \d)")
+    files = [
+        *DOCUMENTS,
+        *REPOSITORY.glob("*.toml"),
+        *(REPOSITORY / "training" / "configs").glob("*.toml"),
+        *(
+            path
+            for folder in ("hot_envs", "training", "tests", "benchmarks")
+            for path in (REPOSITORY / folder).rglob("*.py")
+        ),
+    ]
+    found = [
+        f"{path.relative_to(REPOSITORY)}:{number}"
+        for path in files
+        if path != Path(__file__).resolve()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if outside.search(line)
+    ]
+    assert not found
