@@ -89,6 +89,7 @@ def moves_per_learner_move(game: str, players: list[int] | None, seed: int) -> f
     import numpy as np
 
     from hot_envs.agents import make_agent
+    from hot_envs.agents.base import decide
 
     engine = get_game(game).engine
     rng = np.random.default_rng(seed)
@@ -104,11 +105,7 @@ def moves_per_learner_move(game: str, players: list[int] | None, seed: int) -> f
                 action = int(rng.choice(legal))
                 learner += 1
             else:
-                observation = {
-                    "observation": engine.encode(state, mover),
-                    "action_mask": engine.action_mask(state, mover),
-                }
-                action = opponent.act(observation, state.view(mover))
+                action = decide(opponent, engine, state, mover)
             total += 1
             state.apply(action)
     return total / learner

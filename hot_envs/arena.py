@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from hot_envs.agents import Agent, make_agent
+from hot_envs.agents.base import observe
 from hot_envs.games import get_game
 from hot_envs.records import make_record
 
@@ -195,10 +196,7 @@ def play_group(
         seconds, decisions, actions = [0.0] * n, [0] * n, []
         while not state.is_terminal():
             seat = state.current_player
-            observation = {
-                "observation": engine.encode(state, seat),
-                "action_mask": engine.action_mask(state, seat),
-            }
+            observation = observe(engine, state, seat)
             start = time.process_time()
             action = agents[seats[seat]].act(observation, state.view(seat))
             seconds[seat] += time.process_time() - start

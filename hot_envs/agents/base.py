@@ -5,15 +5,20 @@ environment's dict for the acting player (``{"observation", "action_mask"}``) an
 engine's view dict of that player (``State.view(seat)``). An agent may use either, and never sees
 more: search agents build full states with ``State.from_view``. Agents sit in any seat of either
 game; ``reset`` (optional) is called at the start of every game.
+
+:func:`decide` is the one step of every loop that runs agents on an engine state (the arena, the
+RLlib env's fixed agents, the terminal game): the agent gets exactly what the environment would
+give it — :func:`observe`'s dict and the view — and returns an action id.
 """
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from hot_envs.engine import Seed, make_rng
+from hot_envs.engine import GameState, Seed, make_rng
 
 
 @runtime_checkable
@@ -21,6 +26,20 @@ class Agent(Protocol):
     """``act(observation, view) -> action id`` — the whole contract."""
 
     def act(self, observation: dict[str, np.ndarray], view: dict[str, Any]) -> int: ...
+
+
+def observe(engine: ModuleType, state: GameState, seat: int) -> dict[str, np.ndarray]:
+    """``seat``'s observation dict in ``state`` (``engine``: the game's engine module), the same
+    as the environment's ``env.observe(agent)``."""
+    return {
+        "observation": engine.encode(state, seat),
+        "action_mask": engine.action_mask(state, seat),
+    }
+
+
+def decide(agent: Agent, engine: ModuleType, state: GameState, seat: int) -> int:
+    """``agent``'s action for ``seat`` in ``state``, from that seat's observation and view only."""
+    return int(agent.act(observe(engine, state, seat), state.view(seat)))
 
 
 def legal_actions(observation: dict[str, np.ndarray], view: dict[str, Any]) -> list[int]:

@@ -31,7 +31,7 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from hot_envs.agents import make_agent
-from hot_envs.agents.base import Agent
+from hot_envs.agents.base import Agent, decide, observe
 from hot_envs.games import get_game
 
 CONFIG_KEYS = {"game", "players", "game_options", "fixed_agents"}
@@ -93,9 +93,7 @@ class TurnBasedEnv(MultiAgentEnv):
         agent = self.possible_agents[seat]
         action = int(action_dict[agent])
         if -len(self.fixed_specs) <= action < 0:
-            action = self._fixed_agent(-action - 1, seat).act(
-                self._observation(seat), self.state.view(seat)
-            )
+            action = decide(self._fixed_agent(-action - 1, seat), self.engine, self.state, seat)
         if not (
             0 <= action < self.engine.NUM_ACTIONS
             and self.engine.action_mask(self.state, seat)[action]
@@ -119,14 +117,8 @@ class TurnBasedEnv(MultiAgentEnv):
         terminateds, truncateds = (kept, ended) if truncated else (ended, kept)
         return observations, rewards, terminateds, truncateds, infos
 
-    def _observation(self, seat: int) -> dict[str, np.ndarray]:
-        return {
-            "observation": self.engine.encode(self.state, seat),
-            "action_mask": self.engine.action_mask(self.state, seat),
-        }
-
     def _observe(self, seats) -> dict[str, dict[str, np.ndarray]]:
-        return {self.possible_agents[s]: self._observation(s) for s in seats}
+        return {self.possible_agents[s]: observe(self.engine, self.state, s) for s in seats}
 
     def _fixed_agent(self, index: int, seat: int) -> Agent:
         """Fixed agent ``index`` for ``seat``: one instance per seat, built on first use."""
