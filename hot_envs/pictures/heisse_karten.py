@@ -1,4 +1,5 @@
-"""The Heiße Karten table as a picture, drawn from one player's view dict (DESIGN.md, HK-5).
+"""The Heiße Karten table as a picture, drawn from one player's view dict (HK-5 in
+docs/rules.md).
 
 Across the top one panel per seat (score, cards in hand, who leads, who is to move); in the
 middle the trick in play order and, beside it, the last finished trick with its winner; at the

@@ -1,4 +1,5 @@
-"""The Heiße Luft table as a picture, drawn from one player's view dict (DESIGN.md, HL-8).
+"""The Heiße Luft table as a picture, drawn from one player's view dict (HL-8 in
+docs/rules.md).
 
 The viewer sits at the bottom, the opponent at the top; between them the four stages
 (docs/rules.md HL-1.3), each with its terrain, its prize cards, both sides' balloon cards with
