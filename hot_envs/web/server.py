@@ -82,10 +82,11 @@ def watch_in_browser(
     """``hot-envs watch GAME --agents A B … --browser``: one game between ``agents`` (seat by
     seat, repeated to fill ``players`` seats) on the browser table, playing itself at ``pace``
     seconds a move and shown as ``seat`` sees it, until Ctrl-C."""
-    name = get_game(game).name
+    description = get_game(game)
+    name = description.name
     seed = new_seed() if seed is None else seed
-    if players is None and name != "heisse-luft":
-        players = max(len(agents), 2)
+    if players is None and len(description.players) > 1:  # one seat per agent, at least
+        players = max(len(agents), description.min_players)
     n = num_players(name, players)
     if not 1 <= len(agents) <= n:
         raise ValueError(f"give 1–{n} agents for {n} seats, not {len(agents)}")
