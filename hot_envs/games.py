@@ -51,7 +51,7 @@ class Game:
             and players in self.players
         ):
             return int(players)
-        raise ValueError(f"{self.title} is {self.describe_players()}, not {players!r} players")
+        raise ValueError(f"{self.title} is {self.describe_players()}, not {players!r}")
 
     def describe_players(self) -> str:
         """``a 2-player game`` or ``a game for 2–6 players``."""

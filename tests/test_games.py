@@ -30,8 +30,8 @@ def test_player_ranges() -> None:
 @pytest.mark.parametrize(
     ("name", "players", "message"),
     [
-        ("heisse-luft", 3, "Heiße Luft is a 2-player game, not 3 players"),
-        ("heisse-karten", 7, "Heiße Karten is a game for 2–6 players, not 7 players"),
+        ("heisse-luft", 3, "Heiße Luft is a 2-player game, not 3$"),
+        ("heisse-karten", 7, "Heiße Karten is a game for 2–6 players, not 7$"),
         ("heisse-karten", 1, "2–6 players"),
         ("heisse-karten", True, "2–6 players"),
         ("heisse-karten", "4", "2–6 players"),

@@ -99,7 +99,7 @@ def test_bad_replay_options_are_clear_errors(games, argv, message, capsys) -> No
     [
         (["replay", "no_such_file.jsonl"], "no game records"),
         (["watch", "heisse-luft", "--agents", "random", "random", "random"], "2-player"),
-        (["watch", "heisse-karten", "--agents", "random"], "num_players"),
+        (["watch", "heisse-karten", "--agents", "random"], "a game for 2–6 players, not 1"),
         (["watch", "heisse-karten", "--agents", "random", "nonsense"], "unknown agent spec"),
         (["watch", "heisse-karten", "--agents", "random", "random", "--delay", "-1"], "--delay"),
     ],
