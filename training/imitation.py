@@ -55,14 +55,14 @@ def collect(
     ``action_features`` records the packed inputs of action-scoring policies
     (:func:`hot_envs.agents.features.policy_input`) instead of the bare observations.
     """
-    engine = get_game(game).engine
+    description = get_game(game)
+    engine = description.engine
     rng = np.random.default_rng(seed)
     agent = make_agent(teacher, game, seed) if isinstance(teacher, str) else teacher
     obs, masks, actions, returns = [], [], [], []
     while len(actions) < decisions:
         count = player_counts[rng.integers(len(player_counts))]
-        options = {"num_players": count} if count is not None and game != "heisse-luft" else {}
-        state = engine.State.new(seed=rng, **options)
+        state = engine.State.new(seed=rng, **description.options(count))
         learner_seat = int(rng.integers(state.num_players)) if learner is not None else -1
         seats: list[int] = []
         while not state.is_terminal():

@@ -327,14 +327,14 @@ def parse_args(argv: list[str] | None) -> Args:
     config = Path(cli.get("config") or CONFIGS / f"{game.replace('-', '_')}.toml")
     values = {**load_config(config), **cli, "game": game, "config": str(config)}
     players = values.get("players")
-    if game == "heisse-luft":
-        if players not in (None, "2", 2, [2]):
-            raise ValueError(f"Heiße Luft is a 2-player game, not {players!r}")
-        values["players"] = None
-    elif players == "all" or players is None:
-        values["players"] = [2, 3, 4, 5, 6]
-    elif isinstance(players, str):
-        values["players"] = [int(players)]
+    description = get_game(game)
+    if players == "all" or players is None:
+        players = list(description.players)
+    elif isinstance(players, str | int):
+        players = [int(players)] if str(players).isdigit() else [players]
+    values["players"] = [description.check_players(n) for n in players]
+    if description.min_players == description.max_players:
+        values["players"] = None  # nothing to choose (Heiße Luft)
     if not values.get("opponents", Args().opponents):
         raise ValueError("the league needs at least one fixed opponent (weight 0 is fine)")
     args = Args(**values)

@@ -166,7 +166,7 @@ def test_bad_options_exit_with_a_message(tmp_path, capsys):
     assert "lerning_rate" in capsys.readouterr().err
     assert main(["skat"]) == 2
     assert main(["heisse-karten", "--players", "7"]) == 2
-    assert "num_players" in capsys.readouterr().err
+    assert "2–6 players, not 7" in capsys.readouterr().err
     assert main(["heisse-luft", "--resume", str(tmp_path / "missing.zip")]) == 2
     assert "missing.zip' not found" in capsys.readouterr().err
 
