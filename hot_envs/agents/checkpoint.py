@@ -306,6 +306,19 @@ class CheckpointAgent:
         p = np.exp(logits - logits.max())
         return int(legal[self.rng.choice(len(p), p=p / p.sum())])
 
+    def act_batch(
+        self, states: Any, seats: np.ndarray, observations: np.ndarray, masks: np.ndarray
+    ) -> np.ndarray:
+        """Many decisions in one forward pass (:mod:`hot_envs.agents.batched`): the argmax of
+        each row's masked logits, or with ``sample=True`` one draw per row from its masked
+        softmax (inverse CDF over the normalised cumulative sums, as ``Generator.choice``)."""
+        logits = self.policy.masked_logits(observations, masks)
+        if not self.sample:
+            return logits.argmax(axis=1)
+        cdf = np.exp(logits - logits.max(axis=1, keepdims=True), dtype=np.float64).cumsum(axis=1)
+        cdf /= cdf[:, -1:]  # the last column exactly 1 and every draw below it
+        return (cdf <= self.rng.random((len(cdf), 1))).sum(axis=1)
+
 
 class SB3Agent:
     """The ``.zip`` of a checkpoint through ``MaskablePPO.predict`` (needs torch, sb3-contrib)."""

@@ -1,0 +1,60 @@
+"""``hot_envs.vector_sb3.SB3VectorEnv``: the vector env as one stable-baselines3 ``VecEnv`` that
+sb3-contrib's ``MaskablePPO`` trains on unchanged, league updates included."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from sb3_contrib import MaskablePPO  # noqa: E402
+from stable_baselines3.common.vec_env import VecMonitor  # noqa: E402
+
+from hot_envs.agents.checkpoint import CheckpointAgent, numpy_policy  # noqa: E402
+from hot_envs.vector import VectorSingleAgentEnv  # noqa: E402
+from hot_envs.vector_sb3 import SB3VectorEnv  # noqa: E402
+
+
+@pytest.mark.parametrize(("game", "players"), [("heisse-luft", None), ("heisse-karten", [2, 5])])
+def test_maskable_ppo_learns_on_it_with_a_snapshot_of_itself_as_opponent(game, players):
+    envs = VecMonitor(SB3VectorEnv(game=game, num_envs=8, players=players, opponents=["random"]))
+    model = MaskablePPO(
+        "MlpPolicy", envs, n_steps=32, batch_size=128, n_epochs=1, seed=0, device="cpu"
+    )
+    snapshot = CheckpointAgent(numpy_policy(model), {"game": game}, sample=True, seed=0)
+    assert envs.env_method("set_opponent", "snapshot", snapshot, 3.0) == [None] * 8
+    model.learn(512)
+    assert model.num_timesteps == 512
+    assert model.ep_info_buffer and len(model.ep_success_buffer) == len(model.ep_info_buffer)
+    assert "snapshot" in envs.unwrapped.env.pool.entries
+
+
+def test_masks_infos_and_seeding_follow_the_vec_env_conventions():
+    envs = SB3VectorEnv(game="heisse-luft", num_envs=4, game_options={"turn_limit": 8})
+    envs.seed(7)
+    observations = envs.reset()
+    assert observations.shape == (4, 644) and envs.has_attr("action_masks")
+    masks = envs.env_method("action_masks")
+    assert len(masks) == 4 and all(m.dtype == bool and m.any() for m in masks)
+    assert len(envs.env_method("action_masks", indices=[1, 3])) == 2
+    again = SB3VectorEnv(game="heisse-luft", num_envs=4, game_options={"turn_limit": 8})
+    again.seed(7)
+    np.testing.assert_array_equal(again.reset(), observations)
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(40):
+        masks = np.stack(envs.env_method("action_masks"))
+        observations, rewards, dones, infos = envs.step((rng.random(masks.shape) * masks).argmax(1))
+        assert rewards.dtype == np.float32 and dones.dtype == bool
+        for done, info in zip(dones, infos, strict=True):
+            assert ("terminal_observation" in info) == done
+            if done:
+                finished += 1
+                assert info["terminal_observation"].shape == (644,)
+                assert info["TimeLimit.truncated"] == (info["returns"] == [0.0, 0.0])
+                assert {"opponents", "win_share", "num_players", "is_success"} <= set(info)
+    assert finished >= 4
+    assert envs.get_attr("num_envs") == [4] * 4
+    with pytest.raises(ValueError, match="not both"):
+        SB3VectorEnv(VectorSingleAgentEnv(), game="heisse-luft")
