@@ -8,20 +8,31 @@ sampling numpy snapshot of the learner itself).
 
 1. **Throughput** — ``learn`` for ``--timesteps`` steps on ``--n-envs`` ``SubprocVecEnv``
    workers (default: the training default, 4 per core up to 16; give several to compare them in
-   the same run). Counts every env step, PPO updates included. Each setting runs ``--repeats``
-   times, the settings taking turns, and the median counts — on a shared machine a busy minute
-   then slows every setting alike instead of one.
-2. **Breakdown** — the same in one process (``DummyVecEnv``, one env), with wall-clock timers
-   around the parts: the PPO update (``train``), the policy's forward passes while collecting
-   rollouts, the learner's side of the env (engine, encoding, masks, resets), the opponents'
-   moves (their agents' ``act``; the engine, encoding and views around it), and the rest
-   (rollout buffer, GAE, tensor conversion, callbacks). Timers cost well under a microsecond a
-   call, so — unlike a profiler — they leave the proportions as they are. With worker processes
-   the env and opponent parts run on the other cores, in parallel with the main process's
-   forward passes.
+   the same run), and on the batched set-up: all games in the main process in one
+   :class:`hot_envs.vector.VectorSingleAgentEnv` (``--batched-envs`` games, every opponent seat
+   of one agent decided by one call: one numpy forward pass for the snapshot) behind
+   :class:`hot_envs.vector_sb3.SB3VectorEnv`, with a larger rollout and minibatch
+   (``--batched-n-steps`` per game, ``--batched-batch-size``) and ``--batched-threads`` torch
+   threads. Counts every env step, PPO updates included.
+   Each setting runs ``--repeats`` times, the settings taking turns, and the median counts — on a
+   shared machine a busy minute then slows every setting alike instead of one.
+2. **Env steps** — the environments alone, learner actions uniformly random, every opponent a
+   sampling numpy snapshot: ``SingleAgentEnv`` stepped in a loop against the batched env.
+3. **Breakdown** — ``learn`` in one process (``DummyVecEnv`` with one env, and the batched env),
+   with wall-clock timers around the parts: the PPO update (``train``), the policy's forward
+   passes while collecting rollouts, the learner's side of the env (engine, encoding, masks,
+   resets), the opponents' moves (their agents' ``act`` / ``act_batch``; the engine, encoding
+   and views around it), and the rest (rollout buffer, GAE, tensor conversion, callbacks).
+   Timers cost well under a microsecond a call, so — unlike a profiler — they leave the
+   proportions as they are. With worker processes the env and opponent parts run on the other
+   cores, in parallel with the main process's forward passes.
+
+numpy's BLAS runs one thread (``OPENBLAS_NUM_THREADS=1`` unless set): on a busy 2-core machine
+a second BLAS thread made the snapshot's batched forward pass 10–30× slower, not faster.
 
     python benchmarks/training_throughput.py [--games heisse-luft] [--timesteps 16384]
-                                             [--n-envs 1 2 8] [--repeats 3] [--out DIR]
+                                             [--n-envs 1 2 8] [--batched-envs 64] [--repeats 3]
+                                             [--out DIR]
 
 Prints both tables and writes ``training_throughput.{md,json,png}`` into ``--out`` (default
 ``benchmarks/results``).
@@ -32,24 +43,30 @@ from __future__ import annotations
 import argparse
 import json
 import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy (module docstring)
 import platform
 import subprocess
 import sys
 import time
 from collections import defaultdict
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from functools import partial, wraps
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import torch
-from sb3_contrib import MaskablePPO
-from stable_baselines3.common.env_util import make_vec_env
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from sb3_contrib import MaskablePPO  # noqa: E402
+from stable_baselines3.common.env_util import make_vec_env  # noqa: E402
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor  # noqa: E402
 
-from hot_envs.agents.checkpoint import CheckpointAgent, numpy_policy
-from hot_envs.single_agent import SingleAgentEnv
+from hot_envs.agents.batched import PerSeatAgent  # noqa: E402
+from hot_envs.agents.checkpoint import CheckpointAgent, numpy_policy  # noqa: E402
+from hot_envs.single_agent import SingleAgentEnv  # noqa: E402
+from hot_envs.vector import VectorSingleAgentEnv  # noqa: E402
+from hot_envs.vector_sb3 import SB3VectorEnv  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # hot_envs from a source checkout
 from hot_envs.training.train import Args, build_model, default_n_envs, parse_args  # noqa: E402
@@ -66,53 +83,87 @@ PARTS = (
 )
 
 
-def build(args: Args, n_envs: int) -> MaskablePPO:
-    """The training model of ``args.game`` on ``n_envs`` envs against random, heuristic and
-    itself."""
+@dataclass(frozen=True)
+class Batched:
+    """The batched set-up (module docstring): games, rollout steps per game, minibatch size and
+    torch threads."""
+
+    num_envs: int = 64
+    n_steps: int = 128
+    batch_size: int = 1024
+    threads: int = 1
+
+    def __str__(self) -> str:
+        return f"batched {self.num_envs}"
+
+
+Setup = int | Batched  # an int: that many SubprocVecEnv workers (1: DummyVecEnv)
+
+
+def snapshot_of(model: MaskablePPO, game: str, seed: int) -> CheckpointAgent:
+    """The sampling numpy snapshot of ``model`` that the league would add."""
+    return CheckpointAgent(numpy_policy(model), {"game": game}, sample=True, seed=seed)
+
+
+def build(args: Args, setup: Setup) -> MaskablePPO:
+    """The training model of ``args.game`` on ``setup`` against random, heuristic and itself."""
     game, seed = args.game, args.seed
-    make_env = partial(
-        SingleAgentEnv,
-        game,
-        opponents=OPPONENTS,
-        players=args.players,
-        game_options=args.game_options,
-        shaping=args.shaping,
-    )
-    vec_env_cls = SubprocVecEnv if n_envs > 1 else DummyVecEnv
-    envs = make_vec_env(make_env, n_envs=n_envs, seed=seed, vec_env_cls=vec_env_cls)
+    env_options = {
+        "opponents": OPPONENTS,
+        "players": args.players,
+        "game_options": args.game_options,
+        "shaping": args.shaping,
+    }
+    if isinstance(setup, Batched):
+        envs = VecMonitor(SB3VectorEnv(game=game, num_envs=setup.num_envs, **env_options))
+        rollout = setup.num_envs * setup.n_steps
+        args = replace(args, rollout_steps=rollout, batch_size=setup.batch_size)
+    else:
+        make_env = partial(SingleAgentEnv, game, **env_options)
+        vec_env_cls = SubprocVecEnv if setup > 1 else DummyVecEnv
+        envs = make_vec_env(make_env, n_envs=setup, seed=seed, vec_env_cls=vec_env_cls)
     model = build_model(args, envs)
-    snapshot = CheckpointAgent(numpy_policy(model), {"game": game}, sample=True, seed=seed)
-    envs.env_method("set_opponent", "snapshot", snapshot, 3.0)
+    envs.env_method("set_opponent", "snapshot", snapshot_of(model, game, seed), 3.0)
     return model
 
 
-def learn_once(args: Args, n_envs: int, timesteps: int) -> tuple[float, int, int]:
-    """Seconds of one ``learn``, the steps it took and its ``n_steps`` per worker."""
-    model = build(args, n_envs)
+def threads(setup: Setup) -> int:
+    return setup.threads if isinstance(setup, Batched) else 1
+
+
+def learn_once(args: Args, setup: Setup, timesteps: int) -> tuple[float, int, int]:
+    """Seconds of one ``learn``, the steps it took and its ``n_steps`` per env."""
+    model = build(args, setup)
+    torch.set_num_threads(threads(setup))
     start = time.perf_counter()
     model.learn(timesteps)
     seconds = time.perf_counter() - start
+    torch.set_num_threads(1)
     model.env.close()
     return seconds, model.num_timesteps, model.n_steps
 
 
 def throughput(
-    configs: list[Args], counts: list[int], timesteps: int, repeats: int
+    configs: list[Args], setups: list[Setup], timesteps: int, repeats: int
 ) -> list[dict[str, Any]]:
-    """Steps/s per game and worker count: the median of ``repeats`` interleaved runs."""
-    runs: dict[tuple[str, int], list[tuple[float, int, int]]] = defaultdict(list)
+    """Steps/s per game and set-up: the median of ``repeats`` interleaved runs."""
+    runs: dict[tuple[str, Setup], list[tuple[float, int, int]]] = defaultdict(list)
     for _ in range(repeats):
         for args in configs:
-            for n in counts:
-                runs[args.game, n].append(learn_once(args, n, timesteps))
+            for setup in setups:
+                runs[args.game, setup].append(learn_once(args, setup, timesteps))
     rows = []
-    for (game, n), results in runs.items():
+    for (game, setup), results in runs.items():
         rates = sorted(steps / seconds for seconds, steps, _ in results)
+        batch = setup.batch_size if isinstance(setup, Batched) else None
         rows.append(
             {
                 "game": game,
-                "n_envs": n,
+                "setup": str(setup) if isinstance(setup, Batched) else f"{setup} workers",
+                "n_envs": setup.num_envs if isinstance(setup, Batched) else setup,
                 "n_steps": results[0][2],
+                "batch_size": batch or next(a.batch_size for a in configs if a.game == game),
+                "torch_threads": threads(setup),
                 "steps": results[0][1],
                 "repeats": len(results),
                 "seconds": [seconds for seconds, _, _ in results],
@@ -121,6 +172,49 @@ def throughput(
             }
         )
     return rows
+
+
+def env_steps(args: Args, setup: Batched, seconds: float, repeats: int) -> dict[str, Any]:
+    """Env steps/s without learning (module docstring), ``SingleAgentEnv`` against the batched
+    env, each run ``seconds`` long, ``repeats`` times in turn; the medians."""
+    model = build(args, 1)
+    snapshot = snapshot_of(model, args.game, args.seed)
+    model.env.close()
+    options = {"opponents": [snapshot], "players": args.players, "seed": args.seed}
+    single = SingleAgentEnv(args.game, game_options=args.game_options, **options)
+    batched = VectorSingleAgentEnv(
+        args.game, setup.num_envs, game_options=args.game_options, **options
+    )
+    rng = np.random.default_rng(args.seed)
+
+    def single_run() -> float:
+        single.reset()
+        steps, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            mask = single.action_masks()
+            _, _, terminated, truncated, _ = single.step((rng.random(mask.shape) * mask).argmax())
+            steps += 1
+            if terminated or truncated:
+                single.reset()
+        return steps / (time.perf_counter() - start)
+
+    def batched_run() -> float:
+        batched.reset()
+        steps, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            masks = batched.action_masks()
+            batched.step((rng.random(masks.shape) * masks).argmax(axis=1))
+            steps += setup.num_envs
+        return steps / (time.perf_counter() - start)
+
+    rates = [(single_run(), batched_run()) for _ in range(repeats)]
+    single_rate, batched_rate = np.median(rates, axis=0)
+    return {
+        "game": args.game,
+        "num_envs": setup.num_envs,
+        "single_steps_per_second": float(single_rate),
+        "batched_steps_per_second": float(batched_rate),
+    }
 
 
 class Timers:
@@ -146,30 +240,44 @@ class Timers:
         setattr(obj, method, timed)
 
 
-def breakdown(args: Args, timesteps: int) -> dict[str, Any]:
+def breakdown(args: Args, setup: Setup, timesteps: int) -> dict[str, Any]:
     """``learn`` in one process with timers around the parts (module docstring)."""
-    model = build(args, 1)
-    env: SingleAgentEnv = model.env.envs[0].unwrapped
+    model = build(args, setup)
     timers = Timers()
     timers.wrap(model, "train", "train")
     timers.wrap(model.policy, "forward", "forward")
-    for method in ("step", "reset", "action_masks"):
-        timers.wrap(env, method, "env")
-    timers.wrap(env, "_play_opponents", "opponents")
-    built = env.pool.agent
     timed_agents: set[int] = set()
 
-    def agent(name: str, game: str, rng: np.random.Generator) -> Any:
-        built_agent = built(name, game, rng)
-        if id(built_agent) not in timed_agents:
-            timed_agents.add(id(built_agent))
-            timers.wrap(built_agent, "act", "act")
-        return built_agent
+    def timed(build_agent: Any, method: str) -> Any:
+        """``build_agent`` with the ``method`` of every agent it returns timed as "act"."""
 
-    env.pool.agent = agent
+        @wraps(build_agent)
+        def agent(*args: Any) -> Any:
+            built_agent = build_agent(*args)
+            inner = built_agent.agent if isinstance(built_agent, PerSeatAgent) else built_agent
+            if id(inner) not in timed_agents:
+                timed_agents.add(id(inner))
+                timers.wrap(inner, "act" if inner is not built_agent else method, "act")
+            return built_agent
+
+        return agent
+
+    if isinstance(setup, Batched):
+        env: Any = model.env.unwrapped.env
+        timers.wrap(env, "step", "env")
+        timers.wrap(env, "_play_opponents", "opponents")
+        env._batched_agent = timed(env._batched_agent, "act_batch")
+    else:
+        env = model.env.envs[0].unwrapped
+        for method in ("step", "reset", "action_masks"):
+            timers.wrap(env, method, "env")
+        timers.wrap(env, "_play_opponents", "opponents")
+        env.pool.agent = timed(env.pool.agent, "act")
+    torch.set_num_threads(threads(setup))
     start = time.perf_counter()
     model.learn(timesteps)
     total = time.perf_counter() - start
+    torch.set_num_threads(1)
     s = timers.seconds
     train, forward, act = s["train"], s["forward"], s["act"]
     measured = (train, forward, s["env"] - s["opponents"], act, s["opponents"] - act)
@@ -177,45 +285,68 @@ def breakdown(args: Args, timesteps: int) -> dict[str, Any]:
     seconds[PARTS[-1]] = total - sum(seconds.values())
     return {
         "game": args.game,
+        "setup": str(setup) if isinstance(setup, Batched) else "1 env (DummyVecEnv)",
         "steps": model.num_timesteps,
         "seconds": total,
         "steps_per_second": model.num_timesteps / total,
         "updates": timers.calls["train"],
-        "opponent_moves": timers.calls["act"],
+        "opponent_calls": timers.calls["act"],
         "parts": seconds,
     }
 
 
-def markdown(rows: list[dict], profiles: list[dict], info: dict) -> str:
+def markdown(
+    rows: list[dict], envs: list[dict], profiles: list[dict], info: dict, default: int
+) -> str:
     lines = [
         "# Training throughput",
         "",
         "`python benchmarks/training_throughput.py` — `MaskablePPO.learn` with the game's "
         "training config (`hot_envs.training.train.build_model`) against random, heuristic and a "
-        f"numpy snapshot of the learner; {info['cores']} cores, torch 1 thread.",
+        f"numpy snapshot of the learner; {info['cores']} cores. The batched set-up runs every "
+        "game in the main process (`hot_envs.vector.VectorSingleAgentEnv` behind "
+        "`hot_envs.vector_sb3.SB3VectorEnv`) with a larger rollout and minibatch; the "
+        "`SubprocVecEnv` set-ups use the config's (`rollout_steps` over the workers).",
         "",
         f"Steps/s: median of {rows[0]['repeats']} runs of {rows[0]['steps']:,} steps per "
-        "setting, the settings taking turns; ratio to the one-process run.",
+        f"setting, the settings taking turns; ratio to the training default ({default} "
+        "workers).",
         "",
-        "| game | env workers | n_steps per worker | steps/s (median) | range | ratio to 1 |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| game | set-up | n_steps per env | minibatch | torch threads | steps/s (median) "
+        "| range | ratio |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
-    base = {r["game"]: r["steps_per_second"] for r in rows if r["n_envs"] == 1}
+    base = {r["game"]: r["steps_per_second"] for r in rows if r["setup"] == f"{default} workers"}
     for r in rows:
         low, high = r["steps_per_second_range"]
         ratio = f"{r['steps_per_second'] / base[r['game']]:.2f}×" if r["game"] in base else ""
         lines.append(
-            f"| {r['game']} | {r['n_envs']} | {r['n_steps']} | {r['steps_per_second']:,.0f} "
-            f"| {low:,.0f}–{high:,.0f} | {ratio} |"
+            f"| {r['game']} | {r['setup']} | {r['n_steps']} | {r['batch_size']} "
+            f"| {r['torch_threads']} | {r['steps_per_second']:,.0f} | {low:,.0f}–{high:,.0f} "
+            f"| {ratio} |"
         )
-    games = [p["game"] for p in profiles]
     lines += [
         "",
-        "Where the time goes: one process (`DummyVecEnv`, one env), wall-clock timers around "
-        "the parts; share of `learn`'s time and milliseconds per 1,000 env steps.",
+        "The environments alone: learner actions uniformly random, every opponent seat a "
+        "sampling numpy snapshot; env steps/s (learner decisions), median of the runs.",
         "",
-        "| part | " + " | ".join(games) + " |",
-        "|---|" + "---:|" * len(games),
+        "| game | `SingleAgentEnv` in a loop | batched | ratio |",
+        "|---|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {e['game']} | {e['single_steps_per_second']:,.0f} | "
+        f"{e['batched_steps_per_second']:,.0f} ({e['num_envs']} games) | "
+        f"{e['batched_steps_per_second'] / e['single_steps_per_second']:.1f}× |"
+        for e in envs
+    ]
+    names = [f"{p['game']}, {p['setup']}" for p in profiles]
+    lines += [
+        "",
+        "Where the time goes: `learn` in one process, wall-clock timers around the parts; "
+        "share of `learn`'s time and milliseconds per 1,000 env steps.",
+        "",
+        "| part | " + " | ".join(names) + " |",
+        "|---|" + "---:|" * len(names),
     ]
     for part in PARTS:
         cells = [
@@ -233,12 +364,12 @@ def markdown(rows: list[dict], profiles: list[dict], info: dict) -> str:
     )
     lines += [
         "",
-        "| profile | steps | PPO updates | opponent moves |",
+        "| profile | steps | PPO updates | opponent calls (`act` / `act_batch`) |",
         "|---|---:|---:|---:|",
     ]
     lines += [
-        f"| {p['game']} | {p['steps']:,} | {p['updates']} | {p['opponent_moves']:,} |"
-        for p in profiles
+        f"| {name} | {p['steps']:,} | {p['updates']} | {p['opponent_calls']:,} |"
+        for name, p in zip(names, profiles, strict=True)
     ]
     lines += [
         "",
@@ -251,29 +382,28 @@ def markdown(rows: list[dict], profiles: list[dict], info: dict) -> str:
 
 
 def plot(rows: list[dict], profiles: list[dict], path: Path) -> None:
-    """Left: steps/s per worker count (median, range); right: the one-process breakdown."""
+    """Left: steps/s per set-up (median, range); right: the one-process breakdowns."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, (left, right) = plt.subplots(
-        1, 2, figsize=(12, 1.8 + 0.8 * len(profiles)), gridspec_kw={"width_ratios": [1, 2]}
+        1, 2, figsize=(12, 1.8 + 0.6 * len(profiles)), gridspec_kw={"width_ratios": [1, 2]}
     )
     games = list(dict.fromkeys(r["game"] for r in rows))
-    counts = sorted({r["n_envs"] for r in rows})
-    width = 0.8 / len(counts)
-    for k, n in enumerate(counts):
-        mine = [r for r in rows if r["n_envs"] == n]
-        x = [games.index(r["game"]) + (k - (len(counts) - 1) / 2) * width for r in mine]
+    setups = list(dict.fromkeys(r["setup"] for r in rows))
+    width = 0.8 / len(setups)
+    for k, setup in enumerate(setups):
+        mine = [r for r in rows if r["setup"] == setup]
+        x = [games.index(r["game"]) + (k - (len(setups) - 1) / 2) * width for r in mine]
         rate = np.array([r["steps_per_second"] for r in mine])
         low, high = np.array([r["steps_per_second_range"] for r in mine]).T
         errors = np.clip([rate - low, high - rate], 0.0, None)
-        label = f"{n} env worker{'s' if n > 1 else ''}" + (" (DummyVecEnv)" if n == 1 else "")
-        left.bar(x, rate, width * 0.9, yerr=errors, capsize=3, label=label)
+        left.bar(x, rate, width * 0.9, yerr=errors, capsize=3, label=setup)
     left.set_xticks(range(len(games)), games)
     left.set_ylabel("env steps/s during learn (median, range)")
-    left.set_title("Throughput by env workers", fontsize=10)
+    left.set_title("Throughput by set-up", fontsize=10)
     left.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2)
 
     colors = ["tab:purple", "tab:blue", "tab:green", "tab:orange", "tab:red", "tab:gray"]
@@ -285,11 +415,11 @@ def plot(rows: list[dict], profiles: list[dict], path: Path) -> None:
             if share > 5:
                 right.text(start + share / 2, i, f"{share:.0f} %", ha="center", va="center")
             start += share
-    right.set_yticks(range(len(profiles)), [p["game"] for p in profiles])
+    right.set_yticks(range(len(profiles)), [f"{p['game']}\n{p['setup']}" for p in profiles])
     right.invert_yaxis()
-    right.set_xlabel("share of learn's wall-clock time, % (one process, one env)")
+    right.set_xlabel("share of learn's wall-clock time, % (one process)")
     right.set_title("Where the time goes", fontsize=10)
-    right.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=3)
+    right.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3)
     fig.tight_layout()
     fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
@@ -301,17 +431,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timesteps", type=int, default=16384)
     parser.add_argument("--profile-timesteps", type=int, default=8192)
     parser.add_argument("--n-envs", type=int, nargs="+", default=[1, default_n_envs()])
+    parser.add_argument("--batched-envs", type=int, default=Batched.num_envs)
+    parser.add_argument("--batched-n-steps", type=int, default=Batched.n_steps)
+    parser.add_argument("--batched-batch-size", type=int, default=Batched.batch_size)
+    parser.add_argument("--batched-threads", type=int, default=Batched.threads)
+    parser.add_argument("--env-seconds", type=float, default=5.0, help="per env-steps run")
     parser.add_argument("--repeats", type=int, default=3, help="runs per setting (median)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     load_before = os.getloadavg()[0]
+    batched = Batched(
+        args.batched_envs, args.batched_n_steps, args.batched_batch_size, args.batched_threads
+    )
 
     # the configs are read once, here: a config edited during the run changes nothing
     configs = [parse_args([game, "--seed", str(args.seed)]) for game in args.games]
-    rows = throughput(configs, args.n_envs, args.timesteps, args.repeats)
-    profiles = [breakdown(config, args.profile_timesteps) for config in configs]
+    rows = throughput(configs, [*args.n_envs, batched], args.timesteps, args.repeats)
+    envs = [env_steps(config, batched, args.env_seconds, args.repeats) for config in configs]
+    profiles = [
+        breakdown(config, setup, args.profile_timesteps)
+        for config in configs
+        for setup in (1, batched)
+    ]
     info = {
         "machine": platform.platform(),
         "processor": platform.processor(),
@@ -323,10 +466,11 @@ def main(argv: list[str] | None = None) -> int:
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "load_average": [load_before, os.getloadavg()[0]],  # other jobs on the machine
     }
-    text = markdown(rows, profiles, info)
+    default = default_n_envs()
+    text = markdown(rows, envs, profiles, info, default)
     print(text)
     args.out.mkdir(parents=True, exist_ok=True)
-    result = {**info, "throughput": rows, "profiles": profiles}
+    result = {**info, "throughput": rows, "env_steps": envs, "profiles": profiles}
     (args.out / "training_throughput.json").write_text(json.dumps(result, indent=2) + "\n")
     (args.out / "training_throughput.md").write_text(text)
     plot(rows, profiles, args.out / "training_throughput.png")

@@ -1,19 +1,35 @@
 """``hot_envs.vector_sb3.SB3VectorEnv``: the vector env as one stable-baselines3 ``VecEnv`` that
-sb3-contrib's ``MaskablePPO`` trains on unchanged, league updates included."""
+sb3-contrib's ``MaskablePPO`` trains on unchanged, league updates included; and the plain-torch
+training loop of docs/environments.md runs as written."""
 
 from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 pytest.importorskip("sb3_contrib")
 
+import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 from stable_baselines3.common.vec_env import VecMonitor  # noqa: E402
 
 from hot_envs.agents.checkpoint import CheckpointAgent, numpy_policy  # noqa: E402
 from hot_envs.vector import VectorSingleAgentEnv  # noqa: E402
 from hot_envs.vector_sb3 import SB3VectorEnv  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """Small networks: one thread is fastest, and the only sane choice on a busy machine."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
 
 
 @pytest.mark.parametrize(("game", "players"), [("heisse-luft", None), ("heisse-karten", [2, 5])])
@@ -58,3 +74,19 @@ def test_masks_infos_and_seeding_follow_the_vec_env_conventions():
     assert envs.get_attr("num_envs") == [4] * 4
     with pytest.raises(ValueError, match="not both"):
         SB3VectorEnv(VectorSingleAgentEnv(), game="heisse-luft")
+
+
+def test_the_docs_plain_torch_training_loop_runs():
+    doc = Path(__file__).resolve().parents[2] / "docs" / "environments.md"
+    blocks = re.findall(r"```python\n(.*?)```", doc.read_text(encoding="utf-8"), re.S)
+    (example,) = [block for block in blocks if "ITERATIONS" in block]
+    small, count = re.subn(
+        r"(?m)^NUM_ENVS, .*$",
+        "NUM_ENVS, NUM_STEPS, ITERATIONS, GAMMA, LR = 8, 8, 10, 0.99, 3e-4",
+        example,
+    )
+    assert count == 1
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(small, str(doc), "exec"), {"__name__": "example"})
+    assert re.fullmatch(r"10: win share \d\.\d\d, \d+ steps/s\n", out.getvalue())
