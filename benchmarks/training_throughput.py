@@ -131,30 +131,35 @@ def threads(setup: Setup) -> int:
     return setup.threads if isinstance(setup, Batched) else 1
 
 
-def learn_once(args: Args, setup: Setup, timesteps: int) -> tuple[float, int, int]:
-    """Seconds of one ``learn``, the steps it took and its ``n_steps`` per env."""
+def learn_once(args: Args, setup: Setup, timesteps: int) -> tuple[float, int, int, float]:
+    """Seconds of one ``learn``, the steps it took, its ``n_steps`` per env and the seconds of
+    its PPO updates."""
     model = build(args, setup)
+    timers = Timers()
+    timers.wrap(model, "train", "train")
     torch.set_num_threads(threads(setup))
     start = time.perf_counter()
     model.learn(timesteps)
     seconds = time.perf_counter() - start
     torch.set_num_threads(1)
     model.env.close()
-    return seconds, model.num_timesteps, model.n_steps
+    return seconds, model.num_timesteps, model.n_steps, timers.seconds["train"]
 
 
 def throughput(
     configs: list[Args], setups: list[Setup], timesteps: int, repeats: int
 ) -> list[dict[str, Any]]:
-    """Steps/s per game and set-up: the median of ``repeats`` interleaved runs."""
-    runs: dict[tuple[str, Setup], list[tuple[float, int, int]]] = defaultdict(list)
+    """Steps/s per game and set-up: the median of ``repeats`` interleaved runs; also without
+    the PPO updates (collecting rollouts: env and policy forward passes)."""
+    runs: dict[tuple[str, Setup], list[tuple[float, int, int, float]]] = defaultdict(list)
     for _ in range(repeats):
         for args in configs:
             for setup in setups:
                 runs[args.game, setup].append(learn_once(args, setup, timesteps))
     rows = []
     for (game, setup), results in runs.items():
-        rates = sorted(steps / seconds for seconds, steps, _ in results)
+        rates = sorted(steps / seconds for seconds, steps, _, _ in results)
+        collecting = [steps / (seconds - train) for seconds, steps, _, train in results]
         batch = setup.batch_size if isinstance(setup, Batched) else None
         rows.append(
             {
@@ -166,9 +171,11 @@ def throughput(
                 "torch_threads": threads(setup),
                 "steps": results[0][1],
                 "repeats": len(results),
-                "seconds": [seconds for seconds, _, _ in results],
+                "seconds": [seconds for seconds, _, _, _ in results],
+                "train_seconds": [train for _, _, _, train in results],
                 "steps_per_second": float(np.median(rates)),
                 "steps_per_second_range": [rates[0], rates[-1]],
+                "collect_steps_per_second": float(np.median(collecting)),
             }
         )
     return rows
@@ -310,11 +317,12 @@ def markdown(
         "",
         f"Steps/s: median of {rows[0]['repeats']} runs of {rows[0]['steps']:,} steps per "
         f"setting, the settings taking turns; ratio to the training default ({default} "
-        "workers).",
+        "workers); the last column leaves the PPO updates' time out (env steps and policy "
+        "forward passes while collecting rollouts).",
         "",
         "| game | set-up | n_steps per env | minibatch | torch threads | steps/s (median) "
-        "| range | ratio |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "| range | ratio | collecting rollouts only |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     base = {r["game"]: r["steps_per_second"] for r in rows if r["setup"] == f"{default} workers"}
     for r in rows:
@@ -323,7 +331,7 @@ def markdown(
         lines.append(
             f"| {r['game']} | {r['setup']} | {r['n_steps']} | {r['batch_size']} "
             f"| {r['torch_threads']} | {r['steps_per_second']:,.0f} | {low:,.0f}–{high:,.0f} "
-            f"| {ratio} |"
+            f"| {ratio} | {r['collect_steps_per_second']:,.0f} |"
         )
     lines += [
         "",

@@ -57,12 +57,12 @@ from gymnasium.vector.utils import batch_space
 
 from hot_envs.agents.batched import BatchedAgent, as_batched
 from hot_envs.engine import GameState
-from hot_envs.games import get_game
 from hot_envs.single_agent import (
     ROTATE,
     Opponent,
     OpponentPool,
     OpponentSource,
+    SingleAgentEnv,
     shaping_potential,
 )
 
@@ -92,26 +92,11 @@ class VectorSingleAgentEnv(VectorEnv):
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, not {num_envs!r}")
-        self.game_name = get_game(game).name
-        self.engine = get_game(game).engine
-        self.pool = (
-            opponents
-            if isinstance(opponents, OpponentPool)
-            else OpponentPool(["random"] if opponents is None else opponents)
-        )
-        self.game_options = dict(game_options or {})
-        counts = (None,) if players is None else (players,) if isinstance(players, int) else players
-        self.player_counts: tuple[int | None, ...] = tuple(counts)
-        if not self.player_counts:
-            raise ValueError("players must name at least one player count")
-        if self.game_name == "heisse-luft" and any(n not in (None, 2) for n in self.player_counts):
-            raise ValueError(f"Heiße Luft is a 2-player game, not {players!r}")
-        # One deal per player count: bad options fail here, not at the first reset.
-        fewest = min(self._deal(n, 0).num_players for n in self.player_counts)
-        if learner_seat != ROTATE and not (
-            isinstance(learner_seat, int) and 0 <= learner_seat < fewest
-        ):
-            raise ValueError(f"learner_seat must be a seat below {fewest} or 'rotate'")
+        # SingleAgentEnv checks the arguments (one deal per player count) and holds the pool.
+        self._template = SingleAgentEnv(game, opponents, learner_seat, players, game_options)
+        self.game_name, self.engine = self._template.game_name, self._template.engine
+        self.pool: OpponentPool = self._template.pool
+        self.player_counts = self._template.player_counts
         self.learner_seat_option = learner_seat
         self.shaping = float(shaping)
         self.num_envs = num_envs
@@ -201,12 +186,6 @@ class VectorSingleAgentEnv(VectorEnv):
 
     # ------------------------------------------------------------------ internals
 
-    def _deal(self, count: int | None, seed: int) -> GameState:
-        options = dict(self.game_options)
-        if count is not None and self.game_name != "heisse-luft":
-            options["num_players"] = count
-        return self.engine.State.new(seed=seed, **options)
-
     def _agents(self) -> tuple[list[str], np.ndarray]:
         """The pool's entry names and draw probabilities now (stale batched agents dropped)."""
         names = list(self.pool.entries)
@@ -236,7 +215,7 @@ class VectorSingleAgentEnv(VectorEnv):
             rng = self._rngs[i]
             count = counts[int(rng.integers(len(counts)))] if len(counts) > 1 else counts[0]
             self.deal_seeds[i] = seed = int(rng.integers(2**63))
-            game = self.games[i] = self._deal(count, seed)
+            game = self.games[i] = self._template._deal(count, seed)
             n = self.num_players[i] = game.num_players
             option = self.learner_seat_option
             seat = self.seats[i] = int(rng.integers(n)) if option == ROTATE else option
