@@ -164,7 +164,9 @@ def throughput(
         rows.append(
             {
                 "game": game,
-                "setup": str(setup) if isinstance(setup, Batched) else f"{setup} workers",
+                "setup": str(setup)
+                if isinstance(setup, Batched)
+                else f"{setup} worker{'s' * (setup > 1)}",
                 "n_envs": setup.num_envs if isinstance(setup, Batched) else setup,
                 "n_steps": results[0][2],
                 "batch_size": batch or next(a.batch_size for a in configs if a.game == game),

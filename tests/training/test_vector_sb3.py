@@ -90,3 +90,25 @@ def test_the_docs_plain_torch_training_loop_runs():
     with contextlib.redirect_stdout(out):
         exec(compile(small, str(doc), "exec"), {"__name__": "example"})
     assert re.fullmatch(r"10: win share \d\.\d\d, \d+ steps/s\n", out.getvalue())
+
+
+def test_the_training_league_runs_on_it_unchanged():
+    from hot_envs.single_agent import Opponent
+    from training.league import FixedOpponent, League, LeagueCallback
+
+    league = League(
+        "heisse-karten",
+        [FixedOpponent("random"), FixedOpponent("heuristic", curriculum=True)],
+        max_snapshots=2,
+    )
+    entries = [Opponent(*entry) for entry in league.initial_entries()]  # as training.train
+    envs = VecMonitor(
+        SB3VectorEnv(game="heisse-karten", num_envs=8, players=[2, 3], opponents=entries)
+    )
+    model = MaskablePPO("MlpPolicy", envs, n_steps=16, batch_size=128, n_epochs=1, seed=0)
+    callback = LeagueCallback(league, snapshot_every=128, window=10)
+    model.learn(640, callback=callback)
+    pool = envs.unwrapped.env.pool.entries
+    assert len(league.snapshots) == 2 and set(league.snapshots) <= set(pool)
+    assert sum(name.startswith("snapshot@") for name in pool) == 2  # dropped ones left the pool
+    assert callback.results["random"] and callback.results["heuristic"]
