@@ -28,7 +28,7 @@ sampling numpy snapshot of the learner itself).
    cores, in parallel with the main process's forward passes.
 
 numpy's BLAS runs one thread (``OPENBLAS_NUM_THREADS=1`` unless set): on a busy 2-core machine
-a second BLAS thread made the snapshot's batched forward pass 10–30× slower, not faster.
+a second BLAS thread made the batched env 7× slower (its forward passes up to 30×), not faster.
 
     python benchmarks/training_throughput.py [--games heisse-luft] [--timesteps 16384]
                                              [--n-envs 1 2 8] [--batched-envs 64] [--repeats 3]
