@@ -15,7 +15,9 @@ their seats one by one through ``act(observation, view)``. A Gymnasium
 for Heiße Karten), ``single_action_space`` ``Discrete(366)`` / ``Discrete(48)``;
 ``observation_space`` and ``action_space`` are their batches (``(num_envs, obs_dim)`` float32,
 ``MultiDiscrete``). :meth:`VectorSingleAgentEnv.action_masks` gives the ``(num_envs,
-num_actions)`` bool masks of the learners' legal actions.
+num_actions)`` bool masks of the learners' legal actions. With ``action_features=True`` the
+learners' observations are the packed inputs of action-scoring policies
+(:func:`hot_envs.agents.features.policy_input`), as in ``SingleAgentEnv``.
 
 ## Rewards, episode end, autoreset
 As in ``SingleAgentEnv``: the learner's own return when its game ends, whoever made the last
@@ -56,6 +58,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from hot_envs.agents.batched import BatchedAgent, as_batched
+from hot_envs.agents.features import policy_input
 from hot_envs.engine import GameState
 from hot_envs.single_agent import (
     ROTATE,
@@ -74,7 +77,8 @@ class VectorSingleAgentEnv(VectorEnv):
     ``opponents`` (an :class:`OpponentPool` or its entries: agents, batched agents, specs,
     factories, ``(source, weight)`` pairs; default ``["random"]``); ``learner_seat`` (a seat or
     ``"rotate"``); ``players`` (Heiße Karten: a count or counts drawn per game);
-    ``game_options``; ``shaping``; ``seed`` (for the first ``reset`` without one).
+    ``game_options``; ``shaping``; ``seed`` (for the first ``reset`` without one);
+    ``action_features`` (packed observations for action-scoring policies).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
@@ -89,11 +93,14 @@ class VectorSingleAgentEnv(VectorEnv):
         game_options: dict[str, Any] | None = None,
         shaping: float = 0.0,
         seed: int | None = None,
+        action_features: bool = False,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, not {num_envs!r}")
         # SingleAgentEnv checks the arguments (one deal per player count) and holds the pool.
-        self._template = SingleAgentEnv(game, opponents, learner_seat, players, game_options)
+        self._template = SingleAgentEnv(
+            game, opponents, learner_seat, players, game_options, action_features=action_features
+        )
         self.game_name, self.engine = self._template.game_name, self._template.engine
         self.pool: OpponentPool = self._template.pool
         self.player_counts = self._template.player_counts
@@ -101,7 +108,8 @@ class VectorSingleAgentEnv(VectorEnv):
         self.shaping = float(shaping)
         self.num_envs = num_envs
         layout, num_actions = self.engine.LAYOUT, self.engine.NUM_ACTIONS
-        self.single_observation_space = spaces.Box(layout.low, layout.high, dtype=np.float32)
+        self.action_features = bool(action_features)
+        self.single_observation_space = self._template.observation_space
         self.single_action_space = spaces.Discrete(num_actions)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
@@ -119,9 +127,10 @@ class VectorSingleAgentEnv(VectorEnv):
         self._potentials = np.zeros(num_envs, dtype=np.float64)
         self._initial_seed = seed
         # Buffers reused by every step: the learners' and one round of opponents' inputs.
-        self._observations = np.zeros((num_envs, layout.size), dtype=np.float32)
+        self._observations = np.zeros(self.observation_space.shape, dtype=np.float32)
         self._masks = np.zeros((num_envs, num_actions), dtype=np.int8)
-        self._opponent_observations = np.zeros_like(self._observations)
+        self._opponent_observations = np.zeros((num_envs, layout.size), dtype=np.float32)
+        self._layout_size = layout.size
         self._opponent_masks = np.zeros_like(self._masks)
         self._rows = np.arange(num_envs)
 
@@ -280,15 +289,21 @@ class VectorSingleAgentEnv(VectorEnv):
     ) -> None:
         """Rows ``0…k-1`` of ``observations`` and ``masks``: each seat's observation and legal
         actions (a mask of zeros where the game is over)."""
-        encode, legal = self._encode, self._legal
+        encode, legal, d = self._encode, self._legal, self._layout_size
         masks[: len(states)] = 0
         for j, (state, seat) in enumerate(zip(states, seats, strict=True)):
-            observations[j] = encode(state, seat)
+            observations[j, :d] = encode(state, seat)
             if state.current_player == seat:
                 masks[j].put(legal(state), 1)
 
     def _observe_learners(self) -> None:
         self._fill(self.games, self.seats.tolist(), self._observations, self._masks)
+        if self.action_features:  # the observation, then the features of each legal action
+            d = self._layout_size
+            for i, (game, seat) in enumerate(zip(self.games, self.seats.tolist(), strict=True)):
+                self._observations[i] = policy_input(
+                    self.game_name, self._observations[i, :d], game.view(seat)
+                )
 
     def _check_actions(self, actions: np.ndarray | Sequence[int]) -> list[int]:
         """The actions as ints; ``ValueError`` naming the first illegal one, nothing played."""
@@ -315,7 +330,10 @@ class VectorSingleAgentEnv(VectorEnv):
         mask[done] = True
         for i in done:
             game, seat = self.games[i], int(self.seats[i])
-            final_obs[i] = self._encode(game, seat)
+            observation = self._encode(game, seat)
+            if self.action_features:
+                observation = policy_input(self.game_name, observation, game.view(seat))
+            final_obs[i] = observation
             returns = [float(r) for r in game.returns()]
             best = max(returns)
             winners = [p for p, r in enumerate(returns) if r == best]

@@ -17,7 +17,9 @@ import pytest
 
 from hot_envs.agents.batched import PerSeatAgent, as_batched
 from hot_envs.agents.checkpoint import CheckpointAgent
+from hot_envs.agents.features import SPECS, policy_input
 from hot_envs.agents.random_agent import RandomAgent
+from hot_envs.agents.scorer import NumpyScorer
 from hot_envs.games import get_game
 from hot_envs.single_agent import random_observations
 from hot_envs.vector import VectorSingleAgentEnv
@@ -258,3 +260,59 @@ def test_the_vector_env_imports_and_runs_without_torch_or_sb3():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+def random_scorer(game: str, sample: bool) -> CheckpointAgent:
+    """A small action-scoring checkpoint agent with random weights."""
+    spec = SPECS[game]
+    rng = np.random.default_rng(0)
+    shapes = {"state_0": (16, spec.observation_size), "scorer_0": (8, 16 + spec.size)}
+    shapes["scorer_1"] = (1, 8)
+    arrays = {}
+    for name, shape in shapes.items():
+        arrays[f"{name}.weight"] = rng.normal(0, 0.5, shape).astype(np.float32)
+        arrays[f"{name}.bias"] = rng.normal(0, 0.1, shape[0]).astype(np.float32)
+    return CheckpointAgent(NumpyScorer(game, arrays, "tanh"), {"game": game}, sample, seed=1)
+
+
+@pytest.mark.parametrize("game", ["heisse-luft", "heisse-karten"])
+def test_an_action_scoring_checkpoint_decides_batched_as_one_by_one(game):
+    """Its ``act_batch`` packs each row's features from the seat's view: the argmax equals
+    ``act``; sampled ones are legal (the env checks every opponent action). The learners'
+    packed observations are ``policy_input``'s, as in ``SingleAgentEnv(action_features=True)``."""
+    agent, sampler = random_scorer(game, False), random_scorer(game, True)
+    log = defaultdict(list)
+    env = VectorSingleAgentEnv(
+        game,
+        num_envs=4,
+        players=None if game == "heisse-luft" else [2, 5],
+        opponents=[Recorder(agent, log), Recorder(sampler, log)],
+        action_features=True,
+    )
+    observations, _ = env.reset(seed=0)
+    assert observations.shape == (4, SPECS[game].input_size)
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        for i, (state, seat) in enumerate(zip(env.games, env.seats.tolist(), strict=True)):
+            plain = get_game(game).engine.encode(state, seat)
+            expected = policy_input(game, plain, state.view(seat))
+            np.testing.assert_array_equal(observations[i], expected)
+        observations, *_ = env.step(random_actions(env.action_masks(), rng))
+    engine = get_game(game).engine  # the learners' decisions now, as opponents' rows
+    states, seats = list(env.games), env.seats.copy()
+    rows = [
+        {"observation": engine.encode(s, seat), "action_mask": engine.action_mask(s, seat)}
+        for s, seat in zip(states, seats.tolist(), strict=True)
+    ]
+    batch = agent.act_batch(
+        states,
+        seats,
+        np.stack([r["observation"] for r in rows]),
+        np.stack([r["action_mask"] for r in rows]),
+    )
+    one_by_one = [
+        agent.act(row, state.view(seat))
+        for row, state, seat in zip(rows, states, seats.tolist(), strict=True)
+    ]
+    assert batch.tolist() == one_by_one
+    assert sum(map(len, log.values())) > 0  # the opponents played through act_batch

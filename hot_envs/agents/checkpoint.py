@@ -311,13 +311,25 @@ class CheckpointAgent:
     ) -> np.ndarray:
         """Many decisions in one forward pass (:mod:`hot_envs.agents.batched`): the argmax of
         each row's masked logits, or with ``sample=True`` one draw per row from its masked
-        softmax (inverse CDF over the normalised cumulative sums, as ``Generator.choice``)."""
-        logits = self.policy.masked_logits(observations, masks)
-        if not self.sample:
-            return logits.argmax(axis=1)
-        cdf = np.exp(logits - logits.max(axis=1, keepdims=True), dtype=np.float64).cumsum(axis=1)
-        cdf /= cdf[:, -1:]  # the last column exactly 1 and every draw below it
-        return (cdf <= self.rng.random((len(cdf), 1))).sum(axis=1)
+        softmax. An action-scoring policy packs each row's features from its seat's view."""
+        if isinstance(self.policy, NumpyScorer):
+            inputs = [
+                policy_input(self.game, observations[j], state.view(seat))
+                for j, (state, seat) in enumerate(zip(states, seats.tolist(), strict=True))
+            ]
+            logits, ids = self.policy.slot_logits(np.stack(inputs))
+        else:
+            logits, ids = self.policy.masked_logits(observations, masks), None
+        choice = draw(logits, self.rng) if self.sample else logits.argmax(axis=1)
+        return choice if ids is None else ids[np.arange(len(ids)), choice]
+
+
+def draw(logits: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One index per row of ``logits`` (−inf: never) from its softmax, by inverse CDF over the
+    normalised cumulative sums as ``Generator.choice`` draws."""
+    cdf = np.exp(logits - logits.max(axis=1, keepdims=True), dtype=np.float64).cumsum(axis=1)
+    cdf /= cdf[:, -1:]  # the last column exactly 1 and every draw below it
+    return (cdf <= rng.random((len(cdf), 1))).sum(axis=1)
 
 
 class SB3Agent:

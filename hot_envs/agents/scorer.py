@@ -83,13 +83,19 @@ class NumpyScorer:
         features = action_features(self.game, view, [int(a) for a in legal])
         return self._score(self._embed(observation), features)
 
-    def predict(self, inputs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Argmax actions of a batch of packed inputs (masks as a check: a slot's action must
-        be legal)."""
+    def slot_logits(self, inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The logits ``(B, slots)`` of a batch of packed inputs (−inf in unused slots) and the
+        slots' action ids ``(B, slots)`` (int64, −1 where unused)."""
         observations, features, ids = unpack(self.spec, np.asarray(inputs, dtype=np.float32))
         scores = self._score(self._embed(observations), features)
         ids = ids.astype(np.int64)
         scores[ids < 0] = -np.inf
+        return scores, ids
+
+    def predict(self, inputs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Argmax actions of a batch of packed inputs (masks as a check: a slot's action must
+        be legal)."""
+        scores, ids = self.slot_logits(inputs)
         actions = ids[np.arange(len(ids)), scores.argmax(axis=1)]
         if not np.asarray(masks, dtype=bool)[np.arange(len(ids)), actions].all():
             raise ValueError("a packed input's action slots disagree with its action mask")

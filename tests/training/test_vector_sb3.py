@@ -94,7 +94,7 @@ def test_the_docs_plain_torch_training_loop_runs():
 
 def test_the_training_league_runs_on_it_unchanged():
     from hot_envs.single_agent import Opponent
-    from training.league import FixedOpponent, League, LeagueCallback
+    from hot_envs.training.league import FixedOpponent, League, LeagueCallback
 
     league = League(
         "heisse-karten",
