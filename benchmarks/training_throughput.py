@@ -113,6 +113,7 @@ def build(args: Args, setup: Setup) -> MaskablePPO:
         "players": args.players,
         "game_options": args.game_options,
         "shaping": args.shaping,
+        "action_features": args.policy == "action_scorer",
     }
     if isinstance(setup, Batched):
         envs = VecMonitor(SB3VectorEnv(game=game, num_envs=setup.num_envs, **env_options))
@@ -189,7 +190,12 @@ def env_steps(args: Args, setup: Batched, seconds: float, repeats: int) -> dict[
     model = build(args, 1)
     snapshot = snapshot_of(model, args.game, args.seed)
     model.env.close()
-    options = {"opponents": [snapshot], "players": args.players, "seed": args.seed}
+    options = {
+        "opponents": [snapshot],
+        "players": args.players,
+        "seed": args.seed,
+        "action_features": args.policy == "action_scorer",
+    }
     single = SingleAgentEnv(args.game, game_options=args.game_options, **options)
     batched = VectorSingleAgentEnv(
         args.game, setup.num_envs, game_options=args.game_options, **options
@@ -312,7 +318,9 @@ def markdown(
         "",
         "`python benchmarks/training_throughput.py` — `MaskablePPO.learn` with the game's "
         "training config (`hot_envs.training.train.build_model`) against random, heuristic and a "
-        f"numpy snapshot of the learner; {info['cores']} cores. The batched set-up runs every "
+        f"numpy snapshot of the learner; {info['cores']} cores; network: "
+        + ", ".join(f"{game} {policy}" for game, policy in info["policies"].items())
+        + ". The batched set-up runs every "
         "game in the main process (`hot_envs.vector.VectorSingleAgentEnv` behind "
         "`hot_envs.vector_sb3.SB3VectorEnv`) with a larger rollout and minibatch; the "
         "`SubprocVecEnv` set-ups use the config's (`rollout_steps` over the workers).",
@@ -446,6 +454,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batched-batch-size", type=int, default=Batched.batch_size)
     parser.add_argument("--batched-threads", type=int, default=Batched.threads)
     parser.add_argument("--env-seconds", type=float, default=5.0, help="per env-steps run")
+    parser.add_argument(
+        "--policy",
+        choices=["config", "mlp", "action_scorer"],
+        default="config",
+        help="the network: the game config's, or the one named",
+    )
     parser.add_argument("--repeats", type=int, default=3, help="runs per setting (median)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=RESULTS)
@@ -458,6 +472,8 @@ def main(argv: list[str] | None = None) -> int:
 
     # the configs are read once, here: a config edited during the run changes nothing
     configs = [parse_args([game, "--seed", str(args.seed)]) for game in args.games]
+    if args.policy != "config":
+        configs = [replace(config, policy=args.policy) for config in configs]
     rows = throughput(configs, [*args.n_envs, batched], args.timesteps, args.repeats)
     envs = [env_steps(config, batched, args.env_seconds, args.repeats) for config in configs]
     profiles = [
@@ -475,6 +491,7 @@ def main(argv: list[str] | None = None) -> int:
         ).stdout.strip(),
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "load_average": [load_before, os.getloadavg()[0]],  # other jobs on the machine
+        "policies": {config.game: config.policy for config in configs},
     }
     default = default_n_envs()
     text = markdown(rows, envs, profiles, info, default)
