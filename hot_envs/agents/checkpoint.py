@@ -312,16 +312,14 @@ class CheckpointAgent:
         """Many decisions in one forward pass (:mod:`hot_envs.agents.batched`): the argmax of
         each row's masked logits, or with ``sample=True`` one draw per row from its masked
         softmax. An action-scoring policy packs each row's features from its seat's view."""
-        if isinstance(self.policy, NumpyScorer):
-            inputs = [
-                policy_input(self.game, observations[j], state.view(seat))
-                for j, (state, seat) in enumerate(zip(states, seats.tolist(), strict=True))
-            ]
-            logits, ids = self.policy.slot_logits(np.stack(inputs))
-        else:
-            logits, ids = self.policy.masked_logits(observations, masks), None
+        if not isinstance(self.policy, NumpyScorer):
+            logits = self.policy.masked_logits(observations, masks)
+            return draw(logits, self.rng) if self.sample else logits.argmax(axis=1)
+        legal = [row.nonzero()[0] for row in masks.astype(bool, copy=False)]
+        views = [state.view(seat) for state, seat in zip(states, seats.tolist(), strict=True)]
+        logits = self.policy.batch_legal_logits(observations, views, legal)
         choice = draw(logits, self.rng) if self.sample else logits.argmax(axis=1)
-        return choice if ids is None else ids[np.arange(len(ids)), choice]
+        return np.array([actions[c] for actions, c in zip(legal, choice.tolist(), strict=True)])
 
 
 def draw(logits: np.ndarray, rng: np.random.Generator) -> np.ndarray:

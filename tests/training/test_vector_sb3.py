@@ -112,3 +112,18 @@ def test_the_training_league_runs_on_it_unchanged():
     assert len(league.snapshots) == 2 and set(league.snapshots) <= set(pool)
     assert sum(name.startswith("snapshot@") for name in pool) == 2  # dropped ones left the pool
     assert callback.results["random"] and callback.results["heuristic"]
+
+
+def test_the_action_scoring_policy_trains_on_it_with_packed_observations():
+    from dataclasses import replace
+
+    from hot_envs.training.train import build_model, parse_args
+
+    args = parse_args(["heisse-luft", "--seed", "1"])
+    args = replace(args, policy="action_scorer", rollout_steps=128, batch_size=64, n_epochs=1)
+    envs = VecMonitor(SB3VectorEnv(game="heisse-luft", num_envs=8, action_features=True))
+    model = build_model(args, envs)
+    snapshot = CheckpointAgent(numpy_policy(model), {"game": "heisse-luft"}, sample=True)
+    envs.env_method("set_opponent", "snapshot", snapshot, 1.0)
+    model.learn(256)
+    assert model.num_timesteps == 256
