@@ -37,7 +37,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.utils import set_random_seed
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
 from hot_envs.agents.checkpoint import export_checkpoint, read_metadata, update_metadata
 from hot_envs.agents.shipped import find_checkpoint
@@ -54,6 +54,7 @@ from hot_envs.training.finetune import CriticWarmup, TeacherAnchor
 from hot_envs.training.imitation import Demonstrations, behaviour_cloning, collect, dagger
 from hot_envs.training.league import FixedOpponent, League, LeagueCallback
 from hot_envs.training.policies import ActionScorerPolicy
+from hot_envs.vector_sb3 import SB3VectorEnv
 
 try:
     import tomllib
@@ -76,6 +77,7 @@ class Args:
     seed: int = 0
     resume: str | None = None  # checkpoint to continue training (its .zip)
     n_envs: int = 0  # 0: default_n_envs() — several per core, so one forward pass serves many
+    batched_envs: int = 0  # > 0: that many games in one process instead (hot_envs.vector_sb3)
     torch_threads: int = 1
     progress_bar: bool = True
     verbose: int = 1  # 1: SB3's table of PPO figures (approx_kl, clip_fraction, …) per update
@@ -378,17 +380,22 @@ def main(argv: list[str] | None = None) -> int:
         win_high=args.win_high,
         pfsp=args.pfsp,
     )
-    make_env = partial(
-        SingleAgentEnv,
-        args.game,
-        opponents=[Opponent(*entry) for entry in league.initial_entries()],
-        players=args.players,
-        game_options=args.game_options,
-        shaping=args.shaping,
-        action_features=args.policy == "action_scorer",
-    )
-    vec_env_cls = SubprocVecEnv if n_envs > 1 else DummyVecEnv
-    envs = make_vec_env(make_env, n_envs=n_envs, seed=args.seed, vec_env_cls=vec_env_cls)
+    env_options = {
+        "opponents": [Opponent(*entry) for entry in league.initial_entries()],
+        "players": args.players,
+        "game_options": args.game_options,
+        "shaping": args.shaping,
+        "action_features": args.policy == "action_scorer",
+    }
+    if args.batched_envs > 0:  # many games in this process, opponents' moves batched
+        n_envs = args.batched_envs
+        envs = VecMonitor(
+            SB3VectorEnv(game=args.game, num_envs=n_envs, seed=args.seed, **env_options)
+        )
+    else:  # one game per env worker process
+        vec_env_cls = SubprocVecEnv if n_envs > 1 else DummyVecEnv
+        make_env = partial(SingleAgentEnv, args.game, **env_options)
+        envs = make_vec_env(make_env, n_envs=n_envs, seed=args.seed, vec_env_cls=vec_env_cls)
 
     # The model: resumed from a checkpoint, or new (optionally warm-started by imitation).
     bc_history: list[dict[str, float]] = []

@@ -131,6 +131,7 @@ def test_tiny_action_scorer_run_with_critic_warmup_anchor_and_pfsp(tiny_config, 
     config = config.replace("dagger_rounds = 1", "dagger_rounds = 0")
     config += "[finetune]\ncritic_warmup = 256\nanchor_coef = 1.0\nanchor_decay = 1024\n"
     config = config.replace("[league]", "[league]\npfsp = true")
+    config = config.replace("n_envs = 1", "batched_envs = 4")
     path = tmp_path / "scorer.toml"
     path.write_text(config)
     out = tmp_path / "run"
