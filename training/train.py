@@ -157,14 +157,9 @@ class TimeLimit(BaseCallback):
         return time.perf_counter() < self.deadline
 
 
-def imitate(
-    model: Any, args: Args, counts: list[int], clone: bool
-) -> tuple[list[dict[str, float]], Demonstrations]:
-    """Behaviour cloning on ``bc_decisions`` teacher decisions (if ``clone``), then
-    ``dagger_rounds`` DAgger rounds (imitation); the statistics of each epoch/round, and the
-    demonstrations (for the teacher anchor)."""
-    started = time.perf_counter()
-    demos = collect(
+def teacher_demos(args: Args, counts: list[int]) -> Demonstrations:
+    """``bc_decisions`` decisions of the teacher, as the run's policy observes them."""
+    return collect(
         args.game,
         counts,
         args.bc_decisions,
@@ -173,6 +168,16 @@ def imitate(
         args.gamma,
         action_features=args.policy == "action_scorer",
     )
+
+
+def imitate(
+    model: Any, args: Args, counts: list[int], clone: bool
+) -> tuple[list[dict[str, float]], Demonstrations]:
+    """Behaviour cloning on ``bc_decisions`` teacher decisions (if ``clone``), then
+    ``dagger_rounds`` DAgger rounds (imitation); the statistics of each epoch/round, and the
+    demonstrations (for the teacher anchor)."""
+    started = time.perf_counter()
+    demos = teacher_demos(args, counts)
     history = []
     if clone:
         history = behaviour_cloning(
@@ -421,15 +426,7 @@ def main(argv: list[str] | None = None) -> int:
     if (args.bc_decisions > 0 and not args.resume) or args.dagger_rounds > 0:
         bc_history, demos = imitate(model, args, counts, clone=not args.resume)
     elif args.anchor_coef > 0 and args.bc_decisions > 0:  # a resumed model's anchor data
-        demos = collect(
-            args.game,
-            counts,
-            args.bc_decisions,
-            args.seed,
-            args.bc_teacher,
-            args.gamma,
-            action_features=args.policy == "action_scorer",
-        )
+        demos = teacher_demos(args, counts)
     # The policy before RL, kept so that anyone can compare the end with it.
     start_meta = {
         "game": args.game,
