@@ -39,7 +39,12 @@ from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
-from hot_envs.agents.checkpoint import export_checkpoint, read_metadata, update_metadata
+from hot_envs.agents.checkpoint import (
+    export_checkpoint,
+    read_metadata,
+    sb3_custom_objects,
+    update_metadata,
+)
 from hot_envs.agents.shipped import find_checkpoint
 from hot_envs.cli import non_negative_int, positive_int
 from hot_envs.games import get_game
@@ -416,6 +421,7 @@ def main(argv: list[str] | None = None) -> int:
             device="cpu",
             tensorboard_log=str(out / "tb"),
             verbose=args.verbose,
+            custom_objects=sb3_custom_objects(read_metadata(args.resume, args.game)),
             **ppo_settings(args, envs.num_envs),
         )
         print(f"resumed from {zip_path} at step {model.num_timesteps}")

@@ -349,7 +349,7 @@ class SB3Agent:
         if not file.is_file():
             raise FileNotFoundError(f"checkpoint model {file} not found (next to {stem}.json)")
         try:
-            model = MaskablePPO.load(file, device="cpu")
+            model = MaskablePPO.load(file, device="cpu", custom_objects=sb3_custom_objects(meta))
         except (zipfile.BadZipFile, ValueError, KeyError, RuntimeError) as error:
             raise ValueError(f"checkpoint model {file} is corrupt: {error}") from None
         return cls(model, meta)
@@ -469,6 +469,16 @@ def update_metadata(path: str | Path, **fields: Any) -> dict[str, Any]:
     meta.update(fields)
     file.write_text(json.dumps(meta, indent=2, default=str) + "\n")
     return meta
+
+
+def sb3_custom_objects(meta: dict[str, Any]) -> dict[str, Any]:
+    """What ``MaskablePPO.load`` must be given for a checkpoint's ``.zip``: the action-scoring
+    policy class by its current import path, whatever path the file was saved under."""
+    if meta["network"].get("architecture", "mlp") != ARCHITECTURE:
+        return {}
+    from hot_envs.training.policies import ActionScorerPolicy
+
+    return {"policy_class": ActionScorerPolicy}
 
 
 def is_action_scorer(model: Any) -> bool:

@@ -46,7 +46,7 @@ def test_checkpoint_rows_targets_and_files(strength, checkpoint, tmp_path):
     report = json.loads((out / "strength_ckpt_mine.json").read_text())
     rows = [(r["players"], r["against"], r["games"], r["target"]) for r in report["rows"]]
     assert rows == [(2, "random", 6, None), (2, "heuristic", 6, 0.6), (3, "random", 6, None)] + [
-        (3, "heuristic", 6, pytest.approx(0.5))
+        (3, "heuristic", 6, pytest.approx(1.2 / 3))
     ]
     assert all(0 <= r["ci_low"] <= r["win_share"] <= r["ci_high"] <= 1 for r in report["rows"])
     assert all(r["even_share"] == 1 / r["players"] for r in report["rows"])
