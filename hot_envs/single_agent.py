@@ -56,7 +56,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from hot_envs.agents.base import Agent
+from hot_envs.agents.base import Agent, decide
 from hot_envs.agents.features import SPECS, policy_input
 from hot_envs.engine import GameState
 from hot_envs.games import get_game
@@ -343,11 +343,7 @@ class SingleAgentEnv(gymnasium.Env):
         while not game.is_terminal() and game.current_player != self.seat:
             seat = game.current_player
             name, agent = self.opponent_names[seat], self.opponent_agents[seat]
-            observation = {
-                "observation": self.engine.encode(game, seat),
-                "action_mask": self.engine.action_mask(game, seat),
-            }
-            action = agent.act(observation, game.view(seat))
+            action = decide(agent, self.engine, game, seat)
             try:
                 game.apply(int(action))
             except (ValueError, TypeError) as error:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hot_envs.agents import make_agent
-from hot_envs.agents.play import agent_action
+from hot_envs.agents.base import decide
 from hot_envs.arena import derive_seed, game_options
 from hot_envs.engine import GameState
 from hot_envs.games import get_game
@@ -106,7 +106,7 @@ def play(
                 return None
             who = "you"
         else:
-            action = agent_action(agents[mover], game.engine, state)
+            action = decide(agents[mover], game.engine, state, state.current_player)
             who = f"player_{mover} ({opponent})"
         write(f"{who}: {state.action_name(action)}")
         state.apply(action)

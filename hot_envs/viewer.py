@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from hot_envs.agents import make_agent
-from hot_envs.agents.play import agent_action
+from hot_envs.agents.base import decide
 from hot_envs.arena import derive_seed, game_options
 from hot_envs.engine import GameState
 from hot_envs.games import get_game
@@ -150,7 +150,7 @@ def watch(
         sleep(delay)
         mover = state.current_player
         try:
-            action = agent_action(players[mover], game.engine, state)
+            action = decide(players[mover], game.engine, state, state.current_player)
             name = state.action_name(action)
             state.apply(action)
         except (ValueError, TypeError) as error:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from hot_envs.agents import Agent, make_agent
+from hot_envs.agents.base import observe
 from hot_envs.agents.features import policy_input
 from hot_envs.games import get_game
 
@@ -67,10 +68,7 @@ def collect(
         seats: list[int] = []
         while not state.is_terminal():
             seat = state.current_player
-            observation = {
-                "observation": engine.encode(state, seat),
-                "action_mask": engine.action_mask(state, seat),
-            }
+            observation = observe(engine, state, seat)
             view = state.view(seat)
             label = int(agent.act(observation, view))
             if action_features:

@@ -2,21 +2,19 @@
 
 The smallest loop that keeps the protocol: each agent gets its own observation and its own view
 (``env.unwrapped.view(agent)``), nothing more; tests and quick checks use it.
-:func:`agent_action` is the same step for code that drives an engine ``State`` directly, as the
-arena (:mod:`hot_envs.arena`) does, for speed.
+:func:`hot_envs.agents.base.decide` is the same step for code that drives an engine ``State``
+directly, as the arena (:mod:`hot_envs.arena`) does, for speed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 from pettingzoo import AECEnv
 
 from hot_envs.agents.base import Agent
-from hot_envs.engine import GameState
 
 ActionHook = Callable[[str, dict[str, np.ndarray], dict[str, Any], int], None]
 
@@ -51,14 +49,3 @@ def play_game(
             on_action(name, observation, view, action)
         env.step(action)
     return totals
-
-
-def agent_action(agent: Agent, engine: ModuleType, state: GameState) -> int:
-    """The action ``agent`` chooses for the seat to move of an engine ``state``: it gets that
-    seat's observation dict (as the environment gives it) and view, nothing more."""
-    seat = state.current_player
-    observation = {
-        "observation": engine.encode(state, seat),
-        "action_mask": engine.action_mask(state, seat),
-    }
-    return int(agent.act(observation, state.view(seat)))

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from hot_envs.agents import make_agent
-from hot_envs.agents.play import agent_action
+from hot_envs.agents.base import decide
 from hot_envs.games import get_game
 from hot_envs.pictures import picture
 
@@ -32,7 +32,9 @@ def write_docs_frames(folder: str | Path) -> list[Path]:
         for _ in range(moves):
             if state.is_terminal():  # the heuristics changed: show the end
                 break
-            state.apply(agent_action(agents[state.current_player], game.engine, state))
+            state.apply(
+                decide(agents[state.current_player], game.engine, state, state.current_player)
+            )
         picture(state).save(folder / name, optimize=True)
         paths.append(folder / name)
     return paths

@@ -15,7 +15,7 @@ from collections import OrderedDict
 import numpy as np
 
 from hot_envs.agents import make_agent
-from hot_envs.agents.play import agent_action
+from hot_envs.agents.base import decide
 from hot_envs.arena import derive_seed, game_options
 from hot_envs.games import get_game
 from hot_envs.web.public import EVENTS, MOVES
@@ -165,7 +165,7 @@ class Table:
                 return self._snapshot(seat)
             self._check_turn(human=False)
             agent = self.agents[self.state.current_player]
-            self._apply(agent_action(agent, self.game.engine, self.state))
+            self._apply(decide(agent, self.game.engine, self.state, self.state.current_player))
             return self._snapshot(seat)
 
     def seek(self, step: object, seat: int | None = None) -> dict:

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from hot_envs.agents import make_agent
-from hot_envs.agents.play import agent_action
+from hot_envs.agents.base import decide
 from hot_envs.games import get_game
 from hot_envs.records import make_record
 
@@ -110,7 +110,7 @@ def recorded_game(game: str, options: dict, seats: list[str], seed: int) -> dict
     agents = [make_agent(spec, game, s) for s, spec in enumerate(seats)]
     actions = []
     while not state.is_terminal():
-        actions.append(agent_action(agents[state.current_player], engine, state))
+        actions.append(decide(agents[state.current_player], engine, state, state.current_player))
         state.apply(actions[-1])
     return make_record(game, options, seed, seats, actions, state.returns())
 
