@@ -186,8 +186,9 @@ class SingleAgentEnv(gymnasium.Env):
         render_mode: str | None = None,
         action_features: bool = False,
     ) -> None:
-        self.game_name = get_game(game).name
-        self.engine = get_game(game).engine
+        self.description = get_game(game)
+        self.game_name = self.description.name
+        self.engine = self.description.engine
         if isinstance(opponents, OpponentPool):
             self.pool = opponents
         else:
@@ -197,8 +198,9 @@ class SingleAgentEnv(gymnasium.Env):
             self.player_counts: tuple[int | None, ...] = (None,)
         else:
             self.player_counts = (players,) if isinstance(players, int) else tuple(players)
-        if self.game_name == "heisse-luft" and any(n not in (None, 2) for n in self.player_counts):
-            raise ValueError(f"Heiße Luft is a 2-player game, not {players!r}")
+        for n in self.player_counts:
+            if n is not None:
+                self.description.check_players(n)
         # One deal per player count: bad options fail here, not at the first reset.
         seats = {self._deal(n, np.random.default_rng(0)).num_players for n in self.player_counts}
         if learner_seat != ROTATE and not (
@@ -333,10 +335,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.pool.remove(name)
 
     def _deal(self, count: int | None, rng: np.random.Generator) -> GameState:
-        options = dict(self.game_options)
-        if count is not None and self.game_name != "heisse-luft":
-            options["num_players"] = count
-        return self.engine.State.new(seed=rng, **options)
+        return self.engine.State.new(seed=rng, **self.description.options(count, self.game_options))
 
     def _play_opponents(self) -> None:
         game = self.game

@@ -140,7 +140,7 @@ def test_masks_are_the_learners_legal_actions_and_observations_its_encoding(game
         observations, *_ = env.step(random_actions(masks, rng))
 
 
-@pytest.mark.parametrize("game", ["heisse-luft", "heisse-karten"])
+@pytest.mark.parametrize("game", ["heisse-karten"])  # the MLP one; scorers: the test below
 def test_batched_checkpoint_actions_equal_the_agents_one_by_one(game):
     agent = shipped_agent(game)
     rows = random_observations(game, None if game == "heisse-luft" else [2, 4, 6], 300, seed=2)

@@ -258,7 +258,7 @@ def test_bad_arguments_are_clear_errors():
         SingleAgentEnv("skat")
     with pytest.raises(ValueError, match="no agent"):
         SingleAgentEnv("heisse-luft", opponents=[42])
-    with pytest.raises(ValueError, match="num_players"):
+    with pytest.raises(ValueError, match="2–6 players, not 9"):
         SingleAgentEnv("heisse-karten", players=9)
     env = SingleAgentEnv("heisse-karten", players=2, seed=0)
     finished = KartenState.new(seed=0, num_players=2)
