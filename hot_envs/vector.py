@@ -160,7 +160,7 @@ class VectorSingleAgentEnv(VectorEnv):
         finished games are replaced by new ones (module docstring)."""
         if not self.games:
             raise RuntimeError("call reset() before step()")
-        actions = self._check_actions(actions)
+        actions = check_actions(actions, self._masks, self.seats)
         for game, action in zip(self.games, actions, strict=True):
             game.apply(action)
         self._play_opponents(self._rows)
@@ -305,21 +305,6 @@ class VectorSingleAgentEnv(VectorEnv):
                     self.game_name, self._observations[i, :d], game.view(seat)
                 )
 
-    def _check_actions(self, actions: np.ndarray | Sequence[int]) -> list[int]:
-        """The actions as ints; ``ValueError`` naming the first illegal one, nothing played."""
-        array = np.asarray(actions)
-        if array.shape != (self.num_envs,) or not np.issubdtype(array.dtype, np.integer):
-            raise ValueError(f"actions must be {self.num_envs} integers, not {actions!r}")
-        in_range = (array >= 0) & (array < self._masks.shape[1])
-        legal = in_range & (self._masks[self._rows, np.where(in_range, array, 0)] != 0)
-        if not legal.all():
-            i = int(np.flatnonzero(~legal)[0])
-            raise ValueError(
-                f"illegal action {int(array[i])} for the learner in game {i} (seat "
-                f"{self.seats[i]}); legal: {np.flatnonzero(self._masks[i]).tolist()}"
-            )
-        return array.tolist()
-
     def _finish(
         self, done: list[int], rewards: np.ndarray, terminated: np.ndarray, truncated: np.ndarray
     ) -> dict[str, Any]:
@@ -372,3 +357,24 @@ class VectorSingleAgentEnv(VectorEnv):
 
     def _info(self) -> dict[str, Any]:
         return {"learner_seat": self.seats.copy(), "num_players": self.num_players.copy()}
+
+
+def check_actions(
+    actions: np.ndarray | Sequence[int], masks: np.ndarray, seats: np.ndarray | None = None
+) -> list[int]:
+    """One learner action per row of ``masks`` (the games' legal actions), as ints; a
+    ``ValueError`` names the first illegal one (and its learner's seat, if ``seats`` is given)."""
+    array = np.asarray(actions)
+    num_envs, num_actions = masks.shape
+    if array.shape != (num_envs,) or not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(f"actions must be {num_envs} integers, not {actions!r}")
+    in_range = (array >= 0) & (array < num_actions)
+    legal = in_range & (masks[np.arange(num_envs), np.where(in_range, array, 0)] != 0)
+    if not legal.all():
+        i = int(np.flatnonzero(~legal)[0])
+        seat = "" if seats is None else f" (seat {seats[i]})"
+        raise ValueError(
+            f"illegal action {int(array[i])} for the learner in game {i}{seat}; "
+            f"legal: {np.flatnonzero(masks[i]).tolist()}"
+        )
+    return array.tolist()

@@ -12,6 +12,12 @@ league and SB3's success rate read; other steps' infos are empty. Needs stable-b
 returns one result per index. ``MaskablePPO(seed=s)`` seeds it through ``seed(s)``; the next
 ``reset`` then seeds the games with ``s``. Wrap it in ``VecMonitor`` for episode statistics.
 
+``workers=K`` (K > 1) runs the games in ``K`` processes instead
+(:class:`~hot_envs.vector_workers.SubprocVectorSingleAgentEnv`: worker ``k`` seeded with
+``s + k``), so the env steps on ``K`` cores: ``env_method``, ``set_attr`` and ``get_attr``
+then reach every worker's env, and each index gets the answer of the worker that holds its
+game. ``workers=1`` (the default) keeps everything in this process.
+
 >>> from sb3_contrib import MaskablePPO
 >>> from stable_baselines3.common.vec_env import VecMonitor
 >>> envs = VecMonitor(SB3VectorEnv(game="heisse-luft", num_envs=32, opponents=["heuristic"]))
@@ -29,16 +35,32 @@ from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from hot_envs.vector import VectorSingleAgentEnv
+from hot_envs.vector_workers import SubprocVectorSingleAgentEnv
 
 
 class SB3VectorEnv(VecEnv):
     """A stable-baselines3 ``VecEnv`` over one :class:`VectorSingleAgentEnv` (module docstring):
-    pass the env, or its keyword arguments to make one."""
+    pass the env, or its keyword arguments to make one — in this process, or with ``workers``
+    > 1 in that many worker processes."""
 
-    def __init__(self, env: VectorSingleAgentEnv | None = None, **kwargs: Any) -> None:
-        if env is not None and kwargs:
+    def __init__(
+        self,
+        env: VectorSingleAgentEnv | SubprocVectorSingleAgentEnv | None = None,
+        *,
+        workers: int = 1,
+        **kwargs: Any,
+    ) -> None:
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValueError(f"workers must be a positive int, not {workers!r}")
+        if env is not None and (kwargs or workers != 1):
             raise ValueError("pass a VectorSingleAgentEnv or its arguments, not both")
-        self.env = env if env is not None else VectorSingleAgentEnv(**kwargs)
+        if env is None:
+            env = (
+                VectorSingleAgentEnv(**kwargs)
+                if workers == 1
+                else SubprocVectorSingleAgentEnv(workers=workers, **kwargs)
+            )
+        self.env = env
         self.render_mode = None
         self._actions: np.ndarray | None = None
         super().__init__(
@@ -80,11 +102,17 @@ class SB3VectorEnv(VecEnv):
         self.env.close()
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        value = getattr(self if attr_name == "action_masks" else self.env, attr_name)
-        return [value] * len(self._indices(indices))
+        if attr_name == "action_masks":
+            return [self.action_masks] * len(self._indices(indices))
+        if isinstance(self.env, SubprocVectorSingleAgentEnv):
+            return self._per_index(self.env.get_attr(attr_name), indices)
+        return self._per_index([getattr(self.env, attr_name)], indices)
 
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        setattr(self.env, attr_name, value)
+        if isinstance(self.env, SubprocVectorSingleAgentEnv):
+            self.env.set_attr(attr_name, value)
+        else:
+            setattr(self.env, attr_name, value)
 
     def env_method(
         self,
@@ -94,13 +122,16 @@ class SB3VectorEnv(VecEnv):
         **method_kwargs: Any,
     ) -> list[Any]:
         """``action_masks``: one mask per index; any other method of the vectorised env is
-        called once and its result repeated per index."""
-        rows = self._indices(indices)
+        called once (in every worker) and its result repeated per index (the result of the
+        worker that holds the index's game)."""
         if method_name == "action_masks":
             masks = self.env.action_masks()
-            return [masks[i] for i in rows]
-        result = getattr(self.env, method_name)(*method_args, **method_kwargs)
-        return [result] * len(rows)
+            return [masks[i] for i in self._indices(indices)]
+        if isinstance(self.env, SubprocVectorSingleAgentEnv):
+            results = self.env.call(method_name, *method_args, **method_kwargs)
+        else:
+            results = (getattr(self.env, method_name)(*method_args, **method_kwargs),)
+        return self._per_index(results, indices)
 
     def env_is_wrapped(
         self, wrapper_class: type[gymnasium.Wrapper], indices: VecEnvIndices = None
@@ -109,3 +140,9 @@ class SB3VectorEnv(VecEnv):
 
     def _indices(self, indices: VecEnvIndices) -> Sequence[int]:
         return list(self._get_indices(indices))
+
+    def _per_index(self, results: Sequence[Any], indices: VecEnvIndices) -> list[Any]:
+        """One of ``results`` (the env's one, or one per worker) for each index: its game's."""
+        if isinstance(self.env, SubprocVectorSingleAgentEnv):
+            return [results[self.env.worker_of[i]] for i in self._indices(indices)]
+        return [results[0]] * len(self._indices(indices))
