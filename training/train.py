@@ -71,7 +71,13 @@ CONFIGS = Path(__file__).parent / "configs"
 
 @dataclass
 class Args:
-    """Every knob of a run. The TOML configs set most of them; see their comments."""
+    """Every knob of a run. The TOML configs set most of them; see their comments.
+
+    ``batched_envs`` games run in ``batched_workers`` processes (1: all in this one, as
+    ``SB3VectorEnv``; 0: one per core); this process then waits while they step, and they idle
+    while it runs the policy's forward passes and the PPO update — so with workers on every
+    core, ``torch_threads`` up to the core count can use the cores in those phases too.
+    """
 
     game: str = "heisse-luft"
     players: list[int] | None = None  # Heiße Karten: table sizes, one drawn per episode
@@ -82,7 +88,8 @@ class Args:
     seed: int = 0
     resume: str | None = None  # checkpoint to continue training (its .zip)
     n_envs: int = 0  # 0: default_n_envs() — several per core, so one forward pass serves many
-    batched_envs: int = 0  # > 0: that many games in one process instead (hot_envs.vector_sb3)
+    batched_envs: int = 0  # > 0: that many batched games instead (hot_envs.vector_sb3)
+    batched_workers: int = 1  # processes they run in (hot_envs.vector_workers); 0: one per core
     torch_threads: int = 1
     progress_bar: bool = True
     verbose: int = 1  # 1: SB3's table of PPO figures (approx_kl, clip_fraction, …) per update
@@ -350,6 +357,13 @@ def parse_args(argv: list[str] | None) -> Args:
     if not values.get("opponents", Args().opponents):
         raise ValueError("the league needs at least one fixed opponent (weight 0 is fine)")
     args = Args(**values)
+    workers = args.batched_workers
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
+        raise ValueError(f"batched_workers must be an int ≥ 0, not {workers!r}")
+    if args.batched_envs > 0 and workers > args.batched_envs:
+        raise ValueError(
+            f"batched_workers ({workers}) must not exceed batched_envs ({args.batched_envs})"
+        )
     # Bad player counts, options or checkpoints fail here, not inside an env worker.
     SingleAgentEnv(game, players=args.players, game_options=args.game_options)
     if args.resume:  # the checkpoint decides the network, and so what the envs observe
@@ -397,10 +411,13 @@ def main(argv: list[str] | None = None) -> int:
         "shaping": args.shaping,
         "action_features": args.policy == "action_scorer",
     }
-    if args.batched_envs > 0:  # many games in this process, opponents' moves batched
+    if args.batched_envs > 0:  # many games per process, opponents' moves batched
         n_envs = args.batched_envs
+        workers = args.batched_workers or min(os.cpu_count() or 1, n_envs)
         envs = VecMonitor(
-            SB3VectorEnv(game=args.game, num_envs=n_envs, seed=args.seed, **env_options)
+            SB3VectorEnv(
+                game=args.game, num_envs=n_envs, seed=args.seed, workers=workers, **env_options
+            )
         )
     else:  # one game per env worker process
         vec_env_cls = SubprocVecEnv if n_envs > 1 else DummyVecEnv

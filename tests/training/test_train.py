@@ -131,7 +131,7 @@ def test_tiny_action_scorer_run_with_critic_warmup_anchor_and_pfsp(tiny_config, 
     config = config.replace("dagger_rounds = 1", "dagger_rounds = 0")
     config += "[finetune]\ncritic_warmup = 256\nanchor_coef = 1.0\nanchor_decay = 1024\n"
     config = config.replace("[league]", "[league]\npfsp = true")
-    config = config.replace("n_envs = 1", "batched_envs = 4")
+    config = config.replace("n_envs = 1", "batched_envs = 4\nbatched_workers = 2")
     path = tmp_path / "scorer.toml"
     path.write_text(config)
     out = tmp_path / "run"
@@ -142,6 +142,7 @@ def test_tiny_action_scorer_run_with_critic_warmup_anchor_and_pfsp(tiny_config, 
     meta = json.loads((out / "final.json").read_text())
     assert meta["network"]["architecture"] == "action_scorer"
     assert meta["training"]["league"]["pfsp"] is True
+    assert meta["training"]["config"]["batched_workers"] == 2  # the games ran in 2 processes
     assert json.loads((out / "start.json").read_text())["network"]["architecture"] == (
         "action_scorer"
     )
@@ -170,6 +171,10 @@ def test_bad_options_exit_with_a_message(tmp_path, capsys):
     assert "2–6 players, not 7" in capsys.readouterr().err
     assert main(["heisse-luft", "--resume", str(tmp_path / "missing.zip")]) == 2
     assert "missing.zip' not found" in capsys.readouterr().err
+    for workers in ("-1", "1.5", "true", "65"):
+        bad.write_text(f"[run]\nbatched_envs = 64\nbatched_workers = {workers}\n")
+        assert main(["heisse-luft", "--config", str(bad)]) == 2
+        assert "batched_workers" in capsys.readouterr().err
 
 
 def test_league_rule_splits_draws_between_snapshots_and_fixed_agents():
