@@ -13,7 +13,9 @@ sampling numpy snapshot of the learner itself).
    of one agent decided by one call: one numpy forward pass for the snapshot) behind
    :class:`hot_envs.vector_sb3.SB3VectorEnv`, with a larger rollout and minibatch
    (``--batched-n-steps`` per game, ``--batched-batch-size``) and ``--batched-threads`` torch
-   threads. Counts every env step, PPO updates included.
+   threads; with ``--batched-workers`` K > 1 the same games split over K worker processes
+   (:class:`hot_envs.vector_workers.SubprocVectorSingleAgentEnv`). Several thread and worker
+   counts give one set-up each. Counts every env step, PPO updates included.
    Each setting runs ``--repeats`` times, the settings taking turns, and the median counts — on a
    shared machine a busy minute then slows every setting alike instead of one.
 2. **Env steps** — the environments alone, learner actions uniformly random, every opponent a
@@ -31,8 +33,9 @@ numpy's BLAS runs one thread (``OPENBLAS_NUM_THREADS=1`` unless set): on a busy 
 a second BLAS thread made the batched env 7× slower (its forward passes up to 30×), not faster.
 
     python benchmarks/training_throughput.py [--games heisse-luft] [--timesteps 16384]
-                                             [--n-envs 1 2 8] [--batched-envs 64] [--repeats 3]
-                                             [--out DIR]
+                                             [--n-envs 1 2 8] [--batched-envs 64]
+                                             [--batched-workers 1 2] [--batched-threads 1 2]
+                                             [--repeats 3] [--out DIR]
 
 Prints both tables and writes ``training_throughput.{md,json,png}`` into ``--out`` (default
 ``benchmarks/results``).
@@ -85,16 +88,18 @@ PARTS = (
 
 @dataclass(frozen=True)
 class Batched:
-    """The batched set-up (module docstring): games, rollout steps per game, minibatch size and
-    torch threads."""
+    """The batched set-up (module docstring): games, rollout steps per game, minibatch size,
+    torch threads and the processes the games run in."""
 
     num_envs: int = 64
     n_steps: int = 128
     batch_size: int = 1024
     threads: int = 1
+    workers: int = 1
 
     def __str__(self) -> str:
-        return f"batched {self.num_envs}"
+        processes = f" in {self.workers} processes" if self.workers > 1 else ""
+        return f"batched {self.num_envs}{processes}"
 
 
 Setup = int | Batched  # an int: that many SubprocVecEnv workers (1: DummyVecEnv)
@@ -116,7 +121,9 @@ def build(args: Args, setup: Setup) -> MaskablePPO:
         "action_features": args.policy == "action_scorer",
     }
     if isinstance(setup, Batched):
-        envs = VecMonitor(SB3VectorEnv(game=game, num_envs=setup.num_envs, **env_options))
+        envs = VecMonitor(
+            SB3VectorEnv(game=game, num_envs=setup.num_envs, workers=setup.workers, **env_options)
+        )
         rollout = setup.num_envs * setup.n_steps
         args = replace(args, rollout_steps=rollout, batch_size=setup.batch_size)
     else:
@@ -410,10 +417,15 @@ def plot(rows: list[dict], profiles: list[dict], path: Path) -> None:
         1, 2, figsize=(12, 1.8 + 0.6 * len(profiles)), gridspec_kw={"width_ratios": [1, 2]}
     )
     games = list(dict.fromkeys(r["game"] for r in rows))
-    setups = list(dict.fromkeys(r["setup"] for r in rows))
+
+    def label(row: dict) -> str:
+        threads = row["torch_threads"]
+        return row["setup"] + (f", {threads} torch threads" if threads > 1 else "")
+
+    setups = list(dict.fromkeys(label(r) for r in rows))
     width = 0.8 / len(setups)
     for k, setup in enumerate(setups):
-        mine = [r for r in rows if r["setup"] == setup]
+        mine = [r for r in rows if label(r) == setup]
         x = [games.index(r["game"]) + (k - (len(setups) - 1) / 2) * width for r in mine]
         rate = np.array([r["steps_per_second"] for r in mine])
         low, high = np.array([r["steps_per_second_range"] for r in mine]).T
@@ -448,11 +460,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", nargs="+", default=["heisse-luft", "heisse-karten"])
     parser.add_argument("--timesteps", type=int, default=16384)
     parser.add_argument("--profile-timesteps", type=int, default=8192)
-    parser.add_argument("--n-envs", type=int, nargs="+", default=[1, default_n_envs()])
+    parser.add_argument("--n-envs", type=int, nargs="*", default=[1, default_n_envs()])
     parser.add_argument("--batched-envs", type=int, default=Batched.num_envs)
     parser.add_argument("--batched-n-steps", type=int, default=Batched.n_steps)
     parser.add_argument("--batched-batch-size", type=int, default=Batched.batch_size)
-    parser.add_argument("--batched-threads", type=int, default=Batched.threads)
+    parser.add_argument("--batched-threads", type=int, nargs="+", default=[Batched.threads])
+    parser.add_argument("--batched-workers", type=int, nargs="+", default=[Batched.workers])
     parser.add_argument("--env-seconds", type=float, default=5.0, help="per env-steps run")
     parser.add_argument(
         "--policy",
@@ -466,20 +479,23 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     load_before = os.getloadavg()[0]
-    batched = Batched(
-        args.batched_envs, args.batched_n_steps, args.batched_batch_size, args.batched_threads
-    )
+    batched = [
+        Batched(args.batched_envs, args.batched_n_steps, args.batched_batch_size, threads, workers)
+        for workers in args.batched_workers
+        for threads in args.batched_threads
+    ]
 
     # the configs are read once, here: a config edited during the run changes nothing
     configs = [parse_args([game, "--seed", str(args.seed)]) for game in args.games]
     if args.policy != "config":
         configs = [replace(config, policy=args.policy) for config in configs]
-    rows = throughput(configs, [*args.n_envs, batched], args.timesteps, args.repeats)
-    envs = [env_steps(config, batched, args.env_seconds, args.repeats) for config in configs]
+    rows = throughput(configs, [*args.n_envs, *batched], args.timesteps, args.repeats)
+    in_process = replace(batched[0], workers=1)  # the env steps and the breakdown: one process
+    envs = [env_steps(config, in_process, args.env_seconds, args.repeats) for config in configs]
     profiles = [
         breakdown(config, setup, args.profile_timesteps)
         for config in configs
-        for setup in (1, batched)
+        for setup in (1, in_process)
     ]
     info = {
         "machine": platform.platform(),

@@ -10,11 +10,13 @@ of the actions, the workers play their games (learners' moves, opponents, new de
 parallel, and the answers are joined in game order — observations, rewards, flags and every
 ``info`` array (``final_obs``, ``final_info``, their masks, ``learner_seat``, ``num_players``).
 The policy's forward pass and the learning update stay in the main process, which waits while the
-workers step: give torch as many threads as there are cores.
+workers step (and they wait while it learns: torch may use the cores then, if they are free).
 
-- **Masks.** Every answer carries the worker's action masks: :meth:`action_masks` costs no round
-  trip, and an illegal learner action raises ``ValueError`` in the main process before any worker
-  moves.
+- **Shared memory.** Each worker writes its games' observations and action masks into its rows
+  of two shared arrays (a pipe would copy 800 KB of packed Heiße Luft observations a step); the
+  pipes carry the commands, rewards, flags and ``info`` (``final_obs`` only for the games that
+  ended). So :meth:`action_masks` costs no round trip, and an illegal learner action raises
+  ``ValueError`` in the main process before any worker moves.
 - **Opponents.** Each worker has its own pool; :meth:`set_opponent`, :meth:`remove_opponent`,
   :meth:`call` and :meth:`set_attr` reach every worker, so the pools stay alike. Arguments travel
   by cloudpickle (a factory may be a lambda); an agent arrives as a copy in every worker.
