@@ -13,9 +13,10 @@ sampling numpy snapshot of the learner itself).
    of one agent decided by one call: one numpy forward pass for the snapshot) behind
    :class:`hot_envs.vector_sb3.SB3VectorEnv`, with a larger rollout and minibatch
    (``--batched-n-steps`` per game, ``--batched-batch-size``) and ``--batched-threads`` torch
-   threads; with ``--batched-workers`` K > 1 the same games split over K worker processes
-   (:class:`hot_envs.vector_workers.SubprocVectorSingleAgentEnv`). Several thread and worker
-   counts give one set-up each. Counts every env step, PPO updates included.
+   threads; with ``--batched-workers`` K > 1 the same games split over the main process and
+   K − 1 worker processes (:class:`hot_envs.vector_workers.SubprocVectorSingleAgentEnv`).
+   Several thread and worker counts give one set-up each. Counts every env step, PPO updates
+   included.
    Each setting runs ``--repeats`` times, the settings taking turns, and the median counts — on a
    shared machine a busy minute then slows every setting alike instead of one.
 2. **Env steps** — the environments alone, learner actions uniformly random, every opponent a
@@ -329,7 +330,9 @@ def markdown(
         + ", ".join(f"{game} {policy}" for game, policy in info["policies"].items())
         + ". The batched set-up runs every "
         "game in the main process (`hot_envs.vector.VectorSingleAgentEnv` behind "
-        "`hot_envs.vector_sb3.SB3VectorEnv`) with a larger rollout and minibatch; the "
+        "`hot_envs.vector_sb3.SB3VectorEnv`) with a larger rollout and minibatch — or, "
+        "*in K processes*, in the main process and K − 1 workers "
+        "(`hot_envs.vector_workers`); the "
         "`SubprocVecEnv` set-ups use the config's (`rollout_steps` over the workers).",
         "",
         f"Steps/s: median of {rows[0]['repeats']} runs of {rows[0]['steps']:,} steps per "

@@ -12,7 +12,7 @@ league and SB3's success rate read; other steps' infos are empty. Needs stable-b
 returns one result per index. ``MaskablePPO(seed=s)`` seeds it through ``seed(s)``; the next
 ``reset`` then seeds the games with ``s``. Wrap it in ``VecMonitor`` for episode statistics.
 
-``workers=K`` (K > 1) runs the games in ``K`` processes instead
+``workers=K`` (K > 1) splits the games over this process and ``K − 1`` worker processes
 (:class:`~hot_envs.vector_workers.SubprocVectorSingleAgentEnv`: worker ``k`` seeded with
 ``s + k``), so the env steps on ``K`` cores: ``env_method``, ``set_attr`` and ``get_attr``
 then reach every worker's env, and each index gets the answer of the worker that holds its
@@ -41,7 +41,7 @@ from hot_envs.vector_workers import SubprocVectorSingleAgentEnv
 class SB3VectorEnv(VecEnv):
     """A stable-baselines3 ``VecEnv`` over one :class:`VectorSingleAgentEnv` (module docstring):
     pass the env, or its keyword arguments to make one — in this process, or with ``workers``
-    > 1 in that many worker processes."""
+    > 1 split over that many processes."""
 
     def __init__(
         self,

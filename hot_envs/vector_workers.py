@@ -3,14 +3,15 @@
 
 ``VectorSingleAgentEnv`` steps all its games in one process, so in training the env uses one
 core while the others idle. ``SubprocVectorSingleAgentEnv(workers=K, …)`` splits the
-``num_envs`` games over ``K`` worker processes, each with its own ``VectorSingleAgentEnv`` of
-the same arguments and its share of the games (``num_envs // K``, the first ``num_envs % K``
-workers one more), and is the same Gymnasium ``VectorEnv``: ``step`` sends every worker its slice
-of the actions, the workers play their games (learners' moves, opponents, new deals) in
-parallel, and the answers are joined in game order — observations, rewards, flags and every
-``info`` array (``final_obs``, ``final_info``, their masks, ``learner_seat``, ``num_players``).
-The policy's forward pass and the learning update stay in the main process, which waits while the
-workers step (and they wait while it learns: torch may use the cores then, if they are free).
+``num_envs`` games over ``K`` workers — worker 0 is this process, workers 1 … K−1 are worker
+processes — each with its own ``VectorSingleAgentEnv`` of the same arguments and its share of
+the games (``num_envs // K``, the first ``num_envs % K`` workers one more), and is the same
+Gymnasium ``VectorEnv``: ``step`` sends every worker process its slice of the actions, plays
+worker 0's games here meanwhile (this process would only wait otherwise, and one process fewer
+to wake costs less on a busy machine), and joins the answers in game order — observations,
+rewards, flags and every ``info`` array (``final_obs``, ``final_info``, their masks,
+``learner_seat``, ``num_players``). The policy's forward pass and the learning update run in
+this process while the worker processes wait (torch may use their cores then, if they are free).
 
 - **Shared memory.** Each worker writes its games' observations and action masks into its rows
   of two shared arrays (a pipe would copy 800 KB of packed Heiße Luft observations a step); the
@@ -60,8 +61,8 @@ class WorkerError(RuntimeError):
 
 
 class SubprocVectorSingleAgentEnv(VectorEnv):
-    """``num_envs`` games of :class:`VectorSingleAgentEnv` over ``workers`` processes (module
-    docstring). ``game``, ``num_envs``, ``seed`` and ``arguments`` (``opponents``,
+    """``num_envs`` games of :class:`VectorSingleAgentEnv` over ``workers`` processes, this one
+    included (module docstring). ``game``, ``num_envs``, ``seed`` and ``arguments`` (``opponents``,
     ``learner_seat``, ``players``, ``game_options``, ``shaping``, ``action_features``) as
     ``VectorSingleAgentEnv``; ``start_method`` of :mod:`multiprocessing` (default ``forkserver``
     where available, else ``spawn``)."""
@@ -86,15 +87,15 @@ class SubprocVectorSingleAgentEnv(VectorEnv):
         if workers > num_envs:
             raise ValueError(f"{workers} workers need at least as many games, not {num_envs}")
         sizes = [num_envs // workers + (k < num_envs % workers) for k in range(workers)]
-        # Bad arguments fail here, before any process starts; the template gives the spaces.
-        template = VectorSingleAgentEnv(game, sizes[0], seed=seed, **arguments)
+        # Worker 0 is this process; bad arguments fail here, before any process starts.
+        self._local = VectorSingleAgentEnv(game, sizes[0], seed=seed, **arguments)
         methods = mp.get_all_start_methods()
         context = mp.get_context(
             start_method or ("forkserver" if "forkserver" in methods else "spawn")
         )
         self.num_envs, self.workers = num_envs, workers
-        self.single_observation_space = template.single_observation_space
-        self.single_action_space = template.single_action_space
+        self.single_observation_space = self._local.single_observation_space
+        self.single_action_space = self._local.single_action_space
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
         #: the worker that holds each game
@@ -108,10 +109,11 @@ class SubprocVectorSingleAgentEnv(VectorEnv):
             context.RawArray("b", int(np.prod(shapes[1]))),
         )
         self._observations, self._shared_masks = _views(buffers, shapes)
+        self._local_rows = (self._observations[: sizes[0]], self._shared_masks[: sizes[0]])
         self._masks = self._shared_masks.astype(bool)
         self._dealt = False
         try:
-            for k, size in enumerate(sizes):
+            for k, size in enumerate(sizes[1:], start=1):
                 options = {"game": game, "num_envs": size, **arguments}
                 options["seed"] = None if seed is None else seed + k
                 rows = (self._bounds[k], self._bounds[k + 1])
@@ -126,7 +128,7 @@ class SubprocVectorSingleAgentEnv(VectorEnv):
                 work_remote.close()
                 self._remotes.append(remote)
                 self._processes.append(process)
-            self._exchange([])  # each worker's "ready", or the error that its env raised
+            self._exchange([])  # each process's "ready", or the error that its env raised
         except BaseException:
             self.close()
             raise
@@ -201,18 +203,31 @@ class SubprocVectorSingleAgentEnv(VectorEnv):
                 process.join()
         for remote in self._remotes:
             remote.close()
+        if hasattr(self, "_local"):
+            self._local.close()
 
     # ------------------------------------------------------------------ internals
 
     def _exchange(self, messages: list[tuple[str, Any]]) -> list[Any]:
-        """Send each worker its message (none: only listen), then gather every worker's
-        answer, and their masks from shared memory. Raises the first worker's error once all
-        have answered, so the pipes stay in step."""
+        """Send each worker process its message, carry out worker 0's here meanwhile, then
+        gather the answers (one per worker; no messages: only listen to the processes) and the
+        masks from shared memory. Raises the first error once all have answered, so the pipes
+        stay in step."""
         answers, failure = [], None
-        for remote, message in zip(self._remotes, messages, strict=False):
+        for remote, message in zip(self._remotes, messages[1:], strict=False):
             with contextlib.suppress(OSError):  # a worker that has ended: recv reports it
                 remote.send(message)
-        for k, (remote, process) in enumerate(zip(self._remotes, self._processes, strict=True)):
+        if messages:  # worker 0, in this process, as the others do it
+            observations, masks = self._local_rows
+            try:
+                answers.append(_answer(self._local, *messages[0], observations))
+            except Exception as error:
+                answers.append(None)
+                failure = error
+            masks[:] = self._local.action_masks()
+        for k, (remote, process) in enumerate(
+            zip(self._remotes, self._processes, strict=True), start=1
+        ):
             try:
                 status, answer = remote.recv()
             except (EOFError, OSError):

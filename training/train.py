@@ -73,10 +73,12 @@ CONFIGS = Path(__file__).parent / "configs"
 class Args:
     """Every knob of a run. The TOML configs set most of them; see their comments.
 
-    ``batched_envs`` games run in ``batched_workers`` processes (1: all in this one, as
-    ``SB3VectorEnv``; 0: one per core); this process then waits while they step, and they idle
-    while it runs the policy's forward passes and the PPO update — so with workers on every
-    core, ``torch_threads`` up to the core count can use the cores in those phases too.
+    ``batched_envs`` games run in ``batched_workers`` processes (1: all in this one; 0: one per
+    core; ``SB3VectorEnv(workers=…)``): this one steps its share while the others step theirs,
+    and they idle while it runs the policy's forward passes and the PPO update, so
+    ``torch_threads`` up to the core count could use their cores then — but only cores that no
+    other job uses: a torch thread waiting for a busy core stalls every operation (on a busy
+    2-core machine 2 threads made ``learn`` 4–7× slower).
     """
 
     game: str = "heisse-luft"

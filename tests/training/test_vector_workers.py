@@ -110,9 +110,14 @@ def test_set_opponent_reaches_every_worker(workers_env):
 
 def test_a_workers_error_is_raised_in_the_main_process_with_its_message(workers_env):
     workers_env.reset(seed=0)
-    with pytest.raises(AttributeError, match="no_such_method") as raised:
+    with pytest.raises(AttributeError, match="no_such_method"):
         workers_env.call("no_such_method")
+    # three legal actions suit worker 0 (games 0–2), not worker 1 (games 3–4)
+    actions = random_actions(np.random.default_rng(3), workers_env.action_masks()[:3])
+    with pytest.raises(ValueError, match="actions must be 2 integers") as raised:
+        workers_env.call("step", actions)
     assert isinstance(raised.value.__cause__, WorkerError)
+    assert "in worker 1" in str(raised.value.__cause__)
     assert "Traceback" in str(raised.value.__cause__)
     # an opponent that cannot be built fails when a worker deals it
     workers_env.set_opponent("broken", "no-such-agent", 1.0)
@@ -136,19 +141,20 @@ def test_an_illegal_action_moves_no_game_and_a_dead_worker_is_reported(workers_e
     assert after == states  # no worker moved
     with pytest.raises(ValueError, match="5 integers"):
         workers_env.step(actions[:4])
-    os.kill(workers_env._processes[1].pid, signal.SIGKILL)
+    (process,) = workers_env._processes  # worker 1; worker 0 is this process
+    os.kill(process.pid, signal.SIGKILL)
     with pytest.raises(WorkerError, match="worker 1 .* ended"):
         workers_env.step(random_actions(np.random.default_rng(5), masks))
 
 
-def test_close_ends_every_worker():
+def test_close_ends_every_worker_process():
     env = SubprocVectorSingleAgentEnv("heisse-karten", num_envs=3, workers=3, players=[2, 4])
     env.reset(seed=0)
-    processes = list(env._processes)
-    assert all(p.is_alive() for p in processes)
+    processes = list(env._processes)  # workers 1 and 2; worker 0 is this process
+    assert len(processes) == 2 and all(p.is_alive() for p in processes)
     env.close()
     assert env.closed and not any(p.is_alive() for p in processes)
-    assert [p.exitcode for p in processes] == [0, 0, 0]
+    assert [p.exitcode for p in processes] == [0, 0]
     for process in processes:  # joined: no zombie is left either
         with pytest.raises(ProcessLookupError):
             os.kill(process.pid, 0)
