@@ -73,12 +73,13 @@ CONFIGS = Path(__file__).parent / "configs"
 class Args:
     """Every knob of a run. The TOML configs set most of them; see their comments.
 
-    ``batched_envs`` games run in ``batched_workers`` processes (1: all in this one; 0: one per
-    core; ``SB3VectorEnv(workers=…)``): this one steps its share while the others step theirs,
-    and they idle while it runs the policy's forward passes and the PPO update, so
-    ``torch_threads`` up to the core count could use their cores then — but only cores that no
-    other job uses: a torch thread waiting for a busy core stalls every operation (on a busy
-    2-core machine 2 threads made ``learn`` 4–7× slower).
+    ``batched_envs`` games run in ``batched_workers`` processes (``SB3VectorEnv(workers=…)``;
+    1: all in this one; 0: one per core). The split decides the games, so a seed repeats a run
+    only with the same count. This process steps its share while the others step theirs, and
+    they idle while it runs the policy's forward passes and the PPO update: ``torch_threads``
+    up to the core count could use their cores then, but only cores that no other job uses — a
+    torch thread waiting for a busy core stalls every operation (on a busy 2-core machine 2
+    threads made ``learn`` 4–7× slower).
     """
 
     game: str = "heisse-luft"
