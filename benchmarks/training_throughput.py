@@ -403,8 +403,12 @@ def markdown(
         "",
         f"{info['machine']}, {info['processor'] or 'cpu'}, torch {info['torch']}, commit "
         f"{info['commit']}, {info['date']}; 1-minute load average "
-        f"{info['load_average'][0]:.1f} at the start, {info['load_average'][1]:.1f} at the end "
-        "(above the core count: other jobs shared the machine).",
+        f"{info['load_average'][0]:.1f} at the start, {info['load_average'][1]:.1f} at the end"
+        + (
+            " (above the core count: other jobs shared the machine)."
+            if max(info["load_average"]) > (os.cpu_count() or 1)
+            else "."
+        ),
     ]
     return "\n".join(lines) + "\n"
 
