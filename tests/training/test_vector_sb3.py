@@ -21,6 +21,7 @@ from stable_baselines3.common.vec_env import VecMonitor  # noqa: E402
 from hot_envs.agents.checkpoint import CheckpointAgent, numpy_policy  # noqa: E402
 from hot_envs.vector import VectorSingleAgentEnv  # noqa: E402
 from hot_envs.vector_sb3 import SB3VectorEnv  # noqa: E402
+from tests.training.vec_env_checks import step_and_check_final_infos  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -57,20 +58,7 @@ def test_masks_infos_and_seeding_follow_the_vec_env_conventions():
     again = SB3VectorEnv(game="heisse-luft", num_envs=4, game_options={"turn_limit": 8})
     again.seed(7)
     np.testing.assert_array_equal(again.reset(), observations)
-    rng = np.random.default_rng(0)
-    finished = 0
-    for _ in range(40):
-        masks = np.stack(envs.env_method("action_masks"))
-        observations, rewards, dones, infos = envs.step((rng.random(masks.shape) * masks).argmax(1))
-        assert rewards.dtype == np.float32 and dones.dtype == bool
-        for done, info in zip(dones, infos, strict=True):
-            assert ("terminal_observation" in info) == done
-            if done:
-                finished += 1
-                assert info["terminal_observation"].shape == (644,)
-                assert info["TimeLimit.truncated"] == (info["returns"] == [0.0, 0.0])
-                assert {"opponents", "win_share", "num_players", "is_success"} <= set(info)
-    assert finished >= 4
+    assert step_and_check_final_infos(envs, np.random.default_rng(0), 40) >= 4
     assert envs.get_attr("num_envs") == [4] * 4
     with pytest.raises(ValueError, match="not both"):
         SB3VectorEnv(VectorSingleAgentEnv(), game="heisse-luft")

@@ -13,6 +13,7 @@ import pytest
 
 from hot_envs.vector import VectorSingleAgentEnv
 from hot_envs.vector_workers import SubprocVectorSingleAgentEnv, WorkerError
+from tests.training.vec_env_checks import step_and_check_final_infos
 
 OPTIONS = {"opponents": ["random", ("heuristic", 2.0)], "game_options": {"turn_limit": 8}}
 
@@ -203,21 +204,8 @@ def test_sb3_vector_env_with_workers_follows_the_vec_env_conventions():
         envs.set_attr("shaping", 0.5)
         assert envs.get_attr("shaping", indices=[0, 3]) == [0.5, 0.5]
         assert envs.get_attr("num_envs") == [2] * 4  # each index: its worker's env
-        rng = np.random.default_rng(0)
-        finished = 0
-        for _ in range(30):
-            masks = np.stack(envs.env_method("action_masks"))
-            assert masks.shape == (4, 366) and masks.dtype == bool and masks.any(axis=1).all()
-            _, rewards, dones, infos = envs.step(random_actions(rng, masks))
-            assert rewards.dtype == np.float32 and dones.dtype == bool
-            for done, info in zip(dones, infos, strict=True):
-                assert ("terminal_observation" in info) == done
-                if done:
-                    finished += 1
-                    assert info["terminal_observation"].shape == (644,)
-                    assert info["TimeLimit.truncated"] == (info["returns"] == [0.0, 0.0])
-                    assert {"opponents", "win_share", "num_players", "is_success"} <= set(info)
-        assert finished >= 4
+        assert np.stack(envs.env_method("action_masks")).shape == (4, 366)
+        assert step_and_check_final_infos(envs, np.random.default_rng(0), 30) >= 4
     finally:
         envs.close()
 
