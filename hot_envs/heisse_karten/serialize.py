@@ -13,10 +13,11 @@ card exactly once":
   hands must run out together (HK-3.4). So the seats that will have played in their trick when the
   pile runs out hold one card fewer than the others, and a pile that would run out in the middle of
   a later trick (whose order depends on who wins) is rejected. No hand holds more than 8 cards.
-* ``played``, when given, is the whole history: complete tricks in seat order, each led by the
-  winner of the one before, ending with the current trick, and ``taken`` holds exactly the cards
-  of the tricks each seat won. Without ``played``, ``taken`` may hold any cards (a position set
-  up by hand) and the history is the current trick only.
+* ``played``, when given, is the history: complete tricks in seat order, each led by the winner
+  of the one before, ending with the current trick, and each seat's ``taken`` holds the cards of
+  the tricks it won there. Without ``played`` the history is the current trick only and ``taken``
+  may hold any cards (a position set up by hand); such a position's ``played`` later starts at
+  its first trick, so ``taken`` may hold more than ``played`` accounts for, never less.
 * ``totals`` count the finished rounds of a match (the last one too, once the match is over) and
   default to zeros, or to the scores of a finished single game.
 """
@@ -219,10 +220,8 @@ def _check_played(
     if next_leader is not None and next_leader != leader:
         raise ValueError(f"leader is {leader}, but player {next_leader} won the last trick")
     for seat in range(n):
-        if set(taken[seat]) != won[seat]:
-            raise ValueError(
-                f"taken[{seat}] does not hold the cards of the tricks it won in played"
-            )
+        if not won[seat] <= set(taken[seat]):
+            raise ValueError(f"taken[{seat}] lacks cards of the tricks it won in played")
 
 
 def parse_state_dict(d: Any, rng: np.random.Generator) -> dict[str, Any]:

@@ -167,7 +167,7 @@ MALFORMED = {
     "played without the trick": (lambda d: d["played"].pop(), r"played must end with the current"),
     "taken not as played": (
         lambda d: move(d, "taken.0", "taken.1") or move(d, "taken.1", "taken.2"),
-        r"taken\[\d\] does not hold the cards of the tricks it won",
+        r"taken\[\d\] lacks cards of the tricks it won in played",
     ),
     "totals too short": (_set("totals", [0, 0]), r"totals must be a list with one entry"),
     "totals not ints": (_set("totals", [0, 0, "1"]), r"totals\[2\] must be an int"),
