@@ -12,6 +12,12 @@ like the teacher and a critic that already knows what positions are worth.
 reached, where it has no examples. :func:`collect` with a ``learner`` lets the learner play one
 seat (drawn per game) against teachers in the others and records the teacher's choice at every
 decision, the learner's too; :func:`dagger` adds such rounds to the data and clones again.
+
+**Distilling search** (expert iteration, Anthony, Tian & Barber 2017): with an ``opponent``, the
+learner plays against that agent instead and only the learner's decisions are labelled. A slow
+teacher such as the search agent (``teacher="search"``) then labels just the positions the
+policy reaches against the opponents it is judged by; ``workers`` spreads the games over
+processes, since such labels cost milliseconds each.
 """
 
 from __future__ import annotations
@@ -48,18 +54,41 @@ def collect(
     gamma: float = 0.995,
     learner: Agent | None = None,
     action_features: bool = False,
+    opponent: str | Agent | None = None,
+    workers: int = 1,
 ) -> Demonstrations:
     """At least ``decisions`` teacher decisions from whole games (player count drawn per game).
 
     With a ``learner`` (DAgger), the learner plays one seat of each game, drawn at random, and
     the teacher is still asked at its decisions: the recorded action is always the teacher's.
+    The teacher plays the other seats, and its own decisions there are recorded too, unless an
+    ``opponent`` (an agent or spec) plays them: then only the learner's decisions are recorded.
     ``action_features`` records the packed inputs of action-scoring policies
     (:func:`hot_envs.agents.features.policy_input`) instead of the bare observations.
+    ``workers`` > 1 splits the decisions over that many processes, each with its own seed derived
+    from ``seed`` (agents given as objects must then be picklable).
     """
+    if opponent is not None and learner is None:
+        raise ValueError("an opponent needs a learner: it plays the seats the learner does not")
+    if workers > 1 and decisions > 0:
+        return _collect_in_parallel(
+            game,
+            player_counts,
+            decisions,
+            seed,
+            teacher,
+            gamma,
+            learner,
+            action_features,
+            opponent,
+            workers,
+        )
     description = get_game(game)
     engine = description.engine
     rng = np.random.default_rng(seed)
     agent = make_agent(teacher, game, seed) if isinstance(teacher, str) else teacher
+    if isinstance(opponent, str):
+        opponent = make_agent(opponent, game, seed + 1)
     obs, masks, actions, returns = [], [], [], []
     while len(actions) < decisions:
         count = player_counts[rng.integers(len(player_counts))]
@@ -70,6 +99,9 @@ def collect(
             seat = state.current_player
             observation = observe(engine, state, seat)
             view = state.view(seat)
+            if opponent is not None and seat != learner_seat:
+                state.apply(int(opponent.act(observation, view)))
+                continue
             label = int(agent.act(observation, view))
             if action_features:
                 obs.append(policy_input(game, observation["observation"], view))
@@ -94,6 +126,45 @@ def collect(
     )
 
 
+def _collect_in_parallel(
+    game: str,
+    player_counts: Sequence[int | None],
+    decisions: int,
+    seed: int,
+    teacher: str | Agent,
+    gamma: float,
+    learner: Agent | None,
+    action_features: bool,
+    opponent: str | Agent | None,
+    workers: int,
+) -> Demonstrations:
+    """:func:`collect` split over ``workers`` processes; the parts in worker order."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    shares = [decisions // workers + (i < decisions % workers) for i in range(workers)]
+    seeds = np.random.SeedSequence(seed).generate_state(workers)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = [
+            pool.submit(
+                collect,
+                game,
+                player_counts,
+                share,
+                int(part_seed),
+                teacher,
+                gamma,
+                learner,
+                action_features,
+                opponent,
+            )
+            for share, part_seed in zip(shares, seeds, strict=True)
+            if share > 0
+        ]
+        parts = [future.result() for future in futures]
+    columns = zip(*map(_fields, parts), strict=True)
+    return Demonstrations(*(np.concatenate(arrays) for arrays in columns))
+
+
 def dagger(
     model: Any,
     demos: Demonstrations,
@@ -105,11 +176,14 @@ def dagger(
     teacher: str = "heuristic",
     gamma: float = 0.995,
     log: Callable[[dict[str, float]], None] | None = None,
+    opponent: str | None = None,
+    workers: int = 1,
     **cloning: Any,
 ) -> tuple[Demonstrations, list[dict[str, float]]]:
     """``rounds`` DAgger rounds after a first cloning on ``demos``: each lets the current clone
-    play (:func:`collect` with ``learner``), adds ``decisions`` teacher-labelled decisions and
-    clones again on everything (``cloning``: :func:`behaviour_cloning`'s options). Returns the
+    play (:func:`collect` with ``learner``, ``opponent`` and ``workers``), adds ``decisions``
+    teacher-labelled decisions and clones again on everything (``cloning``:
+    :func:`behaviour_cloning`'s options). Returns the
     grown data and one statistics entry per round, including ``agreement``: how often the
     clone chose the teacher's action at the decisions of the games it played in (its own and
     its teachers'), before that round's cloning, and ``seconds`` since the first round began.
@@ -120,16 +194,17 @@ def dagger(
     started = time.perf_counter()
     for r in range(rounds):
         learner = CheckpointAgent(numpy_policy(model), {"game": get_game(game).name})
-        teacher_agent = make_agent(teacher, game, seed + 1 + r)
         new = collect(
             game,
             player_counts,
             decisions,
             seed + 1 + r,
-            teacher_agent,
+            teacher,
             gamma,
             learner,
             action_features=is_action_scorer(model),
+            opponent=opponent,
+            workers=workers,
         )
         agreement = _agreement(learner.policy, new)
         if len(demos.actions):

@@ -39,6 +39,7 @@ from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
+from hot_envs.agents import make_agent
 from hot_envs.agents.checkpoint import (
     export_checkpoint,
     read_metadata,
@@ -131,6 +132,8 @@ class Args:
     dagger_rounds: int = 0  # DAgger rounds after cloning (hot_envs.training.imitation.dagger)
     dagger_decisions: int = 50_000  # teacher-labelled decisions each round adds
     dagger_epochs: int = 2  # cloning epochs over all the data after each round
+    dagger_opponent: str = ""  # agent spec for the learner's opponents; "": the teacher plays them
+    imitation_workers: int = 1  # processes collecting teacher decisions; 0: one per core
     # self-play league (hot_envs.training.league)
     opponents: list[dict[str, Any]] = field(
         default_factory=lambda: [{"spec": "random"}, {"spec": "heuristic", "curriculum": True}]
@@ -182,7 +185,13 @@ def teacher_demos(args: Args, counts: list[int]) -> Demonstrations:
         args.bc_teacher,
         args.gamma,
         action_features=args.policy == "action_scorer",
+        workers=imitation_workers(args),
     )
+
+
+def imitation_workers(args: Args) -> int:
+    """Processes for collecting teacher decisions (``imitation_workers``; 0: one per core)."""
+    return args.imitation_workers or os.cpu_count() or 1
 
 
 def imitate(
@@ -229,6 +238,8 @@ def imitate(
             args.bc_teacher,
             args.gamma,
             log=report,
+            opponent=args.dagger_opponent or None,
+            workers=imitation_workers(args),
             epochs=args.dagger_epochs,
             batch_size=args.bc_batch_size,
             learning_rate=args.bc_learning_rate,
@@ -360,15 +371,19 @@ def parse_args(argv: list[str] | None) -> Args:
     if not values.get("opponents", Args().opponents):
         raise ValueError("the league needs at least one fixed opponent (weight 0 is fine)")
     args = Args(**values)
+    for key in ("batched_workers", "imitation_workers"):
+        workers = getattr(args, key)
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
+            raise ValueError(f"{key} must be an int ≥ 0, not {workers!r}")
     workers = args.batched_workers
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
-        raise ValueError(f"batched_workers must be an int ≥ 0, not {workers!r}")
     if args.batched_envs > 0 and workers > args.batched_envs:
         raise ValueError(
             f"batched_workers ({workers}) must not exceed batched_envs ({args.batched_envs})"
         )
-    # Bad player counts, options or checkpoints fail here, not inside an env worker.
+    # Bad player counts, options, agent specs or checkpoints fail here, not inside a worker.
     SingleAgentEnv(game, players=args.players, game_options=args.game_options)
+    if args.dagger_opponent:
+        make_agent(args.dagger_opponent, game)
     if args.resume:  # the checkpoint decides the network, and so what the envs observe
         network = read_metadata(args.resume, game)["network"]
         args.policy = network.get("architecture", "mlp")

@@ -36,6 +36,42 @@ def test_with_a_learner_every_label_is_the_teachers_and_the_learner_steers_the_g
     assert not np.array_equal(obedient.observations[:size], steered.observations[:size])
 
 
+class Recorder(Lowest):
+    """:class:`Lowest`, remembering the seat of every decision it is asked for."""
+
+    def __init__(self):
+        self.seats = []
+
+    def act(self, observation, view):
+        self.seats.append(view["player"])
+        return super().act(observation, view)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_with_an_opponent_only_the_learners_decisions_are_labelled(players):
+    teacher, opponent = Recorder(), Recorder()
+    # One decision asked for: one whole game.
+    demos = collect(
+        "heisse-karten", [players], 1, teacher=teacher, learner=Lowest(), opponent=opponent
+    )
+    learner_seat = teacher.seats[0]
+    assert set(teacher.seats) == {learner_seat}  # the teacher labels the learner's seat only
+    assert set(opponent.seats) == set(range(players)) - {learner_seat}  # the rest is the opponent's
+    assert len(demos.actions) == len(teacher.seats) == 48 // players  # HK-3.4: every card played
+    assert len(teacher.seats) + len(opponent.seats) == 48
+    with pytest.raises(ValueError, match="an opponent needs a learner"):
+        collect("heisse-karten", [players], 1, opponent=opponent)
+
+
+def test_collecting_in_worker_processes_joins_the_parts_of_derived_seeds():
+    parallel = collect("heisse-karten", [2, 4], 300, seed=7, workers=2)
+    seeds = np.random.SeedSequence(7).generate_state(2)
+    parts = [collect("heisse-karten", [2, 4], 150, seed=int(seed)) for seed in seeds]
+    assert len(parallel.actions) == sum(len(part.actions) for part in parts) >= 300
+    for name, got in vars(parallel).items():
+        assert np.array_equal(got, np.concatenate([vars(part)[name] for part in parts])), name
+
+
 def test_dagger_grows_the_data_and_reports_the_clones_agreement():
     model = MaskablePPO(
         "MlpPolicy", SingleAgentEnv("heisse-karten", players=[2]), policy_kwargs={"net_arch": [32]}

@@ -102,14 +102,21 @@ def test_tiny_heisse_luft_run_writes_checkpoints_that_play_and_resume(
     assert meta["training"]["behaviour_cloning"][-1]["round"] == 1  # the DAgger round
     plays_every_seat("heisse-luft", out / "final", [2])
 
+    # Resumed with a DAgger round in which the heuristic plays the learner's opponents and two
+    # processes collect the labels.
     resumed = tmp_path / "resumed"
-    argv = ["heisse-luft", "--config", str(tiny_config), "--out", str(resumed)]
+    config = tmp_path / "distil.toml"
+    imitation = '[imitation]\ndagger_opponent = "heuristic"\nimitation_workers = 2'
+    config.write_text(tiny_config.read_text().replace("[imitation]", imitation))
+    argv = ["heisse-luft", "--config", str(config), "--out", str(resumed)]
     assert main([*argv, "--timesteps", "256", "--resume", str(out / "final.zip")]) == 0
     training = json.loads((resumed / "final.json").read_text())["training"]
     steps = json.loads((out / "final.json").read_text())["training"]["steps"]
     assert training["steps"] == steps + 256
+    assert training["config"]["dagger_opponent"] == "heuristic"
     # resuming skips the cloning but runs the DAgger round
     assert [entry.get("round") for entry in training["behaviour_cloning"]] == [1]
+    assert training["behaviour_cloning"][0]["decisions"] >= 300 + 200
 
 
 def test_tiny_heisse_karten_run_with_every_player_count(tiny_config, tmp_path):
@@ -175,6 +182,12 @@ def test_bad_options_exit_with_a_message(tmp_path, capsys):
         bad.write_text(f"[run]\nbatched_envs = 64\nbatched_workers = {workers}\n")
         assert main(["heisse-luft", "--config", str(bad)]) == 2
         assert "batched_workers" in capsys.readouterr().err
+    bad.write_text("[imitation]\nimitation_workers = -1\n")
+    assert main(["heisse-luft", "--config", str(bad)]) == 2
+    assert "imitation_workers must be an int ≥ 0" in capsys.readouterr().err
+    bad.write_text('[imitation]\ndagger_opponent = "grandmaster"\n')
+    assert main(["heisse-luft", "--config", str(bad)]) == 2
+    assert "grandmaster" in capsys.readouterr().err
 
 
 def test_league_rule_splits_draws_between_snapshots_and_fixed_agents():
