@@ -24,7 +24,7 @@ from hot_envs.web.checks import new_table, offered_agents, replay_table
 from hot_envs.web.tables import RequestError, Table, TableStore
 
 STATIC = Path(__file__).resolve().parent / "static"
-RULES = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+RULES = Path(__file__).resolve().parent / "rules.md"  # a link to docs/rules.md, a file in the wheel
 MAX_BODY = 8 * 2**20  # a recorded game is a few kB; this leaves room and stops abuse
 
 
@@ -152,7 +152,7 @@ async def _server_error(request: Request, error: Exception) -> Response:
 async def rules_page(request: Request) -> Response:
     """docs/rules.md as a page, so the table's rule ids (``/rules#HL-4.3``) are a click away."""
     if not RULES.is_file():
-        return _error(404, "docs/rules.md is not installed here; it ships with the source")
+        return _error(404, "the rules (docs/rules.md) are missing from this installation")
     text = RULES.read_text(encoding="utf-8")
     try:
         import markdown
