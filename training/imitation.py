@@ -55,6 +55,7 @@ def collect(
     learner: Agent | None = None,
     action_features: bool = False,
     opponent: str | Agent | None = None,
+    own_labels: Sequence[int] = (),
     workers: int = 1,
 ) -> Demonstrations:
     """At least ``decisions`` teacher decisions from whole games (player count drawn per game).
@@ -63,26 +64,25 @@ def collect(
     the teacher is still asked at its decisions: the recorded action is always the teacher's.
     The teacher plays the other seats, and its own decisions there are recorded too, unless an
     ``opponent`` (an agent or spec) plays them: then only the learner's decisions are recorded.
+    At the table sizes in ``own_labels`` the learner's own choice is the label instead (the
+    teacher is not asked), so that cloning keeps the learner's play there.
     ``action_features`` records the packed inputs of action-scoring policies
     (:func:`hot_envs.agents.features.policy_input`) instead of the bare observations.
     ``workers`` > 1 splits the decisions over that many processes, each with its own seed derived
     from ``seed`` (agents given as objects must then be picklable).
     """
-    if opponent is not None and learner is None:
-        raise ValueError("an opponent needs a learner: it plays the seats the learner does not")
+    if (opponent is not None or own_labels) and learner is None:
+        raise ValueError("an opponent or own_labels need a learner")
     if workers > 1 and decisions > 0:
-        return _collect_in_parallel(
-            game,
-            player_counts,
-            decisions,
-            seed,
-            teacher,
-            gamma,
-            learner,
-            action_features,
-            opponent,
-            workers,
-        )
+        options = {
+            "teacher": teacher,
+            "gamma": gamma,
+            "learner": learner,
+            "action_features": action_features,
+            "opponent": opponent,
+            "own_labels": own_labels,
+        }
+        return _collect_in_parallel(game, player_counts, decisions, seed, workers, options)
     description = get_game(game)
     engine = description.engine
     rng = np.random.default_rng(seed)
@@ -102,7 +102,13 @@ def collect(
             if opponent is not None and seat != learner_seat:
                 state.apply(int(opponent.act(observation, view)))
                 continue
-            label = int(agent.act(observation, view))
+            if seat == learner_seat:
+                own = int(learner.act(observation, view))
+                label = (
+                    own if state.num_players in own_labels else int(agent.act(observation, view))
+                )
+            else:
+                label = int(agent.act(observation, view))
             if action_features:
                 obs.append(policy_input(game, observation["observation"], view))
             else:
@@ -110,7 +116,7 @@ def collect(
             masks.append(observation["action_mask"].astype(bool))
             actions.append(label)
             seats.append(seat)
-            state.apply(int(learner.act(observation, view)) if seat == learner_seat else label)
+            state.apply(own if seat == learner_seat else label)
         final = state.returns()
         later = [0] * state.num_players  # decisions of each seat after this one
         game_returns = []
@@ -131,32 +137,18 @@ def _collect_in_parallel(
     player_counts: Sequence[int | None],
     decisions: int,
     seed: int,
-    teacher: str | Agent,
-    gamma: float,
-    learner: Agent | None,
-    action_features: bool,
-    opponent: str | Agent | None,
     workers: int,
+    options: dict[str, Any],
 ) -> Demonstrations:
-    """:func:`collect` split over ``workers`` processes; the parts in worker order."""
+    """:func:`collect` split over ``workers`` processes (``options``: its keyword arguments);
+    the parts in worker order."""
     from concurrent.futures import ProcessPoolExecutor
 
     shares = [decisions // workers + (i < decisions % workers) for i in range(workers)]
     seeds = np.random.SeedSequence(seed).generate_state(workers)
     with ProcessPoolExecutor(max_workers=workers) as pool:
         futures = [
-            pool.submit(
-                collect,
-                game,
-                player_counts,
-                share,
-                int(part_seed),
-                teacher,
-                gamma,
-                learner,
-                action_features,
-                opponent,
-            )
+            pool.submit(collect, game, player_counts, share, int(part_seed), **options)
             for share, part_seed in zip(shares, seeds, strict=True)
             if share > 0
         ]
@@ -177,16 +169,17 @@ def dagger(
     gamma: float = 0.995,
     log: Callable[[dict[str, float]], None] | None = None,
     opponent: str | None = None,
+    own_labels: Sequence[int] = (),
     workers: int = 1,
     **cloning: Any,
 ) -> tuple[Demonstrations, list[dict[str, float]]]:
     """``rounds`` DAgger rounds after a first cloning on ``demos``: each lets the current clone
-    play (:func:`collect` with ``learner``, ``opponent`` and ``workers``), adds ``decisions``
-    teacher-labelled decisions and clones again on everything (``cloning``:
-    :func:`behaviour_cloning`'s options). Returns the
-    grown data and one statistics entry per round, including ``agreement``: how often the
-    clone chose the teacher's action at the decisions of the games it played in (its own and
-    its teachers'), before that round's cloning, and ``seconds`` since the first round began.
+    play (:func:`collect` with ``learner``, ``opponent``, ``own_labels`` and ``workers``), adds
+    ``decisions`` labelled decisions and clones again on everything (``cloning``:
+    :func:`behaviour_cloning`'s options). Returns the grown data and one statistics entry per
+    round, including ``agreement``: how often the clone chose the label at the decisions of
+    the games it played in, before that round's cloning, and ``seconds`` since the first round
+    began.
     ``log`` gets each entry as it is made."""
     from hot_envs.agents.checkpoint import CheckpointAgent, is_action_scorer, numpy_policy
 
@@ -204,6 +197,7 @@ def dagger(
             learner,
             action_features=is_action_scorer(model),
             opponent=opponent,
+            own_labels=own_labels,
             workers=workers,
         )
         agreement = _agreement(learner.policy, new)

@@ -133,6 +133,7 @@ class Args:
     dagger_decisions: int = 50_000  # teacher-labelled decisions each round adds
     dagger_epochs: int = 2  # cloning epochs over all the data after each round
     dagger_opponent: str = ""  # agent spec for the learner's opponents; "": the teacher plays them
+    dagger_own_labels: list[int] = field(default_factory=list)  # sizes the learner labels itself
     imitation_workers: int = 1  # processes collecting teacher decisions; 0: one per core
     # self-play league (hot_envs.training.league)
     opponents: list[dict[str, Any]] = field(
@@ -239,6 +240,7 @@ def imitate(
             args.gamma,
             log=report,
             opponent=args.dagger_opponent or None,
+            own_labels=args.dagger_own_labels,
             workers=imitation_workers(args),
             epochs=args.dagger_epochs,
             batch_size=args.bc_batch_size,
@@ -384,6 +386,8 @@ def parse_args(argv: list[str] | None) -> Args:
     SingleAgentEnv(game, players=args.players, game_options=args.game_options)
     if args.dagger_opponent:
         make_agent(args.dagger_opponent, game)
+    for n in args.dagger_own_labels:
+        description.check_players(n)
     if args.resume:  # the checkpoint decides the network, and so what the envs observe
         network = read_metadata(args.resume, game)["network"]
         args.policy = network.get("architecture", "mlp")

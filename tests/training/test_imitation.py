@@ -59,8 +59,30 @@ def test_with_an_opponent_only_the_learners_decisions_are_labelled(players):
     assert set(opponent.seats) == set(range(players)) - {learner_seat}  # the rest is the opponent's
     assert len(demos.actions) == len(teacher.seats) == 48 // players  # HK-3.4: every card played
     assert len(teacher.seats) + len(opponent.seats) == 48
-    with pytest.raises(ValueError, match="an opponent needs a learner"):
+    with pytest.raises(ValueError, match="an opponent or own_labels need a learner"):
         collect("heisse-karten", [players], 1, opponent=opponent)
+
+
+class Highest(Lowest):
+    def act(self, observation, view):
+        return int(np.flatnonzero(observation["action_mask"])[-1])
+
+
+@pytest.mark.parametrize("players, own", [(2, True), (3, False)])
+def test_at_the_own_label_sizes_the_learners_choice_is_the_label(players, own):
+    teacher = Recorder()
+    demos = collect(
+        "heisse-karten",
+        [players],
+        200,
+        teacher=teacher,
+        learner=Highest(),
+        opponent="random",
+        own_labels=[2],
+    )
+    pick = -1 if own else 0  # the learner's (highest) or the teacher's (lowest) legal action
+    assert [np.flatnonzero(mask)[pick] for mask in demos.masks] == demos.actions.tolist()
+    assert len(teacher.seats) == (0 if own else len(demos.actions))  # asked only where it labels
 
 
 def test_collecting_in_worker_processes_joins_the_parts_of_derived_seeds():

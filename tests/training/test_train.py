@@ -185,6 +185,9 @@ def test_bad_options_exit_with_a_message(tmp_path, capsys):
     bad.write_text("[imitation]\nimitation_workers = -1\n")
     assert main(["heisse-luft", "--config", str(bad)]) == 2
     assert "imitation_workers must be an int ≥ 0" in capsys.readouterr().err
+    bad.write_text("[imitation]\ndagger_own_labels = [2, 8]\n")
+    assert main(["heisse-karten", "--config", str(bad)]) == 2
+    assert "2–6 players, not 8" in capsys.readouterr().err
     bad.write_text('[imitation]\ndagger_opponent = "grandmaster"\n')
     assert main(["heisse-luft", "--config", str(bad)]) == 2
     assert "grandmaster" in capsys.readouterr().err
