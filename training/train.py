@@ -466,24 +466,31 @@ def main(argv: list[str] | None = None) -> int:
         print(f"resumed from {zip_path} at step {model.num_timesteps}")
     else:
         model = build_model(args, envs, tensorboard_log=str(out / "tb"))
+    # The run's start, kept so that anyone can compare the end with it: a new model after its
+    # imitation (the policy before RL), a resumed one as it was loaded (before its DAgger rounds).
+    def export_start() -> None:
+        start_meta = {
+            "game": args.game,
+            "options": {"num_players": counts, **args.game_options},
+            "training": {
+                "stage": "start",
+                "steps": model.num_timesteps,
+                "resumed_from": args.resume,
+                "behaviour_cloning": bc_history or None,
+            },
+        }
+        export_checkpoint(model, out / "start", start_meta)
+
+    if args.resume:
+        export_start()
     # Imitation: cloning the teacher warm-starts a new model; DAgger rounds follow, on a resumed
     # model too (they correct a trained policy in the positions it reaches itself).
     if (args.bc_decisions > 0 and not args.resume) or args.dagger_rounds > 0:
         bc_history, demos = imitate(model, args, counts, clone=not args.resume)
     elif args.anchor_coef > 0 and args.bc_decisions > 0:  # a resumed model's anchor data
         demos = teacher_demos(args, counts)
-    # The policy before RL, kept so that anyone can compare the end with it.
-    start_meta = {
-        "game": args.game,
-        "options": {"num_players": counts, **args.game_options},
-        "training": {
-            "stage": "start",
-            "steps": model.num_timesteps,
-            "resumed_from": args.resume,
-            "behaviour_cloning": bc_history or None,
-        },
-    }
-    export_checkpoint(model, out / "start", start_meta)
+    if not args.resume:
+        export_start()
 
     # Learn: league updates and periodic evaluation run as callbacks.
     started = time.perf_counter()

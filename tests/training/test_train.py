@@ -117,6 +117,12 @@ def test_tiny_heisse_luft_run_writes_checkpoints_that_play_and_resume(
     # resuming skips the cloning but runs the DAgger round
     assert [entry.get("round") for entry in training["behaviour_cloning"]] == [1]
     assert training["behaviour_cloning"][0]["decisions"] >= 300 + 200
+    # The resumed run's start is the policy it loaded, before its DAgger round changed it.
+    loaded, start, end = (
+        np.load(path) for path in (out / "final.npz", resumed / "start.npz", resumed / "final.npz")
+    )
+    assert all(np.array_equal(loaded[key], start[key]) for key in loaded.files)
+    assert not all(np.array_equal(start[key], end[key]) for key in start.files)
 
 
 def test_tiny_heisse_karten_run_with_every_player_count(tiny_config, tmp_path):
