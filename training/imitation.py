@@ -57,6 +57,7 @@ def collect(
     opponent: str | Agent | None = None,
     own_labels: Sequence[int] = (),
     workers: int = 1,
+    progress: bool = False,
 ) -> Demonstrations:
     """At least ``decisions`` teacher decisions from whole games (player count drawn per game).
 
@@ -69,7 +70,8 @@ def collect(
     ``action_features`` records the packed inputs of action-scoring policies
     (:func:`hot_envs.agents.features.policy_input`) instead of the bare observations.
     ``workers`` > 1 splits the decisions over that many processes, each with its own seed derived
-    from ``seed`` (agents given as objects must then be picklable).
+    from ``seed`` (agents given as objects must then be picklable). ``progress`` shows a
+    progress bar of the decisions (tqdm, if installed).
     """
     if (opponent is not None or own_labels) and learner is None:
         raise ValueError("an opponent or own_labels need a learner")
@@ -82,7 +84,10 @@ def collect(
             "opponent": opponent,
             "own_labels": own_labels,
         }
-        return _collect_in_parallel(game, player_counts, decisions, seed, workers, options)
+        return _collect_in_parallel(
+            game, player_counts, decisions, seed, workers, options, progress
+        )
+    bar = _progress_bar(decisions) if progress else None
     description = get_game(game)
     engine = description.engine
     rng = np.random.default_rng(seed)
@@ -124,12 +129,36 @@ def collect(
             game_returns.append(final[seat] * gamma ** later[seat])
             later[seat] += 1
         returns.extend(reversed(game_returns))
+        if bar is not None:
+            bar.update(len(seats))
+        if _shared_count is not None:
+            with _shared_count.get_lock():
+                _shared_count.value += len(seats)
+    if bar is not None:
+        bar.close()
     return Demonstrations(
         np.asarray(obs, dtype=np.float32),
         np.asarray(masks, dtype=bool),
         np.asarray(actions, dtype=np.int64),
         np.asarray(returns, dtype=np.float32),
     )
+
+
+# In collect's worker processes: the decisions recorded so far by all of them (for the bar).
+_shared_count: Any = None
+
+
+def _count_into(counter: Any) -> None:
+    global _shared_count
+    _shared_count = counter
+
+
+def _progress_bar(total: int) -> Any:
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # tqdm is optional: no bar then
+        return None
+    return tqdm(total=total, unit="decision", desc="teacher decisions", smoothing=0.05)
 
 
 def _collect_in_parallel(
@@ -139,20 +168,33 @@ def _collect_in_parallel(
     seed: int,
     workers: int,
     options: dict[str, Any],
+    progress: bool,
 ) -> Demonstrations:
     """:func:`collect` split over ``workers`` processes (``options``: its keyword arguments);
     the parts in worker order."""
-    from concurrent.futures import ProcessPoolExecutor
+    import multiprocessing
+    from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 
     shares = [decisions // workers + (i < decisions % workers) for i in range(workers)]
     seeds = np.random.SeedSequence(seed).generate_state(workers)
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    counter = multiprocessing.Value("q", 0)
+    bar = _progress_bar(decisions) if progress else None
+    with ProcessPoolExecutor(workers, initializer=_count_into, initargs=(counter,)) as pool:
         futures = [
             pool.submit(collect, game, player_counts, share, int(part_seed), **options)
             for share, part_seed in zip(shares, seeds, strict=True)
             if share > 0
         ]
-        parts = [future.result() for future in futures]
+        pending = futures
+        while pending:
+            pending = wait(pending, timeout=0.5, return_when=FIRST_EXCEPTION).not_done
+            if bar is not None:
+                bar.update(min(counter.value, decisions) - bar.n)
+            if any(f.done() and f.exception() is not None for f in futures):
+                break
+        parts = [future.result() for future in futures]  # raises a worker's exception
+    if bar is not None:
+        bar.close()
     columns = zip(*map(_fields, parts), strict=True)
     return Demonstrations(*(np.concatenate(arrays) for arrays in columns))
 
@@ -171,10 +213,12 @@ def dagger(
     opponent: str | None = None,
     own_labels: Sequence[int] = (),
     workers: int = 1,
+    progress: bool = False,
     **cloning: Any,
 ) -> tuple[Demonstrations, list[dict[str, float]]]:
     """``rounds`` DAgger rounds after a first cloning on ``demos``: each lets the current clone
-    play (:func:`collect` with ``learner``, ``opponent``, ``own_labels`` and ``workers``), adds
+    play (:func:`collect` with ``learner``, ``opponent``, ``own_labels``, ``workers`` and
+    ``progress``), adds
     ``decisions`` labelled decisions and clones again on everything (``cloning``:
     :func:`behaviour_cloning`'s options). Returns the grown data and one statistics entry per
     round, including ``agreement``: how often the clone chose the label at the decisions of
@@ -199,6 +243,7 @@ def dagger(
             opponent=opponent,
             own_labels=own_labels,
             workers=workers,
+            progress=progress,
         )
         agreement = _agreement(learner.policy, new)
         if len(demos.actions):

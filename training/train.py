@@ -187,6 +187,7 @@ def teacher_demos(args: Args, counts: list[int]) -> Demonstrations:
         args.gamma,
         action_features=args.policy == "action_scorer",
         workers=imitation_workers(args),
+        progress=args.progress_bar,
     )
 
 
@@ -242,6 +243,7 @@ def imitate(
             opponent=args.dagger_opponent or None,
             own_labels=args.dagger_own_labels,
             workers=imitation_workers(args),
+            progress=args.progress_bar,
             epochs=args.dagger_epochs,
             batch_size=args.bc_batch_size,
             learning_rate=args.bc_learning_rate,
@@ -466,6 +468,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"resumed from {zip_path} at step {model.num_timesteps}")
     else:
         model = build_model(args, envs, tensorboard_log=str(out / "tb"))
+
     # The run's start, kept so that anyone can compare the end with it: a new model after its
     # imitation (the policy before RL), a resumed one as it was loaded (before its DAgger rounds).
     def export_start() -> None:

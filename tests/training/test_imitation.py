@@ -85,8 +85,9 @@ def test_at_the_own_label_sizes_the_learners_choice_is_the_label(players, own):
     assert len(teacher.seats) == (0 if own else len(demos.actions))  # asked only where it labels
 
 
-def test_collecting_in_worker_processes_joins_the_parts_of_derived_seeds():
-    parallel = collect("heisse-karten", [2, 4], 300, seed=7, workers=2)
+def test_collecting_in_worker_processes_joins_the_parts_of_derived_seeds(capsys):
+    parallel = collect("heisse-karten", [2, 4], 300, seed=7, workers=2, progress=True)
+    assert "teacher decisions" in capsys.readouterr().err  # the bar counts the workers' decisions
     seeds = np.random.SeedSequence(7).generate_state(2)
     parts = [collect("heisse-karten", [2, 4], 150, seed=int(seed)) for seed in seeds]
     assert len(parallel.actions) == sum(len(part.actions) for part in parts) >= 300
@@ -133,3 +134,8 @@ def test_label_smoothing_keeps_the_teachers_choice_but_not_its_certainty():
         accuracies.append(last["accuracy"])
     assert min(accuracies) > 0.9  # the argmax is the teacher's either way
     assert entropies[0] < 0.05 and entropies[1] > 0.3
+
+
+def test_a_workers_error_reaches_the_caller():
+    with pytest.raises(ValueError, match="grandmaster"):
+        collect("heisse-karten", [2], 100, teacher="grandmaster", workers=2)
