@@ -232,7 +232,7 @@ def _run_groups(
     """Run ``play_group(*task)`` for every task, in parallel, with a progress bar; each finished
     group goes to ``on_group`` at once."""
     total = sum(len(task[1]) for task in tasks)
-    bar = _progress_bar(total) if progress else None
+    bar = progress_bar(total) if progress else None
     records: list[GameRecord] = []
     workers = min(workers or os.cpu_count() or 1, len(tasks)) if tasks else 1
     if workers <= 1:
@@ -264,12 +264,13 @@ def _run_groups(
     return records
 
 
-def _progress_bar(total: int) -> Any:
+def progress_bar(total: int, unit: str = "game", desc: str = "games") -> Any:
+    """A tqdm bar over ``total`` items, or ``None`` without tqdm (it is optional)."""
     try:
         from tqdm.auto import tqdm
-    except ImportError:  # tqdm is optional: no bar then
+    except ImportError:
         return None
-    return tqdm(total=total, unit="game", desc="games", smoothing=0.05)
+    return tqdm(total=total, unit=unit, desc=desc, smoothing=0.05)
 
 
 @dataclass

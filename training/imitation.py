@@ -32,6 +32,7 @@ import numpy as np
 from hot_envs.agents import Agent, make_agent
 from hot_envs.agents.base import observe
 from hot_envs.agents.features import policy_input
+from hot_envs.arena import progress_bar
 from hot_envs.games import get_game
 
 
@@ -154,11 +155,7 @@ def _count_into(counter: Any) -> None:
 
 
 def _progress_bar(total: int) -> Any:
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # tqdm is optional: no bar then
-        return None
-    return tqdm(total=total, unit="decision", desc="teacher decisions", smoothing=0.05)
+    return progress_bar(total, unit="decision", desc="teacher decisions")
 
 
 def _collect_in_parallel(
@@ -187,10 +184,10 @@ def _collect_in_parallel(
         ]
         pending = futures
         while pending:
-            pending = wait(pending, timeout=0.5, return_when=FIRST_EXCEPTION).not_done
+            done, pending = wait(pending, timeout=0.5, return_when=FIRST_EXCEPTION)
             if bar is not None:
                 bar.update(min(counter.value, decisions) - bar.n)
-            if any(f.done() and f.exception() is not None for f in futures):
+            if any(future.exception() is not None for future in done):
                 break
         parts = [future.result() for future in futures]  # raises a worker's exception
     if bar is not None:
@@ -218,13 +215,11 @@ def dagger(
 ) -> tuple[Demonstrations, list[dict[str, float]]]:
     """``rounds`` DAgger rounds after a first cloning on ``demos``: each lets the current clone
     play (:func:`collect` with ``learner``, ``opponent``, ``own_labels``, ``workers`` and
-    ``progress``), adds
-    ``decisions`` labelled decisions and clones again on everything (``cloning``:
-    :func:`behaviour_cloning`'s options). Returns the grown data and one statistics entry per
-    round, including ``agreement``: how often the clone chose the label at the decisions of
-    the games it played in, before that round's cloning, and ``seconds`` since the first round
-    began.
-    ``log`` gets each entry as it is made."""
+    ``progress``), adds ``decisions`` labelled decisions and clones again on everything
+    (``cloning``: :func:`behaviour_cloning`'s options). Returns the grown data and one statistics
+    entry per round, including ``agreement``: how often the clone chose the label at the
+    decisions of the games it played in, before that round's cloning, and ``seconds`` since the
+    first round began. ``log`` gets each entry as it is made."""
     from hot_envs.agents.checkpoint import CheckpointAgent, is_action_scorer, numpy_policy
 
     history = []
