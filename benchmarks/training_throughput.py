@@ -15,8 +15,10 @@ sampling numpy snapshot of the learner itself).
    (``--batched-n-steps`` per game, ``--batched-batch-size``) and ``--batched-threads`` torch
    threads; with ``--batched-workers`` K > 1 the same games split over the main process and
    K − 1 worker processes (:class:`hot_envs.vector_workers.SubprocVectorSingleAgentEnv`).
-   Several thread and worker counts give one set-up each. Counts every env step, PPO updates
-   included.
+   ``--batched-update-threads`` gives torch more threads during the PPO update alone (the
+   workers wait then; ``hot_envs.training.train.UpdateThreads``, the config key
+   ``update_threads``). Several thread and worker counts give one set-up each. Counts every
+   env step, PPO updates included.
    Each setting runs ``--repeats`` times, the settings taking turns, and the median counts — on a
    shared machine a busy minute then slows every setting alike instead of one.
 2. **Env steps** — the environments alone, learner actions uniformly random, every opponent a
@@ -73,7 +75,13 @@ from hot_envs.vector import VectorSingleAgentEnv  # noqa: E402
 from hot_envs.vector_sb3 import SB3VectorEnv  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # hot_envs from a source checkout
-from hot_envs.training.train import Args, build_model, default_n_envs, parse_args  # noqa: E402
+from hot_envs.training.train import (  # noqa: E402
+    Args,
+    UpdateThreads,
+    build_model,
+    default_n_envs,
+    parse_args,
+)
 
 RESULTS = Path(__file__).parent / "results"
 OPPONENTS = ["random", ("heuristic", 2.0)]  # + the learner's snapshot, weight 3 (build)
@@ -97,10 +105,12 @@ class Batched:
     batch_size: int = 1024
     threads: int = 1
     workers: int = 1
+    update_threads: int = 0  # torch threads during the PPO update (UpdateThreads); 0: threads
 
     def __str__(self) -> str:
         processes = f" in {self.workers} processes" if self.workers > 1 else ""
-        return f"batched {self.num_envs}{processes}"
+        update = f", update on {self.update_threads} threads" if self.update_threads else ""
+        return f"batched {self.num_envs}{processes}{update}"
 
 
 Setup = int | Batched  # an int: that many SubprocVecEnv workers (1: DummyVecEnv)
@@ -147,8 +157,10 @@ def learn_once(args: Args, setup: Setup, timesteps: int) -> tuple[float, int, in
     timers = Timers()
     timers.wrap(model, "train", "train")
     torch.set_num_threads(threads(setup))
+    update = setup.update_threads if isinstance(setup, Batched) else 0
+    callback = UpdateThreads(update, threads(setup)) if update else None
     start = time.perf_counter()
-    model.learn(timesteps)
+    model.learn(timesteps, callback=callback)
     seconds = time.perf_counter() - start
     torch.set_num_threads(1)
     model.env.close()
@@ -473,6 +485,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batched-batch-size", type=int, default=Batched.batch_size)
     parser.add_argument("--batched-threads", type=int, nargs="+", default=[Batched.threads])
     parser.add_argument("--batched-workers", type=int, nargs="+", default=[Batched.workers])
+    parser.add_argument(
+        "--batched-update-threads",
+        type=int,
+        nargs="+",
+        default=[Batched.update_threads],
+        help="torch threads during the PPO update only (0: --batched-threads)",
+    )
     parser.add_argument("--env-seconds", type=float, default=5.0, help="per env-steps run")
     parser.add_argument(
         "--policy",
@@ -487,9 +506,12 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     load_before = os.getloadavg()[0]
     batched = [
-        Batched(args.batched_envs, args.batched_n_steps, args.batched_batch_size, threads, workers)
+        Batched(
+            args.batched_envs, args.batched_n_steps, args.batched_batch_size, threads, workers, up
+        )
         for workers in args.batched_workers
         for threads in args.batched_threads
+        for up in args.batched_update_threads
     ]
 
     # the configs are read once, here: a config edited during the run changes nothing
@@ -497,7 +519,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.policy != "config":
         configs = [replace(config, policy=args.policy) for config in configs]
     rows = throughput(configs, [*args.n_envs, *batched], args.timesteps, args.repeats)
-    in_process = replace(batched[0], workers=1)  # the env steps and the breakdown: one process
+    in_process = replace(batched[0], workers=1, update_threads=0)  # env steps, breakdown: 1 process
     envs = [env_steps(config, in_process, args.env_seconds, args.repeats) for config in configs]
     profiles = [
         breakdown(config, setup, args.profile_timesteps)

@@ -80,7 +80,9 @@ class Args:
     they idle while it runs the policy's forward passes and the PPO update: ``torch_threads``
     up to the core count could use their cores then, but only cores that no other job uses — a
     torch thread waiting for a busy core stalls every operation (on a busy 2-core machine 2
-    threads made ``learn`` 4–7× slower).
+    threads made ``learn`` 4–7× slower). ``update_threads`` gives torch more threads for the
+    PPO update alone, when the workers have finished their rollouts and wait
+    (:class:`UpdateThreads`).
     """
 
     game: str = "heisse-luft"
@@ -95,6 +97,7 @@ class Args:
     batched_envs: int = 0  # > 0: that many batched games instead (hot_envs.vector_sb3)
     batched_workers: int = 1  # processes they run in (hot_envs.vector_workers); 0: one per core
     torch_threads: int = 1
+    update_threads: int = 0  # torch threads during the PPO update only; 0: torch_threads
     progress_bar: bool = True
     verbose: int = 1  # 1: SB3's table of PPO figures (approx_kl, clip_fraction, …) per update
     # PPO
@@ -174,6 +177,27 @@ class TimeLimit(BaseCallback):
 
     def _on_step(self) -> bool:
         return time.perf_counter() < self.deadline
+
+
+class UpdateThreads(BaseCallback):
+    """``threads`` torch threads while the PPO update runs, ``rollout_threads`` while the
+    rollouts are collected — the env workers wait during the update, so their cores are free."""
+
+    def __init__(self, threads: int, rollout_threads: int) -> None:
+        super().__init__()
+        self.threads, self.rollout_threads = threads, rollout_threads
+
+    def _on_rollout_start(self) -> None:
+        torch.set_num_threads(self.rollout_threads)
+
+    def _on_rollout_end(self) -> None:
+        torch.set_num_threads(self.threads)
+
+    def _on_training_end(self) -> None:
+        torch.set_num_threads(self.rollout_threads)
+
+    def _on_step(self) -> bool:
+        return True
 
 
 def teacher_demos(args: Args, counts: list[int]) -> Demonstrations:
@@ -375,7 +399,7 @@ def parse_args(argv: list[str] | None) -> Args:
     if not values.get("opponents", Args().opponents):
         raise ValueError("the league needs at least one fixed opponent (weight 0 is fine)")
     args = Args(**values)
-    for key in ("batched_workers", "imitation_workers"):
+    for key in ("batched_workers", "imitation_workers", "update_threads"):
         workers = getattr(args, key)
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
             raise ValueError(f"{key} must be an int ≥ 0, not {workers!r}")
@@ -536,6 +560,7 @@ def main(argv: list[str] | None = None) -> int:
     model.learn(
         total_timesteps=args.timesteps,
         callback=[
+            UpdateThreads(args.update_threads or args.torch_threads, args.torch_threads),
             league_callback,
             eval_callback,
             TimeLimit(args.time_limit),

@@ -188,6 +188,9 @@ def test_bad_options_exit_with_a_message(tmp_path, capsys):
         bad.write_text(f"[run]\nbatched_envs = 64\nbatched_workers = {workers}\n")
         assert main(["heisse-luft", "--config", str(bad)]) == 2
         assert "batched_workers" in capsys.readouterr().err
+    bad.write_text("[run]\nupdate_threads = -2\n")
+    assert main(["heisse-luft", "--config", str(bad)]) == 2
+    assert "update_threads must be an int ≥ 0" in capsys.readouterr().err
     bad.write_text("[imitation]\nimitation_workers = -1\n")
     assert main(["heisse-luft", "--config", str(bad)]) == 2
     assert "imitation_workers must be an int ≥ 0" in capsys.readouterr().err
@@ -248,3 +251,38 @@ def test_time_limit_ends_learning_early_and_the_run_still_finishes(tiny_config, 
     history = json.loads((out / "evaluations.json").read_text())
     assert history[-1]["steps"] == steps  # the closing evaluation ran
     assert all((out / "start").with_suffix(s).is_file() for s in (".zip", ".npz", ".json"))
+
+
+def test_update_threads_hold_for_the_ppo_update_only():
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from hot_envs.single_agent import SingleAgentEnv
+    from hot_envs.training.train import UpdateThreads
+
+    seen: dict[str, set[int]] = {"rollout": set(), "update": set()}
+
+    class RolloutThreads(BaseCallback):
+        def _on_step(self) -> bool:
+            seen["rollout"].add(torch.get_num_threads())
+            return True
+
+    env = DummyVecEnv([lambda: SingleAgentEnv("heisse-karten", opponents=["random"])])
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0)
+    train = model.train
+
+    def recording_train() -> None:
+        seen["update"].add(torch.get_num_threads())
+        train()
+
+    model.train = recording_train
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        model.learn(192, callback=[UpdateThreads(2, 1), RolloutThreads()])
+        assert seen == {"rollout": {1}, "update": {2}}
+        assert torch.get_num_threads() == 1  # back to the rollout threads at the end
+    finally:
+        torch.set_num_threads(before)
