@@ -17,11 +17,15 @@ decision, the learner's too; :func:`dagger` adds such rounds to the data and clo
 learner plays against that agent instead and only the learner's decisions are labelled. A slow
 teacher such as the search agent (``teacher="search"``) then labels just the positions the
 policy reaches against the opponents it is judged by; ``workers`` spreads the games over
-processes, since such labels cost milliseconds each.
+processes, since such labels cost milliseconds each. With ``improve``, the search takes the
+learner's own move as its prior and replaces it only by a move whose mean rollout return is
+higher by that margin: the labels are the policy's play with the mistakes the search finds
+corrected, rather than the search's preset play (whose prior is the heuristic).
 """
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -59,6 +63,7 @@ def collect(
     own_labels: Sequence[int] = (),
     workers: int = 1,
     progress: bool = False,
+    improve: float | None = None,
 ) -> Demonstrations:
     """At least ``decisions`` teacher decisions from whole games (player count drawn per game).
 
@@ -67,15 +72,18 @@ def collect(
     The teacher plays the other seats, and its own decisions there are recorded too, unless an
     ``opponent`` (an agent or spec) plays them: then only the learner's decisions are recorded.
     At the table sizes in ``own_labels`` the learner's own choice is the label instead (the
-    teacher is not asked), so that cloning keeps the learner's play there.
+    teacher is not asked), so that cloning keeps the learner's play there. With ``improve``
+    (a margin; the teacher must be a search agent) the learner's move is the search's prior at
+    the learner's decisions: the label is the learner's move unless the search finds one better
+    by more than ``improve`` (module docstring).
     ``action_features`` records the packed inputs of action-scoring policies
     (:func:`hot_envs.agents.features.policy_input`) instead of the bare observations.
     ``workers`` > 1 splits the decisions over that many processes, each with its own seed derived
     from ``seed`` (agents given as objects must then be picklable). ``progress`` shows a
     progress bar of the decisions (tqdm, if installed).
     """
-    if (opponent is not None or own_labels) and learner is None:
-        raise ValueError("an opponent or own_labels need a learner")
+    if (opponent is not None or own_labels or improve is not None) and learner is None:
+        raise ValueError("an opponent, own_labels or improve need a learner")
     if workers > 1 and decisions > 0:
         options = {
             "teacher": teacher,
@@ -84,6 +92,7 @@ def collect(
             "action_features": action_features,
             "opponent": opponent,
             "own_labels": own_labels,
+            "improve": improve,
         }
         return _collect_in_parallel(
             game, player_counts, decisions, seed, workers, options, progress
@@ -95,6 +104,8 @@ def collect(
     agent = make_agent(teacher, game, seed) if isinstance(teacher, str) else teacher
     if isinstance(opponent, str):
         opponent = make_agent(opponent, game, seed + 1)
+    chosen = _Chosen()  # the learner's move, the improving search's prior
+    improver = None if improve is None else _improver(teacher, game, seed, chosen, improve)
     obs, masks, actions, returns = [], [], [], []
     while len(actions) < decisions:
         count = player_counts[rng.integers(len(player_counts))]
@@ -110,9 +121,11 @@ def collect(
                 continue
             if seat == learner_seat:
                 own = int(learner.act(observation, view))
-                label = (
-                    own if state.num_players in own_labels else int(agent.act(observation, view))
-                )
+                if state.num_players in own_labels:
+                    label = own
+                else:
+                    chosen.action = own
+                    label = int((improver or agent).act(observation, view))
             else:
                 label = int(agent.act(observation, view))
             if action_features:
@@ -143,6 +156,28 @@ def collect(
         np.asarray(actions, dtype=np.int64),
         np.asarray(returns, dtype=np.float32),
     )
+
+
+class _Chosen:
+    """An agent that plays the move set on it: the learner's move, already chosen."""
+
+    action = -1
+
+    def act(self, observation: Any, view: Any) -> int:
+        return self.action
+
+
+def _improver(teacher: str | Agent, game: str, seed: int, prior: Agent, margin: float) -> Agent:
+    """A second copy of the search ``teacher`` whose prior is ``prior``, with ``margin``."""
+    from hot_envs.agents.search import SearchAgent
+
+    improver = make_agent(teacher, game, seed) if isinstance(teacher, str) else teacher
+    if not isinstance(improver, SearchAgent):
+        raise ValueError(f"improve needs a search agent as the teacher, not {teacher!r}")
+    if improver is teacher:
+        improver = copy.copy(teacher)
+    improver.prior, improver.margin = prior, margin
+    return improver
 
 
 # In collect's worker processes: the decisions recorded so far by all of them (for the bar).
@@ -211,13 +246,14 @@ def dagger(
     own_labels: Sequence[int] = (),
     workers: int = 1,
     progress: bool = False,
+    improve: float | None = None,
     **cloning: Any,
 ) -> tuple[Demonstrations, list[dict[str, float]]]:
     """``rounds`` DAgger rounds after a first cloning on ``demos``: each lets the current clone
-    play (:func:`collect` with ``learner``, ``opponent``, ``own_labels``, ``workers`` and
-    ``progress``), adds ``decisions`` labelled decisions and clones again on everything
-    (``cloning``: :func:`behaviour_cloning`'s options). Returns the grown data and one statistics
-    entry per round, including ``agreement``: how often the clone chose the label at the
+    play (:func:`collect` with ``learner``, ``opponent``, ``own_labels``, ``workers``,
+    ``progress`` and ``improve``), adds ``decisions`` labelled decisions and clones again on
+    everything (``cloning``: :func:`behaviour_cloning`'s options). Returns the grown data and one
+    statistics entry per round, including ``agreement``: how often the clone chose the label at the
     decisions of the games it played in, before that round's cloning, and ``seconds`` since the
     first round began. ``log`` gets each entry as it is made."""
     from hot_envs.agents.checkpoint import CheckpointAgent, is_action_scorer, numpy_policy
@@ -239,6 +275,7 @@ def dagger(
             own_labels=own_labels,
             workers=workers,
             progress=progress,
+            improve=improve,
         )
         agreement = _agreement(learner.policy, new)
         if len(demos.actions):

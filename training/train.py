@@ -137,6 +137,8 @@ class Args:
     dagger_epochs: int = 2  # cloning epochs over all the data after each round
     dagger_opponent: str = ""  # agent spec for the learner's opponents; "": the teacher plays them
     dagger_own_labels: list[int] = field(default_factory=list)  # sizes the learner labels itself
+    dagger_improve: bool = False  # the search teacher corrects the learner's own moves (its prior)
+    dagger_margin: float = 0.1  # … only by moves better by this mean return (dagger_improve)
     imitation_workers: int = 1  # processes collecting teacher decisions; 0: one per core
     # self-play league (hot_envs.training.league)
     opponents: list[dict[str, Any]] = field(
@@ -268,6 +270,7 @@ def imitate(
             own_labels=args.dagger_own_labels,
             workers=imitation_workers(args),
             progress=args.progress_bar,
+            improve=args.dagger_margin if args.dagger_improve else None,
             epochs=args.dagger_epochs,
             batch_size=args.bc_batch_size,
             learning_rate=args.bc_learning_rate,
@@ -414,6 +417,8 @@ def parse_args(argv: list[str] | None) -> Args:
         make_agent(args.dagger_opponent, game)
     for n in args.dagger_own_labels:
         description.check_players(n)
+    if args.dagger_improve and not args.bc_teacher.partition(":")[0] == "search":
+        raise ValueError(f"dagger_improve needs a search teacher, not {args.bc_teacher!r}")
     if args.resume:  # the checkpoint decides the network, and so what the envs observe
         network = read_metadata(args.resume, game)["network"]
         args.policy = network.get("architecture", "mlp")

@@ -59,7 +59,7 @@ def test_with_an_opponent_only_the_learners_decisions_are_labelled(players):
     assert set(opponent.seats) == set(range(players)) - {learner_seat}  # the rest is the opponent's
     assert len(demos.actions) == len(teacher.seats) == 48 // players  # HK-3.4: every card played
     assert len(teacher.seats) + len(opponent.seats) == 48
-    with pytest.raises(ValueError, match="an opponent or own_labels need a learner"):
+    with pytest.raises(ValueError, match="an opponent, own_labels or improve need a learner"):
         collect("heisse-karten", [players], 1, opponent=opponent)
 
 
@@ -83,6 +83,22 @@ def test_at_the_own_label_sizes_the_learners_choice_is_the_label(players, own):
     pick = -1 if own else 0  # the learner's (highest) or the teacher's (lowest) legal action
     assert [np.flatnonzero(mask)[pick] for mask in demos.masks] == demos.actions.tolist()
     assert len(teacher.seats) == (0 if own else len(demos.actions))  # asked only where it labels
+
+
+def test_improve_keeps_the_learners_move_unless_the_search_finds_a_better_one():
+    def labels(margin):
+        options = {"learner": Highest(), "opponent": "heuristic", "improve": margin}
+        return collect("heisse-karten", [2], 48, seed=3, teacher="search:40", **options)
+
+    kept, corrected = labels(100.0), labels(-100.0)  # no gain reaches 100; any gain beats -100
+    assert np.array_equal(kept.masks, corrected.masks)  # the learner's games: the same positions
+    highest = [np.flatnonzero(mask)[-1] for mask in kept.masks]
+    assert kept.actions.tolist() == highest
+    assert all(mask[a] for mask, a in zip(corrected.masks, corrected.actions, strict=True))
+    changed = corrected.actions != np.array(highest)
+    assert 0.2 < changed.mean() < 1  # the search replaces the worst moves, not every move
+    with pytest.raises(ValueError, match="improve needs a search agent as the teacher"):
+        collect("heisse-karten", [2], 1, learner=Highest(), improve=0.1)
 
 
 def test_collecting_in_worker_processes_joins_the_parts_of_derived_seeds(capsys):

@@ -197,6 +197,9 @@ def test_bad_options_exit_with_a_message(tmp_path, capsys):
     bad.write_text("[imitation]\ndagger_own_labels = [2, 8]\n")
     assert main(["heisse-karten", "--config", str(bad)]) == 2
     assert "2–6 players, not 8" in capsys.readouterr().err
+    bad.write_text('[imitation]\nbc_teacher = "heuristic"\ndagger_improve = true\n')
+    assert main(["heisse-luft", "--config", str(bad)]) == 2
+    assert "dagger_improve needs a search teacher, not 'heuristic'" in capsys.readouterr().err
     bad.write_text('[imitation]\ndagger_opponent = "grandmaster"\n')
     assert main(["heisse-luft", "--config", str(bad)]) == 2
     assert "grandmaster" in capsys.readouterr().err
