@@ -105,7 +105,7 @@ def collect(
     if isinstance(opponent, str):
         opponent = make_agent(opponent, game, seed + 1)
     chosen = _Chosen()  # the learner's move, the improving search's prior
-    improver = None if improve is None else _improver(teacher, game, seed, chosen, improve)
+    improver = None if improve is None else _improver(agent, chosen, improve)
     obs, masks, actions, returns = [], [], [], []
     while len(actions) < decisions:
         count = player_counts[rng.integers(len(player_counts))]
@@ -167,15 +167,13 @@ class _Chosen:
         return self.action
 
 
-def _improver(teacher: str | Agent, game: str, seed: int, prior: Agent, margin: float) -> Agent:
-    """A second copy of the search ``teacher`` whose prior is ``prior``, with ``margin``."""
+def _improver(teacher: Agent, prior: Agent, margin: float) -> Agent:
+    """A copy of the search ``teacher`` whose prior is ``prior``, with ``margin``."""
     from hot_envs.agents.search import SearchAgent
 
-    improver = make_agent(teacher, game, seed) if isinstance(teacher, str) else teacher
-    if not isinstance(improver, SearchAgent):
+    if not isinstance(teacher, SearchAgent):
         raise ValueError(f"improve needs a search agent as the teacher, not {teacher!r}")
-    if improver is teacher:
-        improver = copy.copy(teacher)
+    improver = copy.copy(teacher)
     improver.prior, improver.margin = prior, margin
     return improver
 
