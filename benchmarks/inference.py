@@ -9,11 +9,19 @@ MaskablePPO per ``--net`` (default: the training configs' 2 × 256, and 2 × 128
 exported on the spot; timing does not depend on the weights. torch runs with one thread
 (``--threads``), as in training.
 
+An action-scoring checkpoint (metadata ``network.architecture == "action_scorer"``,
+:mod:`hot_envs.agents.scorer`) needs the player's view to act: its decisions come with the
+learner's view of each (:func:`hot_envs.single_agent.random_decisions`, the same play), and both
+agents get the same ``(observation, view)`` pairs — the action features are computed inside each
+agent's ``act``, so inside its time. An MLP agent gets ``None`` for the view, as before.
+
 A third column is the floor of the numpy path: the weight reads alone (the first layer's rows of
 the non-zero inputs gathered, the matrix products, the legal actions' output rows), with every
 index array computed beforehand — what is left when the numpy calls around them cost nothing.
+It is measured for MLP policies only: an action-scorer row shows "–" (``None`` in the JSON).
 
     python benchmarks/inference.py [--game heisse-karten] [--decisions 2000] [--out DIR]
+    python benchmarks/inference.py --game heisse-luft --checkpoint checkpoints/heisse_luft_v0
 
 Prints a table (µs per decision, speed-up; target ≥ 20×) and writes ``inference.{md,json,png}``
 into ``--out`` (default ``benchmarks/results``).
@@ -36,16 +44,19 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from hot_envs.agents.checkpoint import CheckpointAgent, export_checkpoint
-from hot_envs.single_agent import SingleAgentEnv, random_observations
+from hot_envs.agents.scorer import ARCHITECTURE as SCORER
+from hot_envs.single_agent import SingleAgentEnv, random_decisions, random_observations
 
 RESULTS = Path(__file__).parent / "results"
 TARGET = 20.0
 # the player count is drawn per episode
 PLAYERS = {"heisse-karten": [2, 3, 4, 5, 6]}
 
+Decision = tuple[dict[str, np.ndarray], dict[str, Any] | None]  # (observation dict, view)
+
 
 def timed(
-    agents: dict[str, Any], batch: list[dict[str, np.ndarray]], repeats: int
+    agents: dict[str, Any], batch: list[Decision], repeats: int
 ) -> dict[str, tuple[float, list[int]]]:
     """Per agent: best-of-``repeats`` seconds per decision and its actions. The agents take
     turns pass by pass, so a busy machine slows both alike."""
@@ -54,7 +65,7 @@ def timed(
     for _ in range(repeats):
         for name, agent in agents.items():
             start = time.perf_counter()
-            actions[name] = [agent.act(o, None) for o in batch]
+            actions[name] = [agent.act(o, view) for o, view in batch]
             best[name] = min(best[name], (time.perf_counter() - start) / len(batch))
     return {name: (best[name], actions[name]) for name in agents}
 
@@ -62,7 +73,8 @@ def timed(
 class WeightReads:
     """Not an agent: per observation, only the numpy path's reads of the weights — the gathers
     and the matrix products — from the checkpoint's ``.npz``, laid out as the agent lays it out,
-    with the non-zero inputs and legal actions looked up instead of computed."""
+    with the non-zero inputs and legal actions looked up instead of computed. MLP checkpoints
+    only (``layer_I`` arrays)."""
 
     def __init__(self, checkpoint: str, batch: list[dict[str, np.ndarray]]) -> None:
         with np.load(Path(checkpoint).with_suffix(".npz"), allow_pickle=False) as data:
@@ -101,15 +113,18 @@ def run(
             checkpoint = str(export_checkpoint(model, Path(tmp) / "bench", {"game": game}))
         numpy_agent = CheckpointAgent.load(checkpoint, game=game)
         sb3_agent = CheckpointAgent.load(checkpoint, game=game, backend="sb3")
-        batch = random_observations(game, PLAYERS.get(game), decisions, seed)
-        agents = {
-            "numpy": numpy_agent,
-            "sb3": sb3_agent,
-            "weights": WeightReads(checkpoint, batch),
-        }
+        agents = {"numpy": numpy_agent, "sb3": sb3_agent}
+        batch: list[Decision]
+        if is_scorer(numpy_agent.metadata["network"]):  # acts on the view; no MLP floor
+            batch = random_decisions(game, PLAYERS.get(game), decisions, seed)
+        else:
+            observations = random_observations(game, PLAYERS.get(game), decisions, seed)
+            batch = [(o, None) for o in observations]
+            agents["weights"] = WeightReads(checkpoint, observations)
         timed(agents, batch[:50], 1)  # warm-up
         result = timed(agents, batch, repeats)
-        (numpy_seconds, numpy_actions), (sb3_seconds, sb3_actions), (floor, _) = result.values()
+        (numpy_seconds, numpy_actions), (sb3_seconds, sb3_actions) = result["numpy"], result["sb3"]
+        floor = result["weights"][0] if "weights" in result else None
         same = sum(a == b for a, b in zip(numpy_actions, sb3_actions, strict=True))
         return {
             "game": game,
@@ -118,14 +133,32 @@ def run(
             "same_actions": same,
             "sb3_us": sb3_seconds * 1e6,
             "numpy_us": numpy_seconds * 1e6,
-            "weights_us": floor * 1e6,
+            "weights_us": None if floor is None else floor * 1e6,
             "speedup": sb3_seconds / numpy_seconds,
-            "speedup_floor": sb3_seconds / floor,
+            "speedup_floor": None if floor is None else sb3_seconds / floor,
         }
 
 
+def is_scorer(network: dict) -> bool:
+    """Whether checkpoint metadata's ``network`` is an action scorer (no ``architecture``: MLP)."""
+    return network.get("architecture", "mlp") == SCORER
+
+
 def net_name(row: dict) -> str:
-    return "×".join(map(str, row["network"]["hidden"])) + " " + row["network"]["activation"]
+    """The network from its metadata: "256×256 tanh", "action scorer state 256×64, scorer
+    128×128 tanh"."""
+    network = row["network"]
+    if is_scorer(network):
+        widths = ", ".join(
+            f"{part} " + "×".join(map(str, network[part])) for part in ("state", "scorer")
+        )
+        return f"action scorer {widths} {network['activation']}"
+    return "×".join(map(str, network["hidden"])) + " " + network["activation"]
+
+
+def optional(value: float | None, spec: str, unit: str) -> str:
+    """``value`` formatted with its unit, or "–" where there is none."""
+    return "–" if value is None else format(value, spec) + unit
 
 
 def table(rows: list[dict]) -> list[str]:
@@ -137,7 +170,8 @@ def table(rows: list[dict]) -> list[str]:
     for r in rows:
         lines.append(
             f"| {r['game']} | {net_name(r)} | {r['sb3_us']:.0f} µs | {r['numpy_us']:.1f} µs "
-            f"| {r['speedup']:.1f}× | {r['weights_us']:.1f} µs | {r['speedup_floor']:.0f}× "
+            f"| {r['speedup']:.1f}× | {optional(r['weights_us'], '.1f', ' µs')} "
+            f"| {optional(r['speedup_floor'], '.0f', '×')} "
             f"| {r['same_actions']}/{r['decisions']} |"
         )
     return lines
@@ -149,6 +183,7 @@ def plot(rows: list[dict], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    text = {"textcoords": "offset points", "ha": "center", "fontsize": 8}
     labels = [f"{r['game']}\n{net_name(r)}" for r in rows]
     x = np.arange(len(rows))
     fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(rows)), 4.2))
@@ -158,24 +193,26 @@ def plot(rows: list[dict], path: Path) -> None:
         ("weight reads alone", "weights_us", "tab:cyan"),
     ]
     for k, (label, key, color) in enumerate(bars):
-        ax.bar(x + (k - 1) * 0.27, [r[key] for r in rows], 0.27, label=label, color=color)
+        shown = [i for i, r in enumerate(rows) if r[key] is not None]
+        if shown:
+            heights = [rows[i][key] for i in shown]
+            ax.bar(x[shown] + (k - 1) * 0.27, heights, 0.27, label=label, color=color)
+        for i in sorted(set(range(len(rows))) - set(shown)):  # no floor (an action scorer)
+            ax.annotate("–", (x[i] + (k - 1) * 0.27, 1), xytext=(0, 3), **text)
+            ax.set_xlim(-0.5, len(rows) - 0.5)  # keep the empty slot
     target = [r["sb3_us"] / TARGET for r in rows]
     ax.hlines(target, x - 0.135, x + 0.135, color="tab:red", label=f"{TARGET:.0f}× target")
     for i, r in enumerate(rows):
         ax.annotate(
-            f"{r['speedup']:.1f}×",
-            (x[i], max(r["numpy_us"], target[i])),
-            xytext=(0, 3),
-            textcoords="offset points",
-            ha="center",
-            fontsize=8,
+            f"{r['speedup']:.1f}×", (x[i], max(r["numpy_us"], target[i])), xytext=(0, 3), **text
         )
     ax.set_yscale("log")
     ax.set_ylabel("µs per decision (log)")
     ax.set_xticks(x, labels, fontsize=8)
     ax.set_title("Checkpoint agent: µs per decision, same observations, same run")
     ax.legend(fontsize=8, loc="upper right", framealpha=0.9)
-    ax.set_ylim(1, 1000)
+    slowest = max(r["sb3_us"] for r in rows)
+    ax.set_ylim(1, 1000 if slowest <= 500 else 20 * slowest)  # a slow row: room for the legend
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -186,7 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", nargs="+", default=["heisse-luft", "heisse-karten"])
     parser.add_argument("--decisions", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--checkpoint", help="a checkpoint (default: a fresh 2×256 policy)")
+    parser.add_argument(
+        "--checkpoint", help="a checkpoint, MLP or action scorer (default: fresh MLPs per --net)"
+    )
     parser.add_argument(
         "--net",
         nargs="+",
@@ -234,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{platform.platform()}, numpy {np.__version__}, torch {torch.__version__}, commit "
         f"{commit}, {stamp}.",
     ]
+    if any(r["weights_us"] is None for r in rows):
+        note[1] += " Action-scorer rows: no weight-reads floor (–), it is measured for MLPs only."
     (args.out / "inference.md").write_text("\n".join(lines + note) + "\n")
     plot(rows, args.out / "inference.png")
     print(f"wrote {args.out / 'inference.md'}, .json and .png")

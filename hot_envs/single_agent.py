@@ -48,8 +48,9 @@ name per seat, ``None`` for the learner). The final ``step`` adds ``returns`` (p
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 import gymnasium
@@ -374,14 +375,37 @@ def random_observations(
     """``n`` learner observation dicts (``observation`` and an int8 ``action_mask``, as the AEC
     env gives them) from uniformly random play of ``game`` in a :class:`SingleAgentEnv` with
     ``players`` (as there), seeded: inputs for timing or comparing policies."""
+    return [
+        {"observation": observation, "action_mask": mask.astype(np.int8)}
+        for _, observation, mask in islice(_random_play(game, players, seed), n)
+    ]
+
+
+def random_decisions(
+    game: str, players: int | Sequence[int] | None, n: int, seed: int = 0
+) -> list[tuple[dict[str, np.ndarray], dict[str, Any]]]:
+    """The decisions of :func:`random_observations` (same arguments, same play) with the
+    learner's view of each: ``(observation dict, view)`` pairs, what an agent's
+    ``act(observation, view)`` takes — inputs for policies that need the view, such as an
+    action-scoring checkpoint (:mod:`hot_envs.agents.scorer`)."""
+    return [
+        ({"observation": observation, "action_mask": mask.astype(np.int8)}, env.game.view(env.seat))
+        for env, observation, mask in islice(_random_play(game, players, seed), n)
+    ]
+
+
+def _random_play(
+    game: str, players: int | Sequence[int] | None, seed: int
+) -> Iterator[tuple[SingleAgentEnv, np.ndarray, np.ndarray]]:
+    """Endless uniformly random learner play, seeded: the env at each learner decision, with
+    the observation and the bool mask; the next action is played when the next item is asked
+    for."""
     env = SingleAgentEnv(game, players=players, seed=seed)
     rng = np.random.default_rng(seed)
     observation, _ = env.reset()
-    result = []
-    while len(result) < n:
+    while True:
         mask = env.action_masks()
-        result.append({"observation": observation, "action_mask": mask.astype(np.int8)})
+        yield env, observation, mask
         observation, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
         if terminated or truncated:
             observation, _ = env.reset()
-    return result

@@ -9,8 +9,14 @@ import sys
 import numpy as np
 import pytest
 
+from hot_envs.games import get_game
 from hot_envs.heisse_karten import State as KartenState
-from hot_envs.single_agent import OpponentPool, SingleAgentEnv, random_observations
+from hot_envs.single_agent import (
+    OpponentPool,
+    SingleAgentEnv,
+    random_decisions,
+    random_observations,
+)
 from tests.heisse_luft.positions import OWN, play, position_dict, stage
 
 GAMES = [("heisse-luft", None), ("heisse-karten", 2), ("heisse-karten", [2, 3, 4, 5, 6])]
@@ -312,6 +318,25 @@ def test_random_observations_are_seeded_learner_inputs(game, players):
         np.array_equal(a["observation"], b["observation"])
         for a, b in zip(batch, other, strict=True)
     )
+
+
+@pytest.mark.parametrize(("game", "players"), GAMES)
+def test_random_decisions_are_the_random_observations_with_the_learners_views(game, players):
+    engine = get_game(game).engine
+    decisions = random_decisions(game, players, 300, seed=3)
+    observations = random_observations(game, players, 300, seed=3)
+    assert len(decisions) == 300
+    for (item, view), expected in zip(decisions, observations, strict=True):
+        assert item.keys() == expected.keys()
+        assert all(np.array_equal(item[k], expected[k]) for k in item)
+        assert item["action_mask"].dtype == np.int8
+        # each view is that decision's own (a snapshot, not the game as it went on): a state
+        # consistent with it encodes to the same observation and the same legal actions
+        seat = view["player"]
+        state = engine.State.from_view(view, rng=0)
+        assert state.current_player == seat
+        np.testing.assert_array_equal(engine.encode(state, seat), item["observation"])
+        np.testing.assert_array_equal(engine.action_mask(state, seat), item["action_mask"])
 
 
 def test_the_wrapper_and_the_numpy_agent_import_without_torch():
