@@ -43,8 +43,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 
-from hot_envs.agents.checkpoint import CheckpointAgent, export_checkpoint
-from hot_envs.agents.scorer import ARCHITECTURE as SCORER
+from hot_envs.agents.checkpoint import CheckpointAgent, export_checkpoint, scores_actions
 from hot_envs.single_agent import SingleAgentEnv, random_decisions, random_observations
 
 RESULTS = Path(__file__).parent / "results"
@@ -115,7 +114,7 @@ def run(
         sb3_agent = CheckpointAgent.load(checkpoint, game=game, backend="sb3")
         agents = {"numpy": numpy_agent, "sb3": sb3_agent}
         batch: list[Decision]
-        if is_scorer(numpy_agent.metadata["network"]):  # acts on the view; no MLP floor
+        if scores_actions(numpy_agent.metadata["network"]):  # acts on the view; no MLP floor
             batch = random_decisions(game, PLAYERS.get(game), decisions, seed)
         else:
             observations = random_observations(game, PLAYERS.get(game), decisions, seed)
@@ -139,16 +138,11 @@ def run(
         }
 
 
-def is_scorer(network: dict) -> bool:
-    """Whether checkpoint metadata's ``network`` is an action scorer (no ``architecture``: MLP)."""
-    return network.get("architecture", "mlp") == SCORER
-
-
 def net_name(row: dict) -> str:
     """The network from its metadata: "256×256 tanh", "action scorer state 256×64, scorer
     128×128 tanh"."""
     network = row["network"]
-    if is_scorer(network):
+    if scores_actions(network):
         widths = ", ".join(
             f"{part} " + "×".join(map(str, network[part])) for part in ("state", "scorer")
         )

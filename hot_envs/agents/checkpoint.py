@@ -277,7 +277,7 @@ class CheckpointAgent:
         stem = find_checkpoint(path)
         meta = read_metadata(stem, game)
         activation = meta["network"]["activation"]
-        if meta["network"].get("architecture", "mlp") == ARCHITECTURE:
+        if scores_actions(meta["network"]):
             try:
                 policy = NumpyScorer(meta["game"], _load_arrays(stem), activation)
             except ValueError as error:
@@ -360,7 +360,7 @@ class SB3Agent:
     def act(self, observation: dict[str, np.ndarray], view: dict[str, Any] | None = None) -> int:
         mask = np.asarray(observation["action_mask"], dtype=bool)
         vector = observation["observation"]
-        if self.metadata["network"].get("architecture", "mlp") == ARCHITECTURE:
+        if scores_actions(self.metadata["network"]):
             if not view:
                 raise ValueError("an action-scoring checkpoint needs the view to act")
             vector = policy_input(self.game, vector, view)
@@ -474,11 +474,16 @@ def update_metadata(path: str | Path, **fields: Any) -> dict[str, Any]:
 def sb3_custom_objects(meta: dict[str, Any]) -> dict[str, Any]:
     """What ``MaskablePPO.load`` must be given for a checkpoint's ``.zip``: the action-scoring
     policy class by its current import path, whatever path the file was saved under."""
-    if meta["network"].get("architecture", "mlp") != ARCHITECTURE:
+    if not scores_actions(meta["network"]):
         return {}
     from hot_envs.training.policies import ActionScorerPolicy
 
     return {"policy_class": ActionScorerPolicy}
+
+
+def scores_actions(network: dict[str, Any]) -> bool:
+    """Whether checkpoint metadata's ``network`` is an action scorer (no ``architecture``: MLP)."""
+    return network.get("architecture", "mlp") == ARCHITECTURE
 
 
 def is_action_scorer(model: Any) -> bool:
