@@ -20,7 +20,11 @@ sampling numpy snapshot of the learner itself).
    ``update_threads``). Several thread and worker counts give one set-up each. Counts every
    env step, PPO updates included.
    Each setting runs ``--repeats`` times, the settings taking turns, and the median counts — on a
-   shared machine a busy minute then slows every setting alike instead of one.
+   shared machine a busy minute then slows every setting alike instead of one. A second table
+   splits the fastest set-up's time per step into the PPO update and collecting rollouts: the
+   update costs the same per step in every set-up, so it caps the ratio to the training default
+   even if collecting cost nothing, and the table says how much faster collecting would have to
+   be for ``TARGET``× (5×).
 2. **Env steps** — the environments alone, learner actions uniformly random, every opponent a
    sampling numpy snapshot: ``SingleAgentEnv`` stepped in a loop against the batched env.
 3. **Breakdown** — ``learn`` in one process (``DummyVecEnv`` with one env, and the batched env),
@@ -84,6 +88,7 @@ from hot_envs.training.train import (  # noqa: E402
 )
 
 RESULTS = Path(__file__).parent / "results"
+TARGET = 5.0  # the batched set-up's goal: this many times the training default's steps/s
 OPPONENTS = ["random", ("heuristic", 2.0)]  # + the learner's snapshot, weight 3 (build)
 PARTS = (
     "PPO update (train)",
@@ -330,6 +335,42 @@ def breakdown(args: Args, setup: Setup, timesteps: int) -> dict[str, Any]:
     }
 
 
+def per_step(row: dict) -> tuple[float, float]:
+    """Microseconds per env step of a throughput row's median run: the PPO update's, and
+    collecting rollouts' (env steps and forward passes: the rest of ``learn``)."""
+    steps = row["steps"]
+    total = float(np.median(row["seconds"])) * 1e6 / steps
+    update = float(np.median(row["train_seconds"])) * 1e6 / steps
+    return update, total - update
+
+
+def target_lines(rows: list[dict], base: dict[str, float], default: int) -> list[str]:
+    """What ``TARGET``× the training default would take, per game, from the fastest set-up's
+    measured parts: the update costs the same per step in every set-up (the same PPO settings
+    and network), so even rollouts that cost nothing leave at most ``default / update``."""
+    lines = [
+        "",
+        f"What {TARGET:g}× the training default would take: microseconds per env step of the "
+        "fastest set-up, split into its PPO update and collecting rollouts; *ceiling*: the "
+        "ratio if collecting cost nothing; *needed*: how much faster collecting would have to "
+        f"be for {TARGET:g}×.",
+        "",
+        f"| game | fastest set-up | {default} workers: µs/step | update: µs/step "
+        "| collecting: µs/step | ceiling | needed |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for game, rate in base.items():
+        fastest = max((r for r in rows if r["game"] == game), key=lambda r: r["steps_per_second"])
+        update, collect = per_step(fastest)
+        budget = 1e6 / rate / TARGET - update  # µs per step left for collecting at TARGET×
+        needed = f"{collect / budget:.1f}× faster" if budget > 0 else "impossible"
+        lines.append(
+            f"| {game} | {fastest['setup']} | {1e6 / rate:,.0f} | {update:,.0f} "
+            f"| {collect:,.0f} | {1e6 / rate / update:.1f}× | {needed} |"
+        )
+    return lines
+
+
 def markdown(
     rows: list[dict], envs: list[dict], profiles: list[dict], info: dict, default: int
 ) -> str:
@@ -365,6 +406,7 @@ def markdown(
             f"| {r['torch_threads']} | {r['steps_per_second']:,.0f} | {low:,.0f}–{high:,.0f} "
             f"| {ratio} | {r['collect_steps_per_second']:,.0f} |"
         )
+    lines += target_lines(rows, base, default)
     lines += [
         "",
         "The environments alone: learner actions uniformly random, every opponent seat a "
