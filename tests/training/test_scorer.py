@@ -13,6 +13,7 @@ pytest.importorskip("sb3_contrib")
 
 import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy  # noqa: E402
 
 from hot_envs.agents.checkpoint import CheckpointAgent, export_checkpoint, numpy_policy  # noqa: E402
 from hot_envs.agents.features import SPECS  # noqa: E402
@@ -60,6 +61,44 @@ def test_numpy_scorer_chooses_what_the_torch_policy_chooses(game, players):
     assert np.array_equal(torch_actions, numpy_actions)
     assert len(set(numpy_actions.tolist())) > 10  # real decisions, not one constant
     assert masks[np.arange(len(masks)), numpy_actions].all()
+
+
+@pytest.mark.parametrize(("game", "players"), CASES)
+def test_the_update_over_slots_gives_what_the_masked_distribution_gives(game, players):
+    """``evaluate_actions`` (the PPO update's) works on the input's slots; values,
+    log-probabilities, entropies and their gradients are those of sb3-contrib's masked
+    distribution over every action."""
+    policy = _model(game, players).policy
+    inputs, masks = _inputs(game, players, n=200)
+    rng = np.random.default_rng(2)
+    actions = torch.as_tensor([rng.choice(np.flatnonzero(m)) for m in masks])
+    observations = torch.as_tensor(inputs)
+    ours = policy.evaluate_actions(observations, actions, action_masks=masks)
+    theirs = MaskableActorCriticPolicy.evaluate_actions(
+        policy, observations, actions, action_masks=masks
+    )
+    for mine, reference in zip(ours, theirs, strict=True):
+        torch.testing.assert_close(mine, reference, rtol=1e-5, atol=1e-5)
+    assert ours[2].min() >= 0.0 and ours[2].max() > 0.1  # real choices, some of them open
+    parameters = list(policy.parameters())
+    grads = [
+        torch.autograd.grad(log_prob.sum() + entropy.sum(), parameters, allow_unused=True)
+        for _, log_prob, entropy in (ours, theirs)
+    ]
+    for mine, reference in zip(*grads, strict=True):
+        assert (mine is None) == (reference is None)
+        if mine is not None:
+            torch.testing.assert_close(mine, reference, rtol=1e-4, atol=1e-4)
+    # a mask narrower than the slots (an env that forbids more) counts as well
+    narrow = masks.copy()
+    first_legal = narrow.argmax(axis=1)
+    narrow[:] = False
+    narrow[np.arange(len(narrow)), first_legal] = True
+    _, log_prob, entropy = policy.evaluate_actions(
+        observations, torch.as_tensor(first_legal), action_masks=narrow
+    )
+    torch.testing.assert_close(log_prob, torch.zeros_like(log_prob))
+    torch.testing.assert_close(entropy, torch.zeros_like(entropy))
 
 
 @pytest.mark.parametrize(("game", "players"), CASES)
