@@ -6,8 +6,9 @@ feature row per legal action and the actions' ids. The actor embeds the observat
 maps ``[embedding, action features]`` to that action's logit; the logits are scattered to their
 action ids, every other action gets −10⁸ (and the action mask applies as usual); the PPO
 update's ``evaluate_actions`` takes the softmax over the slots alone, the same numbers at a
-fraction of the cost. The critic is a separate MLP over the observation alone (``value_arch``). The numpy
-:class:`hot_envs.agents.scorer.NumpyScorer` runs the same actor and chooses the same actions.
+fraction of the cost. The critic is a separate MLP over the observation alone
+(``value_arch``). The numpy :class:`hot_envs.agents.scorer.NumpyScorer` runs the same actor and
+chooses the same actions.
 """
 
 from __future__ import annotations
