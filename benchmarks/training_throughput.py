@@ -14,8 +14,7 @@ sampling numpy snapshot of the learner itself).
    :class:`hot_envs.vector_sb3.SB3VectorEnv`, with a larger rollout and minibatch
    (``--batched-n-steps`` per game, ``--batched-batch-size``) and ``--batched-threads`` torch
    threads; with ``--batched-workers`` K > 1 the same games split over the main process and
-   K − 1 worker processes (:class:`hot_envs.vector_workers.SubprocVectorSingleAgentEnv`;
-   ``--batched-local-games`` in the main process, the rest shared by the workers).
+   K − 1 worker processes (:class:`hot_envs.vector_workers.SubprocVectorSingleAgentEnv`).
    ``--batched-update-threads`` gives torch more threads during the PPO update alone (the
    workers wait then; ``hot_envs.training.train.UpdateThreads``, the config key
    ``update_threads``). Several thread and worker counts give one set-up each. Counts every
@@ -112,12 +111,9 @@ class Batched:
     threads: int = 1
     workers: int = 1
     update_threads: int = 0  # torch threads during the PPO update (UpdateThreads); 0: threads
-    local_games: int = 0  # games in the main process (0: an even share)
 
     def __str__(self) -> str:
         processes = f" in {self.workers} processes" if self.workers > 1 else ""
-        if self.workers > 1 and self.local_games:
-            processes += f" ({self.local_games} in the main one)"
         update = f", update on {self.update_threads} threads" if self.update_threads else ""
         return f"batched {self.num_envs}{processes}{update}"
 
@@ -141,8 +137,6 @@ def build(args: Args, setup: Setup) -> MaskablePPO:
         "action_features": args.policy == "action_scorer",
     }
     if isinstance(setup, Batched):
-        if setup.workers > 1:
-            env_options["local_games"] = setup.local_games or None
         envs = VecMonitor(
             SB3VectorEnv(game=game, num_envs=setup.num_envs, workers=setup.workers, **env_options)
         )
@@ -540,13 +534,6 @@ def main(argv: list[str] | None = None) -> int:
         default=[Batched.update_threads],
         help="torch threads during the PPO update only (0: --batched-threads)",
     )
-    parser.add_argument(
-        "--batched-local-games",
-        type=int,
-        nargs="+",
-        default=[Batched.local_games],
-        help="games in the main process with --batched-workers > 1 (0: an even share)",
-    )
     parser.add_argument("--env-seconds", type=float, default=5.0, help="per env-steps run")
     parser.add_argument(
         "--policy",
@@ -562,27 +549,19 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()[0]
     batched = [
         Batched(
-            args.batched_envs,
-            args.batched_n_steps,
-            args.batched_batch_size,
-            threads,
-            workers,
-            up,
-            local if workers > 1 else 0,
+            args.batched_envs, args.batched_n_steps, args.batched_batch_size, threads, workers, up
         )
         for workers in args.batched_workers
         for threads in args.batched_threads
         for up in args.batched_update_threads
-        for local in args.batched_local_games
     ]
-    batched = list(dict.fromkeys(batched))  # one main-process set-up, whatever its local games
 
     # the configs are read once, here: a config edited during the run changes nothing
     configs = [parse_args([game, "--seed", str(args.seed)]) for game in args.games]
     if args.policy != "config":
         configs = [replace(config, policy=args.policy) for config in configs]
     rows = throughput(configs, [*args.n_envs, *batched], args.timesteps, args.repeats)
-    in_process = replace(batched[0], workers=1, update_threads=0, local_games=0)  # 1 process
+    in_process = replace(batched[0], workers=1, update_threads=0)  # env steps, breakdown: 1 process
     envs = [env_steps(config, in_process, args.env_seconds, args.repeats) for config in configs]
     profiles = [
         breakdown(config, setup, args.profile_timesteps)

@@ -5,15 +5,13 @@
 core while the others idle. ``SubprocVectorSingleAgentEnv(workers=K, …)`` splits the
 ``num_envs`` games over ``K`` workers — worker 0 is this process, workers 1 … K−1 are worker
 processes — each with its own ``VectorSingleAgentEnv`` of the same arguments and its share of
-the games (``num_envs // K``, the first ``num_envs % K`` workers one more; or ``local_games``
-here and the rest shared so over the worker processes), and is the same
+the games (``num_envs // K``, the first ``num_envs % K`` workers one more), and is the same
 Gymnasium ``VectorEnv``: ``step`` sends every worker process its slice of the actions, plays
 worker 0's games here meanwhile (this process would only wait otherwise, and one process fewer
 to wake costs less on a busy machine), and joins the answers in game order — observations,
 rewards, flags and every ``info`` array (``final_obs``, ``final_info``, their masks,
 ``learner_seat``, ``num_players``). The policy's forward pass and the learning update run in
-this process while the worker processes wait (torch may use their cores then, if they are free),
-so in training fewer games here balance the processes: ``local_games``.
+this process while the worker processes wait (torch may use their cores then, if they are free).
 
 - **Shared memory.** Each worker writes its games' observations and action masks into its rows
   of two shared arrays (a pipe would copy 800 KB of packed Heiße Luft observations a step); the
@@ -67,8 +65,7 @@ class SubprocVectorSingleAgentEnv(VectorEnv):
     included (module docstring). ``game``, ``num_envs``, ``seed`` and ``arguments`` (``opponents``,
     ``learner_seat``, ``players``, ``game_options``, ``shaping``, ``action_features``) as
     ``VectorSingleAgentEnv``; ``start_method`` of :mod:`multiprocessing` (default ``forkserver``
-    where available, else ``spawn``); ``local_games``: the games this process steps (default:
-    an even share), the rest shared evenly by the worker processes."""
+    where available, else ``spawn``)."""
 
     metadata = VectorSingleAgentEnv.metadata
 
@@ -79,7 +76,6 @@ class SubprocVectorSingleAgentEnv(VectorEnv):
         workers: int = 2,
         seed: int | None = None,
         start_method: str | None = None,
-        local_games: int | None = None,
         **arguments: Any,
     ) -> None:
         self._remotes: list[Connection] = []
@@ -90,7 +86,7 @@ class SubprocVectorSingleAgentEnv(VectorEnv):
             raise ValueError(f"workers must be a positive int, not {workers!r}")
         if workers > num_envs:
             raise ValueError(f"{workers} workers need at least as many games, not {num_envs}")
-        sizes = _shares(num_envs, workers, local_games)
+        sizes = [num_envs // workers + (k < num_envs % workers) for k in range(workers)]
         # Worker 0 is this process; bad arguments fail here, before any process starts.
         self._local = VectorSingleAgentEnv(game, sizes[0], seed=seed, **arguments)
         methods = mp.get_all_start_methods()
@@ -268,22 +264,6 @@ class SubprocVectorSingleAgentEnv(VectorEnv):
                 parts.append(part)
             joined[key] = np.concatenate(parts)
         return joined
-
-
-def _shares(num_envs: int, workers: int, local_games: int | None) -> list[int]:
-    """Games per worker: ``local_games`` here (``None``: an even share), the rest evenly over the
-    worker processes, the first ones one more where it does not divide."""
-    if local_games is None:
-        return [num_envs // workers + (k < num_envs % workers) for k in range(workers)]
-    most = num_envs - (workers - 1)  # every worker process keeps at least one game
-    if isinstance(local_games, bool) or not isinstance(local_games, int):
-        raise ValueError(f"local_games must be an int or None, not {local_games!r}")
-    if workers == 1 and local_games != num_envs:
-        raise ValueError(f"with one worker all {num_envs} games are local, not {local_games}")
-    if not 1 <= local_games <= most:
-        raise ValueError(f"local_games must lie in 1…{most} ({num_envs} games, {workers} workers)")
-    rest = num_envs - local_games
-    return [local_games, *_shares(rest, workers - 1, None)] if workers > 1 else [local_games]
 
 
 def _views(

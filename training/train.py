@@ -82,8 +82,7 @@ class Args:
     torch thread waiting for a busy core stalls every operation (on a busy 2-core machine 2
     threads made ``learn`` 4–7× slower). ``update_threads`` gives torch more threads for the
     PPO update alone, when the workers have finished their rollouts and wait
-    (:class:`UpdateThreads`). As this process also runs the forward passes, fewer games here
-    than in each worker balance the processes: ``batched_local_games``.
+    (:class:`UpdateThreads`).
     """
 
     game: str = "heisse-luft"
@@ -97,7 +96,6 @@ class Args:
     n_envs: int = 0  # 0: default_n_envs() — several per core, so one forward pass serves many
     batched_envs: int = 0  # > 0: that many batched games instead (hot_envs.vector_sb3)
     batched_workers: int = 1  # processes they run in (hot_envs.vector_workers); 0: one per core
-    batched_local_games: int = 0  # of them in this process (0: an even share); see above
     torch_threads: int = 1
     update_threads: int = 0  # torch threads during the PPO update only; 0: torch_threads
     progress_bar: bool = True
@@ -404,7 +402,7 @@ def parse_args(argv: list[str] | None) -> Args:
     if not values.get("opponents", Args().opponents):
         raise ValueError("the league needs at least one fixed opponent (weight 0 is fine)")
     args = Args(**values)
-    for key in ("batched_workers", "batched_local_games", "imitation_workers", "update_threads"):
+    for key in ("batched_workers", "imitation_workers", "update_threads"):
         workers = getattr(args, key)
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
             raise ValueError(f"{key} must be an int ≥ 0, not {workers!r}")
@@ -412,12 +410,6 @@ def parse_args(argv: list[str] | None) -> Args:
     if args.batched_envs > 0 and workers > args.batched_envs:
         raise ValueError(
             f"batched_workers ({workers}) must not exceed batched_envs ({args.batched_envs})"
-        )
-    local = args.batched_local_games
-    if local and (workers == 1 or local >= args.batched_envs):
-        raise ValueError(
-            f"batched_local_games ({local}) needs batched_workers ≠ 1 and fewer than "
-            f"batched_envs ({args.batched_envs}) games"
         )
     # Bad player counts, options, agent specs or checkpoints fail here, not inside a worker.
     SingleAgentEnv(game, players=args.players, game_options=args.game_options)
@@ -475,8 +467,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.batched_envs > 0:  # many games per process, opponents' moves batched
         n_envs = args.batched_envs
         workers = args.batched_workers or min(os.cpu_count() or 1, n_envs)
-        if workers > 1:
-            env_options["local_games"] = args.batched_local_games or None
         envs = VecMonitor(
             SB3VectorEnv(
                 game=args.game, num_envs=n_envs, seed=args.seed, workers=workers, **env_options

@@ -144,9 +144,7 @@ def test_tiny_action_scorer_run_with_critic_warmup_anchor_and_pfsp(tiny_config, 
     config = config.replace("dagger_rounds = 1", "dagger_rounds = 0")
     config += "[finetune]\ncritic_warmup = 256\nanchor_coef = 1.0\nanchor_decay = 1024\n"
     config = config.replace("[league]", "[league]\npfsp = true")
-    config = config.replace(
-        "n_envs = 1", "batched_envs = 4\nbatched_workers = 2\nbatched_local_games = 1"
-    )
+    config = config.replace("n_envs = 1", "batched_envs = 4\nbatched_workers = 2")
     path = tmp_path / "scorer.toml"
     path.write_text(config)
     out = tmp_path / "run"
@@ -158,7 +156,6 @@ def test_tiny_action_scorer_run_with_critic_warmup_anchor_and_pfsp(tiny_config, 
     assert meta["network"]["architecture"] == "action_scorer"
     assert meta["training"]["league"]["pfsp"] is True
     assert meta["training"]["config"]["batched_workers"] == 2  # the games ran in 2 processes
-    assert meta["training"]["config"]["batched_local_games"] == 1  # 1 here, 3 in the worker
     assert json.loads((out / "start.json").read_text())["network"]["architecture"] == (
         "action_scorer"
     )
@@ -191,13 +188,6 @@ def test_bad_options_exit_with_a_message(tmp_path, capsys):
         bad.write_text(f"[run]\nbatched_envs = 64\nbatched_workers = {workers}\n")
         assert main(["heisse-luft", "--config", str(bad)]) == 2
         assert "batched_workers" in capsys.readouterr().err
-    for local, workers in (("64", "2"), ("8", "1"), ("-1", "2")):
-        bad.write_text(
-            f"[run]\nbatched_envs = 64\nbatched_workers = {workers}\n"
-            f"batched_local_games = {local}\n"
-        )
-        assert main(["heisse-luft", "--config", str(bad)]) == 2
-        assert "batched_local_games" in capsys.readouterr().err
     bad.write_text("[run]\nupdate_threads = -2\n")
     assert main(["heisse-luft", "--config", str(bad)]) == 2
     assert "update_threads must be an int ≥ 0" in capsys.readouterr().err

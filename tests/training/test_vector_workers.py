@@ -172,12 +172,6 @@ def test_close_ends_every_worker_process():
         ({"workers": 5}, "5 workers need at least as many games, not 4"),
         ({"workers": 2, "game": "skat"}, "skat"),
         ({"workers": 2, "opponents": [("random", -1.0)]}, "weight"),
-        ({"workers": 2, "local_games": 0}, r"local_games must lie in 1…3"),
-        ({"workers": 2, "local_games": 4}, r"local_games must lie in 1…3"),
-        ({"workers": 3, "local_games": 3}, r"local_games must lie in 1…2"),
-        ({"workers": 2, "local_games": 2.0}, "local_games must be an int or None"),
-        ({"workers": 2, "local_games": True}, "local_games must be an int or None"),
-        ({"workers": 1, "local_games": 3}, "with one worker all 4 games are local"),
     ],
 )
 def test_bad_arguments_raise_before_any_worker_starts(arguments, message):
@@ -187,30 +181,6 @@ def test_bad_arguments_raise_before_any_worker_starts(arguments, message):
     with pytest.raises(ValueError, match=message):
         SubprocVectorSingleAgentEnv(num_envs=4, **arguments)
     assert set(multiprocessing.active_children()) == before
-
-
-def test_local_games_stay_in_this_process_and_the_rest_go_to_the_workers():
-    """Fewer games in the main process (it also runs the policy): each worker still plays the
-    games of one in-process env of its share, seeded seed + k."""
-    env = SubprocVectorSingleAgentEnv(
-        "heisse-luft", num_envs=7, workers=3, seed=5, local_games=1, **OPTIONS
-    )
-    try:
-        assert env.worker_of.tolist() == [0, 1, 1, 1, 2, 2, 2]
-        parts = [
-            VectorSingleAgentEnv("heisse-luft", n, seed=5 + k, **OPTIONS)
-            for k, n in enumerate((1, 3, 3))
-        ]
-        observations, _ = env.reset()
-        expected = np.concatenate([part.reset()[0] for part in parts])
-        np.testing.assert_array_equal(observations, expected)
-        actions = random_actions(np.random.default_rng(1), env.action_masks())
-        stepped = env.step(actions)[0]
-        slices = (actions[:1], actions[1:4], actions[4:])
-        expected = [part.step(a)[0] for part, a in zip(parts, slices, strict=True)]
-        np.testing.assert_array_equal(stepped, np.concatenate(expected))
-    finally:
-        env.close()
 
 
 def test_sb3_vector_env_with_workers_follows_the_vec_env_conventions():
