@@ -81,9 +81,10 @@ class ActionScorerNet(nn.Module):
 
     def forward_actor(self, x: torch.Tensor) -> torch.Tensor:
         scores, ids = self.slot_scores(x)
-        batch, slot = (ids >= 0).nonzero(as_tuple=True)
-        logits = torch.full((x.shape[0], self.num_actions), FILL, dtype=scores.dtype)
-        return logits.index_put((batch, ids[batch, slot]), scores[batch, slot])
+        # Unused slots (FILL) land in one spare column past the last action, dropped after.
+        n = self.num_actions
+        logits = torch.full((x.shape[0], n + 1), FILL, dtype=scores.dtype)
+        return logits.scatter(1, torch.where(ids >= 0, ids, n), scores)[:, :n]
 
     def forward_critic(self, x: torch.Tensor) -> torch.Tensor:
         return self.critic_net(x[:, : self.spec.observation_size])
