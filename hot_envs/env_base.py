@@ -1,9 +1,9 @@
 """PettingZoo AEC bookkeeping shared by both games (docs/environments.md).
 
 A game's environment is a thin subclass of :class:`CardGameEnv` that names its engine ``State``
-class, its observation encoder and its metadata; everything else — spaces, seeding, turn order,
-rewards, terminations, rendering and the standard wrappers — is written once here, the way Pgx
-keeps the shared conventions in ``core.Env``.
+class, its observation and state encoders and its metadata; everything else — spaces, seeding,
+turn order, rewards, terminations, rendering, PettingZoo's optional ``state()`` and the standard
+wrappers — is written once here, the way Pgx keeps the shared conventions in ``core.Env``.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from hot_envs.observation import ObservationLayout
 class CardGameEnv(AECEnv):
     """An AEC environment over one engine ``State`` per episode.
 
-    Subclasses set the class attributes below (``encode`` and ``action_mask`` as
-    staticmethods). Keyword arguments other than ``render_mode`` are the engine's options
+    Subclasses set the class attributes below (``encode``, ``action_mask`` and ``encode_state``
+    as staticmethods). Keyword arguments other than ``render_mode`` are the engine's options
     (``State.new(seed, **options)``) and are checked at construction.
     """
 
@@ -39,6 +39,8 @@ class CardGameEnv(AECEnv):
     layout: ClassVar[ObservationLayout]
     encode: ClassVar[Callable[[GameState, int], np.ndarray]]
     action_mask: ClassVar[Callable[[GameState, int], np.ndarray]]
+    state_layout: ClassVar[ObservationLayout]
+    encode_state: ClassVar[Callable[[GameState], np.ndarray]]
     num_actions: ClassVar[int]
 
     def __init__(self, render_mode: str | None = None, **options: Any) -> None:
@@ -63,6 +65,10 @@ class CardGameEnv(AECEnv):
         )
         self.observation_spaces = dict.fromkeys(self.possible_agents, observation)
         self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        # PettingZoo's optional global state, set per instance as the spaces above are.
+        self.state_space = spaces.Box(
+            self.state_layout.low, self.state_layout.high, dtype=np.float32
+        )
         self.np_random, self.np_random_seed = seeding.np_random(None)
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -100,6 +106,14 @@ class CardGameEnv(AECEnv):
             "observation": self.encode(self.game, seat),
             "action_mask": self.action_mask(self.game, seat),
         }
+
+    def state(self) -> np.ndarray:
+        """The full game state as a flat float32 vector in ``state_space``, seats in seat order
+        (``player_0`` first) whoever is to move: every hand, the piles in drawing order and all
+        that is public (docs/environments.md, "The full state"; ``state_layout`` names its
+        pieces). For centralised critics in training only — it holds hidden cards, and no
+        observation ever contains any of it."""
+        return self.encode_state(self.game)
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection

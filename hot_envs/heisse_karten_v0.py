@@ -12,6 +12,7 @@ from pettingzoo import AECEnv
 
 from hot_envs.env_base import CardGameEnv, wrap
 from hot_envs.heisse_karten import LAYOUT, NUM_ACTIONS, State, action_mask, encode
+from hot_envs.heisse_karten.state_encoding import STATE_LAYOUT, encode_state
 
 __all__ = ["env", "raw_env"]
 
@@ -33,6 +34,13 @@ player's point of view with seats relative to that player (me, next, …) and pa
 one shape serves every player count; ``"action_mask"`` is ``Box(0, 1, (48,), int8)``.
 
 {table}
+
+## State
+``env.state()`` is PettingZoo's optional global state: the full game, hidden cards included, as
+``Box(low, high, ({state_size},), float32)`` (``env.state_space``), seats in seat order
+(``player_0`` first) and padded to 6 seats as in the observation, so one shape serves every
+player count. It is for centralised critics in training and never part of an observation. Its
+pieces are in ``docs/environments.md``, "The full state".
 
 ## Rewards
 At the end of a game (or match): the W players with the highest score get +1/W each, the others
@@ -59,12 +67,14 @@ an ``H × W × 3`` ``uint8`` picture of what the seat to move sees; needs Pillow
 
 
 class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo's naming)
-    __doc__ = _DOC.format(size=LAYOUT.size, table=LAYOUT.table())
+    __doc__ = _DOC.format(size=LAYOUT.size, table=LAYOUT.table(), state_size=STATE_LAYOUT.size)
     metadata = {**CardGameEnv.metadata, "name": "heisse_karten_v0"}
     engine = State
     layout = LAYOUT
     encode = staticmethod(encode)
     action_mask = staticmethod(action_mask)
+    state_layout = STATE_LAYOUT
+    encode_state = staticmethod(encode_state)
     num_actions = NUM_ACTIONS
 
     def __init__(

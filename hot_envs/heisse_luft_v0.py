@@ -12,6 +12,7 @@ from pettingzoo import AECEnv
 
 from hot_envs.env_base import CardGameEnv, wrap
 from hot_envs.heisse_luft import LAYOUT, NUM_ACTIONS, State, action_mask, encode
+from hot_envs.heisse_luft.state_encoding import STATE_LAYOUT, encode_state
 
 __all__ = ["env", "raw_env"]
 
@@ -35,6 +36,12 @@ A dict: ``"observation"`` is ``Box(0, 1, ({size},), float32)`` from the observin
 view (own side and own prizes first), ``"action_mask"`` is ``Box(0, 1, (366,), int8)``.
 
 {table}
+
+## State
+``env.state()`` is PettingZoo's optional global state: the full game, hidden cards included, as
+``Box(0, 1, ({state_size},), float32)`` (``env.state_space``), seats in seat order (``player_0``
+first). It is for centralised critics in training and never part of an observation. Its pieces
+are in ``docs/environments.md``, "The full state".
 
 ## Rewards
 +1 for the winner, −1 for the loser, 0 each for a draw or a truncated game; given only when the
@@ -60,12 +67,14 @@ an ``H × W × 3`` ``uint8`` picture of what the seat to move sees; needs Pillow
 
 
 class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo's naming)
-    __doc__ = _DOC.format(size=LAYOUT.size, table=LAYOUT.table())
+    __doc__ = _DOC.format(size=LAYOUT.size, table=LAYOUT.table(), state_size=STATE_LAYOUT.size)
     metadata = {**CardGameEnv.metadata, "name": "heisse_luft_v0"}
     engine = State
     layout = LAYOUT
     encode = staticmethod(encode)
     action_mask = staticmethod(action_mask)
+    state_layout = STATE_LAYOUT
+    encode_state = staticmethod(encode_state)
     num_actions = NUM_ACTIONS
 
 
