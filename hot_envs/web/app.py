@@ -9,53 +9,92 @@ from __future__ import annotations
 
 import html
 import json
+import logging
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from hot_envs.web.checks import new_table, offered_agents, replay_table
-from hot_envs.web.tables import RequestError, Table, TableStore
+from hot_envs.web.origins import SameOrigin
+from hot_envs.web.seats import Referee
+from hot_envs.web.store import StoreFull, TableStore
+from hot_envs.web.tables import RequestError, Table, short
 
 STATIC = Path(__file__).resolve().parent / "static"
 RULES = Path(__file__).resolve().parent / "rules.md"  # a link to docs/rules.md, a file in the wheel
-MAX_BODY = 8 * 2**20  # a recorded game is a few kB; this leaves room and stops abuse
+MAX_BODY = 2**20  # a record of the longest replay is about 60 kB; this leaves room and stops abuse
+log = logging.getLogger(__name__)
 
 
-def create_app(store: TableStore | None = None, agents: Iterable[str] = ()) -> Starlette:
+def create_app(
+    store: TableStore | None = None,
+    agents: Iterable[str] = (),
+    allow_origins: Iterable[str] = (),
+    referee: Referee | None = None,
+) -> Starlette:
     """The app over ``store`` (a new one by default). ``agents`` are extra agent specs browsers
-    may choose (checkpoints, ``module:factory``), besides the built-in ones."""
+    may choose (checkpoints, ``module:factory``), besides the built-in ones; ``allow_origins``
+    are origins besides the server's own whose pages may change games (``--allow-origin``);
+    ``referee`` runs the agents' decisions within their cap (:mod:`hot_envs.web.seats`)."""
     store = TableStore() if store is None else store
+    referee = Referee() if referee is None else referee
     allowed = tuple(agents)
+    index = (STATIC / "index.html").read_bytes()  # from memory: no thread, no disk per visit
 
     def on_table(act: Callable[[Table, int | None, dict], dict]) -> Handler:
-        def handler(request: Request, body: dict) -> dict:
+        async def handler(request: Request, body: dict) -> dict:
             table_id = request.path_params["table_id"]
-            return {"id": table_id, **act(store.get(table_id), _seat(request), body)}
+            table = store.get(table_id)
+            return {"id": table_id, **await run_in_threadpool(act, table, _seat(request), body)}
 
         return handler
 
-    def created(table: Table) -> dict:
-        return {"id": store.add(table), **table.snapshot()}
+    def created(make: Callable[[dict], Table]) -> Handler:
+        async def handler(request: Request, body: dict) -> dict:
+            table = await run_in_threadpool(make, body)
+            return {"id": store.add(table), **table.snapshot()}
+
+        return handler
+
+    async def step(request: Request, body: dict) -> dict:
+        """The agent to move decides within the referee's cap; the table waits meanwhile
+        (other requests to it are answered, a second step is a 409)."""
+        _no_fields(body)
+        table_id = request.path_params["table_id"]
+        table = store.get(table_id)
+        turn = await run_in_threadpool(table.begin_step, _seat(request))
+        if isinstance(turn, dict):  # a replay's next move
+            return {"id": table_id, **turn}
+        try:
+            action, late = await referee.decide(turn.agent, table.engine, turn.state, turn.mover)
+        except BaseException:
+            table.drop_step()
+            raise
+        return {"id": table_id, **await run_in_threadpool(table.end_step, turn, action, late)}
+
+    async def agents_list(request: Request, body: dict) -> dict:
+        return {"agents": offered_agents(allowed)}
 
     api = [
-        ("/api/agents", "GET", 200, lambda r, b: {"agents": offered_agents(allowed)}),
-        ("/api/games", "POST", 201, lambda r, b: created(new_table(b, allowed))),
-        ("/api/replays", "POST", 201, lambda r, b: created(replay_table(b))),
+        ("/api/agents", "GET", 200, agents_list),
+        ("/api/games", "POST", 201, created(lambda b: new_table(b, allowed))),
+        ("/api/replays", "POST", 201, created(replay_table)),
         ("/api/games/{table_id}", "GET", 200, on_table(lambda t, s, b: t.snapshot(s))),
         (
             "/api/games/{table_id}/move",
             "POST",
             200,
-            on_table(lambda t, s, b: t.move(_field(b, "action"))),
+            on_table(lambda t, s, b: t.move(_field(b, "action"), s)),
         ),
-        ("/api/games/{table_id}/step", "POST", 200, on_table(lambda t, s, b: t.step(s))),
+        ("/api/games/{table_id}/step", "POST", 200, step),
         (
             "/api/games/{table_id}/seek",
             "POST",
@@ -63,6 +102,11 @@ def create_app(store: TableStore | None = None, agents: Iterable[str] = ()) -> S
             on_table(lambda t, s, b: t.seek(_field(b, "step"), s)),
         ),
     ]
+
+    async def page(request: Request) -> Response:
+        """The single page: it reads the table id from its address (so a reload resumes)."""
+        return HTMLResponse(index)
+
     routes = [
         Route("/", page),
         Route("/table/{table_id}", page),
@@ -71,43 +115,59 @@ def create_app(store: TableStore | None = None, agents: Iterable[str] = ()) -> S
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     handlers = {HTTPException: _http_error, Exception: _server_error}
-    app = Starlette(routes=routes, exception_handlers=handlers)
-    app.state.store = store
+    middleware = [Middleware(SameOrigin, allow=tuple(allow_origins))]
+    app = Starlette(routes=routes, exception_handlers=handlers, middleware=middleware)
+    app.state.store, app.state.referee = store, referee
     return app
 
 
-Handler = Callable[[Request, dict], dict]
+Handler = Callable[[Request, dict], Awaitable[dict]]
 
 
 def _endpoint(handler: Handler, status: int) -> Callable[[Request], Awaitable[Response]]:
-    """An endpoint that reads the JSON body, runs ``handler`` in a worker thread (agents may
-    think a while; tables lock themselves) and answers in JSON: the result, or the error."""
+    """An endpoint that reads the JSON body, runs ``handler`` and answers in JSON: the result,
+    or the error (a fault on the server's side, say an agent that breaks the rules, is a 500
+    that keeps the connection; the engine leaves the game as it was)."""
 
     async def endpoint(request: Request) -> Response:
         try:
             body = await _body(request) if request.method == "POST" else {}
-            result = await run_in_threadpool(handler, request, body)
+            result = await handler(request, body)
+        except StoreFull as error:
+            headers = {"Retry-After": str(error.retry_after)}
+            return JSONResponse({"error": str(error)}, status_code=503, headers=headers)
         except RequestError as error:
             return _error(error.status, str(error))
+        except Exception as error:
+            log.warning(
+                "%s %s failed: %s: %s",
+                request.method,
+                request.url.path,
+                type(error).__name__,
+                error,
+            )
+            return _error(500, f"the server failed: {type(error).__name__}: {error}")
         return JSONResponse(result, status_code=status)
 
     return endpoint
 
 
-async def page(request: Request) -> Response:
-    """The single page: it reads the table id from its address (so a reload resumes)."""
-    return FileResponse(STATIC / "index.html")
-
-
 async def _body(request: Request) -> dict:
-    """The JSON object in the body ({} if empty)."""
-    data = await request.body()
-    if len(data) > MAX_BODY:
+    """The JSON object in the body ({} if empty), read no further than MAX_BODY bytes."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
         raise RequestError(413, f"the body is over {MAX_BODY} bytes")
+    data = bytearray()
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > MAX_BODY:
+            raise RequestError(413, f"the body is over {MAX_BODY} bytes")
     if not data.strip():
         return {}
     try:
         body = json.loads(data)
+    except RecursionError:  # nested deeper than the parser goes
+        raise RequestError(400, "the body is not JSON this server reads: nested too deep") from None
     except (ValueError, UnicodeDecodeError) as error:
         raise RequestError(400, f"the body is not JSON: {error}") from None
     if not isinstance(body, dict):
@@ -120,18 +180,22 @@ def _field(body: dict, name: str) -> object:
         raise RequestError(400, f"the request lacks {name!r}")
     unknown = sorted(body.keys() - {name})
     if unknown:
-        raise RequestError(400, f"unknown field(s) {', '.join(unknown)}")
+        raise RequestError(400, f"unknown field(s) {', '.join(map(short, unknown))}")
     return body[name]
+
+
+def _no_fields(body: dict) -> None:
+    if body:
+        raise RequestError(400, f"unknown field(s) {', '.join(map(short, sorted(body)))}")
 
 
 def _seat(request: Request) -> int | None:
     text = request.query_params.get("seat")
     if text is None:
         return None
-    try:
-        return int(text)
-    except ValueError:
-        raise RequestError(400, f"seat must be a seat number, not {text!r}") from None
+    if not text.isdigit() or len(text) > 2:
+        raise RequestError(400, f"seat must be a seat number, not {short(text)}")
+    return int(text)
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -144,8 +208,7 @@ async def _http_error(request: Request, error: HTTPException) -> Response:
 
 
 async def _server_error(request: Request, error: Exception) -> Response:
-    """A fault on the server's side (say, an agent that breaks the rules): JSON, status 500; the
-    engine leaves the game as it was."""
+    """A fault outside the API's endpoints: JSON, status 500."""
     return _error(500, f"the server failed: {type(error).__name__}: {error}")
 
 
@@ -162,6 +225,7 @@ async def rules_page(request: Request) -> Response:
         body = f"<pre>{html.escape(text)}</pre>"
     return HTMLResponse(
         "<!doctype html><html><head><meta charset='utf-8'><title>Rules · hot_envs</title>"
+        "<link rel='icon' href='data:,'>"
         "<link rel='stylesheet' href='/static/style.css'></head>"
         f"<body class='rules'><p><a href='/'>← the table</a></p>{body}</body></html>"
     )

@@ -10,15 +10,19 @@ from collections.abc import Iterable
 
 from hot_envs.agents.shipped import shipped_names
 from hot_envs.games import get_game
-from hot_envs.records import check_record, replay
-from hot_envs.web.tables import HUMAN, RequestError, Table, new_seed
+from hot_envs.records import check_record
+from hot_envs.web.tables import HUMAN, RequestError, Table, new_seed, short
 
 # A browser may pick these agents and the checkpoints that ship with hot_envs; others (checkpoint
 # files, ``module:factory``) only when the person who started the server named them
 # (``hot-envs serve --agents …``): a spec can import code or read files on the server's machine.
 BUILTIN_AGENTS = ("random", "heuristic", "search")
-MAX_SEARCH_ROLLOUTS = 5000
-MAX_SEARCH_SECONDS = 5.0
+# A search's budget, per decision. Its rollout policy plays every ply of every rollout, so it
+# must be a leaf agent: a search there would multiply the budgets (and a checkpoint or the
+# operator's agents would multiply the cost of a rollout).
+MAX_SEARCH_ROLLOUTS = 2000
+MAX_SEARCH_SECONDS = 2.0
+ROLLOUT_AGENTS = ("random", "heuristic")
 
 
 def offered_agents(allowed: Iterable[str] = ()) -> list[str]:
@@ -30,31 +34,40 @@ def check_spec(spec: object, allowed: Iterable[str] = ()) -> str:
     """``spec`` if a browser may choose it: a built-in agent (search with a bounded budget), a
     shipped checkpoint's name, a spec in ``allowed``, or ``human``."""
     if not isinstance(spec, str) or not spec:
-        raise RequestError(400, f"a seat must be an agent spec (a string), not {spec!r}")
+        raise RequestError(400, f"a seat must be an agent spec (a string), not {short(spec)}")
     if spec == HUMAN or spec in allowed or spec in shipped_names() or _builtin(spec):
         return spec
     raise RequestError(
         400,
-        f"agent {spec!r} is not offered here: choose {', '.join(offered_agents(allowed))} or "
-        "start the server with it (hot-envs serve --agents SPEC …)",
+        f"agent {short(spec)} is not offered here: choose {', '.join(offered_agents(allowed))}"
+        f" ({SEARCH_RULE}) or start the server with it (hot-envs serve --agents SPEC …)",
     )
+
+
+SEARCH_RULE = (
+    f"search[:BUDGET[:ROLLOUT]] with at most {MAX_SEARCH_ROLLOUTS} rollouts or "
+    f"{MAX_SEARCH_SECONDS:g}s a decision and a rollout of {' or '.join(ROLLOUT_AGENTS)}"
+)
 
 
 def _builtin(spec: str) -> bool:
     name, _, arg = spec.partition(":")
-    if name in ("random", "heuristic"):
-        return name == "heuristic" or not arg
+    if name == "random":
+        return not arg
+    if name == "heuristic":
+        return True  # make_agent says what is wrong with an epsilon
     if name != "search":
         return False
     budget, _, rollout = arg.partition(":")
     try:
-        if budget.endswith("s") and float(budget[:-1]) > MAX_SEARCH_SECONDS:
+        if budget.endswith("s") and not float(budget[:-1]) <= MAX_SEARCH_SECONDS:
             return False
         if budget.isdigit() and int(budget) > MAX_SEARCH_ROLLOUTS:
             return False
     except ValueError:
         pass  # make_agent says what is wrong with the budget
-    return not rollout or _builtin(rollout)
+    leaf = rollout.partition(":")[0] in ROLLOUT_AGENTS and _builtin(rollout)
+    return not rollout or leaf
 
 
 def new_table(body: dict, allowed: Iterable[str] = ()) -> Table:
@@ -63,13 +76,13 @@ def new_table(body: dict, allowed: Iterable[str] = ()) -> Table:
     game = _game(body["game"])
     seats = body["seats"]
     if not isinstance(seats, list) or not 2 <= len(seats) <= 6:
-        raise RequestError(400, f"seats must be a list of 2–6 agent specs, not {seats!r}")
+        raise RequestError(400, f"seats must be a list of 2–6 agent specs, not {short(seats)}")
     seats = [check_spec(spec, allowed) for spec in seats]
     seed = body.get("seed")
     if seed is None:
         seed = new_seed()
     elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-        raise RequestError(400, f"seed must be an int 0 ≤ seed < 2**63, not {seed!r}")
+        raise RequestError(400, f"seed must be an int 0 ≤ seed < 2**63, not {short(seed)}")
     try:
         return Table(game, seats, seed)
     except ValueError as error:  # player counts, agent specs, checkpoint files
@@ -77,21 +90,35 @@ def new_table(body: dict, allowed: Iterable[str] = ()) -> Table:
 
 
 def replay_table(body: dict) -> Table:
-    """A replay from ``{"record": {…}}``: one game record (:mod:`hot_envs.records`), checked
-    move by move and against its returns before any table is made."""
+    """A replay from ``{"record": {…}}``: one game record (:mod:`hot_envs.records`) of at most
+    :data:`~hot_envs.web.tables.MAX_REPLAY_MOVES` moves, checked move by move and against its
+    returns (what :func:`hot_envs.records.replay` checks, without keeping every state)."""
     _check_keys(body, required={"record"})
     try:
         record = check_record(body["record"])
-        replay(record)
+        table = Table(
+            record["game"],
+            record["seats"],
+            record["deal_seed"],
+            record["options"],
+            record=record["actions"],
+        )
+        table.seek(len(table.actions))
+        returns = [float(r) for r in table.state.returns()]
+        table.seek(0)
     except ValueError as error:
         raise RequestError(400, f"cannot replay the record: {error}") from None
-    game, seed = record["game"], record["deal_seed"]
-    return Table(game, record["seats"], seed, record["options"], record=record["actions"])
+    if any(abs(a - b) > 1e-9 for a, b in zip(returns, record["returns"], strict=True)):
+        raise RequestError(
+            400,
+            f"cannot replay the record: the replayed returns {returns} differ from the record's",
+        )
+    return table
 
 
 def _game(name: object) -> str:
     if not isinstance(name, str):
-        raise RequestError(400, f"game must be a name, not {name!r}")
+        raise RequestError(400, f"game must be a name, not {short(name)}")
     try:
         return get_game(name).name
     except ValueError as error:

@@ -13,7 +13,8 @@ from starlette.applications import Starlette
 from hot_envs.arena import num_players
 from hot_envs.games import get_game
 from hot_envs.web.app import create_app
-from hot_envs.web.tables import Table, TableStore, new_seed
+from hot_envs.web.store import TableStore
+from hot_envs.web.tables import Table, new_seed
 
 DEFAULT_PORT = 8765
 
@@ -23,6 +24,7 @@ class Server:
     (with the real port when 0 asked for a free one)."""
 
     def __init__(self, app: Starlette, host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> None:
+        self.app = app
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)
@@ -46,14 +48,22 @@ class Server:
     def stop(self) -> None:
         self._server.should_exit = True
         self._thread.join(10)
+        referee = getattr(self.app.state, "referee", None)
+        if referee is not None:
+            referee.close()
 
 
 def start_server(
-    host: str = "127.0.0.1", port: int = DEFAULT_PORT, agents: Iterable[str] = ()
+    host: str = "127.0.0.1",
+    port: int = DEFAULT_PORT,
+    agents: Iterable[str] = (),
+    allow_origins: Iterable[str] = (),
+    store: TableStore | None = None,
 ) -> tuple[Server, TableStore]:
-    """A running server with a fresh store of tables (tests use port 0: any free port)."""
-    store = TableStore()
-    return Server(create_app(store, agents), host, port), store
+    """A running server with ``store`` (a fresh one by default; tests use port 0: any free
+    port). ``allow_origins``: see :func:`serve`."""
+    store = TableStore() if store is None else store
+    return Server(create_app(store, agents, allow_origins), host, port), store
 
 
 def serve(
@@ -61,9 +71,12 @@ def serve(
     port: int = DEFAULT_PORT,
     agents: Iterable[str] = (),
     open_browser: bool = False,
+    allow_origins: Iterable[str] = (),
 ) -> None:
-    """``hot-envs serve``: run the table until Ctrl-C."""
-    server, _ = start_server(host, port, agents)
+    """``hot-envs serve``: run the table until Ctrl-C. ``allow_origins`` are origins
+    (``https://cards.example.org``) besides the server's own whose pages may play: a proxy's
+    (docs/web.md, "Limits")."""
+    server, _ = start_server(host, port, agents, allow_origins)
     _announce(server, "/", open_browser)
     server.wait()
 
@@ -78,6 +91,7 @@ def watch_in_browser(
     port: int = DEFAULT_PORT,
     seat: int | None = None,
     open_browser: bool = True,
+    allow_origins: Iterable[str] = (),
 ) -> None:
     """``hot-envs watch GAME --agents A B … --browser``: one game between ``agents`` (seat by
     seat, repeated to fill ``players`` seats) on the browser table, playing itself at ``pace``
@@ -91,7 +105,7 @@ def watch_in_browser(
     if not 1 <= len(agents) <= n:
         raise ValueError(f"give 1–{n} agents for {n} seats, not {len(agents)}")
     table = Table(name, [agents[s % len(agents)] for s in range(n)], seed)
-    server, store = start_server(host, port, agents)
+    server, store = start_server(host, port, agents, allow_origins)
     if seat is not None:
         table.check_seat(seat)
     table_id = store.add(table)

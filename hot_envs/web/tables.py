@@ -1,27 +1,43 @@
-"""Games on the browser table: one :class:`Table` per game, kept by a :class:`TableStore`.
+"""Games on the browser table: one :class:`Table` per game (kept by
+:class:`hot_envs.web.store.TableStore`).
 
 A table is played (one human seat, agents in the others), watched (agents only) or a replay of a
 recorded game. Whatever a table tells a browser comes from :meth:`Table.snapshot`: one seat's
 ``State.view`` plus public facts (seats, the move log, the last trick or flight) — never the full
 state, the deal seed or another seat's hand (docs/rules.md HL-8, HK-5).
+
+A replay keeps the state of every :data:`KEEP_EVERY`-th move and plays forward from the nearest
+one, so a seek costs at most that many moves and a record of :data:`MAX_REPLAY_MOVES` moves a few
+hundred states.
 """
 
 from __future__ import annotations
 
+import math
+import reprlib
 import secrets
 import threading
-from collections import OrderedDict
+from array import array
+from dataclasses import dataclass
 
 import numpy as np
 
-from hot_envs.agents import make_agent
-from hot_envs.agents.base import decide
 from hot_envs.arena import derive_seed, game_options
+from hot_envs.engine import GameState
 from hot_envs.games import get_game
 from hot_envs.web.public import EVENTS, MOVES
+from hot_envs.web.seats import SeatAgent
 
 HUMAN = "human"  # the seat spec of the person at the browser
 LOG_LENGTH = 12  # moves the page lists
+KEEP_EVERY = 50  # a replay keeps the state after every KEEP_EVERY-th move
+MAX_REPLAY_MOVES = 10_000  # longer than any game with the default options (docs/web.md)
+# What a table holds besides its kept states, measured with tracemalloc (tests/web/test_limits.py
+# keeps these an upper bound): the table, its agents and the last trick or flight.
+TABLE_BYTES = 48 * 2**10
+SEAT_BYTES = 8 * 2**10  # an agent seat (a checkpoint's weights are shared, counted once)
+MOVE_BYTES = 8  # an action and its mover
+STATE_BYTES = {"heisse-luft": 8 * 2**10, "heisse-karten": 3 * 2**10}  # a state and its `last`
 
 
 class RequestError(ValueError):
@@ -32,12 +48,33 @@ class RequestError(ValueError):
         self.status = status
 
 
+_short = reprlib.Repr()
+_short.maxstring = _short.maxother = 60
+_short.maxlist = _short.maxdict = 6
+_short.maxlevel = 3
+
+
+def short(value: object) -> str:
+    """``repr(value)`` cut to a line: error messages echo what a request sent, never all of it."""
+    return _short.repr(value)
+
+
+@dataclass
+class Turn:
+    """An agent decision under way: the mover's agent and a copy of the state to decide in."""
+
+    seat: int  # whose view the answer shows
+    mover: int
+    agent: SeatAgent
+    state: GameState
+
+
 class Table:
     """One game: its engine state, who sits in each seat, the moves so far and the last trick or
     stage flight; ``options`` are ``State.new``'s, the player count comes from ``seats``.
-    ``record`` (the actions of a recorded game, checked by :func:`hot_envs.records.replay`)
-    makes it a replay, at the deal. Every public method
-    takes the table's lock, so a table can be read and moved from many request threads."""
+    ``record`` (the actions of a recorded game) makes it a replay, at the deal; the record is
+    checked move by move (``ValueError`` naming the first bad move). Every public method takes
+    the table's lock, so a table can be read and moved from many request threads."""
 
     def __init__(
         self,
@@ -48,52 +85,98 @@ class Table:
         record: list[int] | None = None,
     ) -> None:
         self.game = get_game(game)
+        self.engine = self.game.engine
         # A live table has a seat per player; a replay keeps its record's options as they are.
         self.options = game_options(game, len(seats), options) if record is None else dict(options)
         self.seed = seed
         self.seats = list(seats)
-        self.record = record
         self.lock = threading.Lock()
-        self._restart()
+        self.thinking = False  # an agent decision of this table is under way
+        self.timed_out: set[int] = set()  # moves the stand-in played past the cap
+        try:
+            self.state = self.engine.State.new(seed=seed, **self.options)
+        except (TypeError, ValueError) as error:  # an unknown option, a bad value
+            raise ValueError(f"the options {short(self.options)}: {error}") from None
+        self.actions = array("H")  # every move's action id and mover, in play order
+        self.movers = bytearray()
+        self.last: dict[str, dict] = {}  # the last trick / flight, by kind
+        self.at = 0  # moves played
         n = self.state.num_players
         if len(self.seats) != n:
             raise ValueError(f"{len(self.seats)} seats for a {n}-player game")
         if self.seats.count(HUMAN) > 1 and record is None:
             raise ValueError("at most one seat can be the human's")
         self.human = self.seats.index(HUMAN) if HUMAN in self.seats and record is None else None
+        self.agents: dict[int, SeatAgent] = {}
+        self.kept: list[tuple[GameState, dict]] = []
         if record is not None:
             self.mode = "replay"
-            self.agents = {}
-        else:
-            self.mode = "watch" if self.human is None else "play"
-            self.agents = {
-                s: make_agent(spec, self.game.name, derive_seed(seed, s))
-                for s, spec in enumerate(self.seats)
-                if spec != HUMAN
-            }
-            for agent in self.agents.values():
-                if callable(getattr(agent, "reset", None)):
-                    agent.reset()
+            self._check_record(record)
+            return
+        self.mode = "watch" if self.human is None else "play"
+        for s, spec in enumerate(self.seats):
+            if spec != HUMAN:
+                self.agents[s] = SeatAgent(spec, self.game.name, derive_seed(seed, s))
+                self.agents[s].reset()
 
-    def _restart(self) -> None:
-        self.state = self.game.engine.State.new(seed=self.seed, **self.options)
-        self.moves: list[tuple[int, int]] = []  # (seat, action) in play order
-        self.last: dict[str, dict] = {}  # the last trick / flight, by kind
+    def _check_record(self, record: list[int]) -> None:
+        """Play ``record`` through once, keeping every KEEP_EVERY-th state; back at the deal."""
+        if len(record) > MAX_REPLAY_MOVES:
+            raise ValueError(
+                f"the record has {len(record)} moves; a replay takes at most {MAX_REPLAY_MOVES}"
+            )
+        self.kept.append((self.state.clone(), {}))
+        for number, action in enumerate(record):
+            if self.state.is_terminal():
+                raise ValueError(f"the game is over after {number} actions; the record has more")
+            try:
+                self._play(action)
+            except ValueError as error:
+                raise ValueError(f"the record's action {number}: {error}") from None
+            if self.at % KEEP_EVERY == 0:
+                self.kept.append((self.state.clone(), dict(self.last)))
+        if not self.state.is_terminal():
+            raise ValueError(f"the game is not over after the record's {len(record)} actions")
+        self._seek(0)
 
-    def _apply(self, action: int) -> None:
-        """Play ``action`` for the seat to move; remember it and the trick or flight it ends."""
+    def _play(self, action: int) -> None:
+        """Play ``action`` for the seat to move; note it and the trick or flight it ends."""
         mover = self.state.current_player
         before = self.state.view(mover)
         self.state.apply(action)
         event = EVENTS[self.game.name](before, mover, action, self.state.view(mover))
         if event is not None:
             self.last[event["kind"]] = event
-        self.moves.append((mover, action))
+        if self.at == len(self.actions):  # a new move (a replay stepping on has it already)
+            self.actions.append(action)
+            self.movers.append(mover)
+        self.at += 1
 
     def _seek(self, step: int) -> None:
-        self._restart()
-        for action in self.record[:step]:
-            self._apply(action)
+        state, last = self.kept[step // KEEP_EVERY]
+        self.state, self.last, self.at = state.clone(), dict(last), step // KEEP_EVERY * KEEP_EVERY
+        while self.at < step:
+            self._play(self.actions[self.at])
+
+    @property
+    def moves(self) -> list[tuple[int, int]]:
+        """(seat, action) of each move played so far."""
+        return list(zip(self.movers[: self.at], self.actions[: self.at], strict=True))
+
+    @property
+    def over(self) -> bool:
+        """A live game that has ended (a replay is never over: it can go back)."""
+        return self.mode != "replay" and self.state.is_terminal()
+
+    def memory_estimate(self) -> int:
+        """Bytes the table holds, an upper bound (the store's memory budget adds these up)."""
+        state = STATE_BYTES[self.game.name]
+        return (
+            TABLE_BYTES
+            + SEAT_BYTES * len(self.agents)
+            + MOVE_BYTES * len(self.actions)
+            + state * (1 + len(self.kept))
+        )
 
     # -- what a browser may ask ------------------------------------------------------------------
 
@@ -121,6 +204,11 @@ class Table:
         yours = self.mode == "play" and seat == self.human
         describe = MOVES[self.game.name]
         over = state.is_terminal()
+        first = max(0, self.at - LOG_LENGTH)
+        log = []
+        for k in range(first, self.at):
+            entry = {"seat": self.movers[k], "name": state.action_name(self.actions[k])}
+            log.append(entry | {"timed_out": True} if k in self.timed_out else entry)
         return {
             "game": self.game.name,
             "mode": self.mode,
@@ -132,41 +220,81 @@ class Table:
             "moves": [describe(a, seat) for a in view["legal_actions"]] if yours else [],
             "to_move": mover,
             "agent_to_move": mover is not None and mover in self.agents,
-            "step": len(self.moves),
-            "steps": len(self.record) if self.record is not None else None,
-            "log": [{"seat": s, "name": state.action_name(a)} for s, a in self.moves[-LOG_LENGTH:]],
+            "step": self.at,
+            "steps": len(self.actions) if self.mode == "replay" else None,
+            "log": log,
             "last": self.last,
             "over": over,
             "returns": state.returns() if over else None,
         }
 
-    def move(self, action: object) -> dict:
-        """The human plays ``action`` (an action id); returns the human's snapshot."""
+    def move(self, action: object, seat: int | None = None) -> dict:
+        """The human (at ``seat``, if the request names one) plays ``action`` (an action id);
+        returns the human's snapshot."""
         with self.lock:
             if self.mode != "play":
                 raise RequestError(409, f"nobody plays at a {self.mode} table; use step")
+            self.check_seat(seat)
             self._check_turn(human=True)
             if isinstance(action, bool) or not isinstance(action, int):
-                raise RequestError(400, f"action must be an action id (an int), not {action!r}")
+                raise RequestError(
+                    400, f"action must be an action id (an int), not {short(action)}"
+                )
             try:
-                self._apply(action)
+                self._play(action)
             except ValueError as error:  # IllegalActionError: the state is unchanged
                 raise RequestError(400, str(error)) from None
             return self._snapshot(self.human)
 
-    def step(self, seat: int | None = None) -> dict:
-        """One more move: the agent to move plays (a replay plays its next recorded move)."""
+    def begin_step(self, seat: int | None = None) -> Turn | dict:
+        """One more move: a replay plays its next recorded move (returns the snapshot); at a
+        live table the agent to move is to decide (returns the :class:`Turn`, which
+        :meth:`end_step` or :meth:`drop_step` must close)."""
         with self.lock:
             seat = self.check_seat(seat)
             if self.mode == "replay":
-                if len(self.moves) == len(self.record):
+                if self.at == len(self.actions):
                     raise RequestError(409, "the replay is at its last move")
-                self._apply(self.record[len(self.moves)])
+                self._play(self.actions[self.at])
                 return self._snapshot(seat)
             self._check_turn(human=False)
-            agent = self.agents[self.state.current_player]
-            self._apply(decide(agent, self.game.engine, self.state, self.state.current_player))
-            return self._snapshot(seat)
+            mover = self.state.current_player
+            if self.thinking:
+                raise RequestError(409, f"player_{mover} is still thinking")
+            self.thinking = True
+            return Turn(seat, mover, self.agents[mover], self.state.clone())
+
+    def end_step(self, turn: Turn, action: int, timed_out: bool = False) -> dict:
+        """Play the decided ``action`` (an agent's illegal one leaves the state as it was and
+        raises); the snapshot of ``turn.seat``."""
+        with self.lock:
+            try:
+                self._play(action)
+            finally:
+                self.thinking = False
+            if timed_out:
+                self.timed_out.add(self.at - 1)
+            return self._snapshot(turn.seat)
+
+    def drop_step(self) -> None:
+        """The decision failed: the table takes requests again, unchanged."""
+        with self.lock:
+            self.thinking = False
+
+    def step(self, seat: int | None = None) -> dict:
+        """:meth:`begin_step`, the agent's decision here and now (no cap), :meth:`end_step`."""
+        turn = self.begin_step(seat)
+        if isinstance(turn, dict):
+            return turn
+        try:
+            if turn.agent.claim():
+                action, timed_out = turn.agent.think(self.engine, turn.state, turn.mover, math.inf)
+            else:  # its decision for another request still runs
+                action, timed_out = turn.agent.stand_in(self.engine, turn.state, turn.mover), True
+        except BaseException:
+            self.drop_step()
+            raise
+        return self.end_step(turn, action, timed_out)
 
     def seek(self, step: object, seat: int | None = None) -> dict:
         """A replay at move ``step`` (0 = the deal)."""
@@ -174,9 +302,9 @@ class Table:
             seat = self.check_seat(seat)
             if self.mode != "replay":
                 raise RequestError(409, f"only a replay can go back; this table is {self.mode}")
-            last = len(self.record)
+            last = len(self.actions)
             if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= last:
-                raise RequestError(400, f"step must be an int 0–{last}, not {step!r}")
+                raise RequestError(400, f"step must be an int 0–{last}, not {short(step)}")
             self._seek(step)
             return self._snapshot(seat)
 
@@ -190,32 +318,9 @@ class Table:
             raise RequestError(409, f"it is your turn (player_{mover}): an agent cannot move")
 
 
-class TableStore:
-    """The server's tables by id (random, unguessable). Keeps the ``limit`` most recently used."""
-
-    def __init__(self, limit: int = 5000) -> None:
-        self.limit = limit
-        self._tables: OrderedDict[str, Table] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def add(self, table: Table) -> str:
-        table_id = secrets.token_urlsafe(9)
-        with self._lock:
-            self._tables[table_id] = table
-            while len(self._tables) > self.limit:
-                self._tables.popitem(last=False)
-        return table_id
-
-    def get(self, table_id: str) -> Table:
-        with self._lock:
-            table = self._tables.get(table_id)
-            if table is None:
-                raise RequestError(404, f"no game {table_id!r} on this server (it may have ended)")
-            self._tables.move_to_end(table_id)
-            return table
-
-    def __len__(self) -> int:
-        return len(self._tables)
+def new_table_id() -> str:
+    """A random, unguessable table id (72 bits)."""
+    return secrets.token_urlsafe(9)
 
 
 def new_seed() -> int:

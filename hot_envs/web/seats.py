@@ -1,0 +1,195 @@
+"""Who plays a browser table's agent seats, and within what budget a decision is made.
+
+Every agent seat gets a :class:`SeatAgent`: the agent its spec names, built for the table, and
+the game's heuristic as its stand-in. Three things keep one table's agents from slowing the
+server (docs/web.md, "Limits"):
+
+* **A cap per decision.** :class:`Referee` gives every decision ``seconds`` of wall clock from
+  the moment it is asked for. A search stops itself at the cap (its rollout scoring looks at the
+  clock after every rollout); any other agent that is still thinking is left to finish in the
+  background and its answer is dropped. Either way the seat plays the heuristic's move for that
+  decision — the move the search presets start from (their ``prior``) — and the table's log
+  marks it.
+* **A pool for the slow agents.** Searches and the operator's own agents (``--agents``) think in
+  a fixed pool of worker threads; the quick ones (random, heuristic, checkpoints: well under a
+  millisecond to a few milliseconds) decide in the request's thread. So a queue of searches never
+  holds up a quick table, the pages, or the worker threads the web server itself reads files in.
+* **Shared weights.** A checkpoint seat is one agent per checkpoint file for the whole server
+  (argmax play keeps no state between decisions), so a table costs no copy of the network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from hot_envs.agents import SearchAgent, make_agent
+from hot_envs.agents.base import Agent, decide
+from hot_envs.agents.shipped import SUFFIXES, find_checkpoint, is_checkpoint
+from hot_envs.engine import GameState
+
+DECISION_SECONDS = 4.0  # the wall-clock cap of one decision
+DECISION_WORKERS = 4  # threads the searches and the operator's agents think in
+# How long past the cap an agent that cannot stop itself is waited for before the stand-in plays.
+GRACE_SECONDS = 0.5
+
+
+class DecisionTimeout(Exception):
+    """Raised inside a search that ran past its decision's cap."""
+
+
+class SeatAgent:
+    """One agent seat: ``agent`` and the heuristic that stands in for it past the cap.
+
+    ``busy`` while a decision of its agent runs (an agent is not made to think twice at once: a
+    seat whose last decision is still running past the cap plays the stand-in's move)."""
+
+    def __init__(self, spec: str, game: str, seed: int | None) -> None:
+        self.spec, self.game, self.seed = spec, game, seed
+        self.deadline = math.inf  # read by a search's rollout scoring
+        self.agent = _table_agent(spec, game, seed, self)
+        self.slow = not _quick(spec)
+        self._stand_in: Agent | None = None
+        self._busy = threading.Lock()
+
+    def reset(self) -> None:
+        if callable(getattr(self.agent, "reset", None)):
+            self.agent.reset()
+
+    def check_clock(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise DecisionTimeout
+
+    def stand_in(self, engine: ModuleType, state: GameState, seat: int) -> int:
+        """The heuristic's move (made on first need: most seats never need one)."""
+        if self._stand_in is None:
+            self._stand_in = make_agent("heuristic", self.game, self.seed)
+        return decide(self._stand_in, engine, state, seat)
+
+    def think(
+        self, engine: ModuleType, state: GameState, seat: int, until: float
+    ) -> tuple[int, bool]:
+        """The agent's move and False, or past ``until`` the stand-in's move and True. The
+        caller holds :meth:`claim`; this releases it."""
+        try:
+            self.deadline = until
+            try:
+                return decide(self.agent, engine, state, seat), False
+            except DecisionTimeout:
+                return self.stand_in(engine, state, seat), True
+        finally:
+            self.deadline = math.inf
+            self._busy.release()
+
+    def claim(self) -> bool:
+        """Whether the agent is free to think now (and is then taken until :meth:`think` ends)."""
+        return self._busy.acquire(blocking=False)
+
+
+class Referee:
+    """Runs agent decisions within ``seconds`` each (module docstring)."""
+
+    def __init__(
+        self,
+        seconds: float = DECISION_SECONDS,
+        workers: int = DECISION_WORKERS,
+    ) -> None:
+        if not seconds > 0 or workers < 1:
+            raise ValueError(
+                f"a decision needs seconds > 0 and workers ≥ 1, not {seconds}, {workers}"
+            )
+        self.seconds = seconds
+        self.pool = ThreadPoolExecutor(workers, thread_name_prefix="hot-envs-decision")
+
+    async def decide(
+        self, agent: SeatAgent, engine: ModuleType, state: GameState, seat: int
+    ) -> tuple[int, bool]:
+        """``agent``'s move for ``seat`` in ``state`` (a copy no one else touches), and whether
+        the stand-in played it because the agent ran out of time."""
+        from starlette.concurrency import run_in_threadpool
+
+        until = time.monotonic() + self.seconds
+        if not agent.claim():  # its previous decision still runs past the cap
+            return await run_in_threadpool(agent.stand_in, engine, state, seat), True
+        if not agent.slow:
+            return await run_in_threadpool(agent.think, engine, state, seat, until)
+        future = self.pool.submit(agent.think, engine, state, seat, until)
+        try:
+            waited = asyncio.wrap_future(future)
+            return await asyncio.wait_for(asyncio.shield(waited), self.seconds + GRACE_SECONDS)
+        except asyncio.TimeoutError:
+            if future.cancel():  # still queued: it never ran, so nothing holds the agent
+                agent._busy.release()
+            return await run_in_threadpool(agent.stand_in, engine, state, seat), True
+
+    def close(self) -> None:
+        """Stop taking decisions; queued ones are dropped, running ones end by themselves."""
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _table_agent(spec: str, game: str, seed: int | None, seat: SeatAgent) -> Agent:
+    """The agent ``spec`` names, built for a browser table."""
+    if spec.partition(":")[0] == "search":
+        agent = make_agent(spec, game, seed)
+        if isinstance(agent, SearchAgent):
+            _stop_at_the_cap(agent, seat)
+        return agent
+    if _is_checkpoint_spec(spec):
+        try:
+            stem = find_checkpoint(spec).resolve()
+        except FileNotFoundError as error:
+            raise ValueError(str(error)) from None
+        return _shared_checkpoint(str(stem), stem.with_suffix(".npz").stat().st_mtime_ns, game)
+    return make_agent(spec, game, seed)
+
+
+def _stop_at_the_cap(agent: SearchAgent, seat: SeatAgent) -> None:
+    """Make ``agent`` look at ``seat``'s deadline after every rollout: ``value`` scores each
+    finished rollout, so that is where a search can be stopped without reaching into it."""
+    inner = agent.value
+
+    def value(state: GameState, player: int) -> float:
+        seat.check_clock()
+        return state.returns()[player] if inner is None else inner(state, player)
+
+    agent.value = value
+
+
+def _quick(spec: str) -> bool:
+    """Built-in leaf agents and checkpoints decide in milliseconds; anything else may not."""
+    return spec == "random" or spec.partition(":")[0] == "heuristic" or _is_checkpoint_spec(spec)
+
+
+def _is_checkpoint_spec(spec: str) -> bool:
+    """Whether ``make_agent`` reads ``spec`` as a checkpoint (the order it tries the forms)."""
+    if spec.partition(":")[0] in ("random", "heuristic", "search"):
+        return False
+    return spec.endswith(SUFFIXES) or Path(spec).is_file() or is_checkpoint(spec)
+
+
+class SharedCheckpointAgent:
+    """One checkpoint agent for every table that seats it: argmax play is the same for every
+    seed and keeps nothing between decisions; the lock is there because the MLP policy computes
+    in buffers of its own (:class:`hot_envs.agents.checkpoint.NumpyPolicy`)."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+        self._lock = threading.Lock()
+
+    def act(self, observation: dict, view: dict) -> int:
+        with self._lock:
+            return self.agent.act(observation, view)
+
+
+@lru_cache(maxsize=32)  # offered checkpoints are few; a file changed on disk is a new key
+def _shared_checkpoint(stem: str, mtime_ns: int, game: str) -> SharedCheckpointAgent:
+    from hot_envs.agents.checkpoint import load_agent
+
+    return SharedCheckpointAgent(load_agent(stem, game=game))
