@@ -18,7 +18,8 @@
   (:mod:`hot_envs.viewer`).
 * ``hot-envs watch GAME --agents SPEC SPEC … [--seed S] [--delay SECONDS] [--out DIR]`` — agents
   play one game at a chosen pace, shown move by move; with ``--browser`` on the browser table.
-* ``hot-envs serve [--host H] [--port N] [--agents SPEC …] [--open]`` — the browser table
+* ``hot-envs serve [--host H] [--port N] [--agents SPEC …] [--allow-origin ORIGIN …] [--open]``
+  — the browser table
   (:mod:`hot_envs.web`, the web extra): play, watch agents, step through recorded games.
 
 Agent specs: ``random``, ``heuristic``, ``search[:BUDGET]``, a checkpoint file, or
@@ -225,6 +226,13 @@ def build_parser() -> argparse.ArgumentParser:
 def _web_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1", help="listen here (default: this machine only)")
     p.add_argument("--port", type=int, default=8765, help="0 picks a free port")
+    p.add_argument(
+        "--allow-origin",
+        nargs="+",
+        default=[],
+        metavar="ORIGIN",
+        help="pages of these origins (https://host[:port], say a proxy's) may play too",
+    )
 
 
 def web(args: argparse.Namespace) -> None:
@@ -236,12 +244,20 @@ def web(args: argparse.Namespace) -> None:
             f"the browser table needs the web extra: pip install -e '.[web]' ({error.msg})"
         ) from None
     if args.command == "serve":
-        table.serve(args.host, args.port, args.agents, open_browser=args.open)
+        table.serve(args.host, args.port, args.agents, args.open, args.allow_origin)
     elif args.out is not None:
         raise ValueError("--out keeps a game watched in the terminal; the browser table has none")
     else:
         table.watch_in_browser(
-            args.game, args.agents, None, args.seed, args.delay, args.host, args.port, args.seat
+            args.game,
+            args.agents,
+            None,
+            args.seed,
+            args.delay,
+            args.host,
+            args.port,
+            args.seat,
+            allow_origins=args.allow_origin,
         )
 
 
