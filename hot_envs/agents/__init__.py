@@ -9,11 +9,19 @@ spec                           agent
 =============================  ==============================================================
 ``random``                     uniformly random legal actions
 ``heuristic[:EPSILON]``        the game's rule-based agent (a share EPSILON of random moves)
+``STYLE[:EPSILON]``            a player of one plain style, for the opponent suite
+                               (docs/evaluation.md): Heiße Luft ``beginner``,
+                               ``stage-finisher``, ``trophy-rusher``, ``high-hoarder``
+                               (:mod:`~hot_envs.agents.styles_luft`); Heiße Karten
+                               ``low-dumper``, ``trick-taker``, ``trick-avoider``,
+                               ``card-counter`` (:mod:`~hot_envs.agents.styles_karten`)
 ``search[:BUDGET[:ROLLOUT]]``  :class:`SearchAgent` with the game's :data:`SEARCH_PRESETS`;
                                BUDGET = rollouts per decision (``400``) or seconds per decision
                                (``0.5s``); ROLLOUT = the rollout policy's spec (``random``, …)
 ``PATH`` or ``NAME``           a trained checkpoint (``.npz``/``.zip``/``.json`` or its stem), or
-                               a shipped one by name: ``heisse_luft_v0``, ``heisse_karten_v0``
+                               a shipped one by name: ``heisse_luft_v0``, ``heisse_karten_v0``,
+                               or an earlier shipped one by its date,
+                               ``heisse_karten_v0_2026_11_30`` (:mod:`~hot_envs.agents.shipped`)
 ``package.module:factory``     your own agent: ``factory()`` returns it; ``factory`` gets the
                                keyword arguments ``game`` and ``seed`` if it takes them; the
                                module imports from the current folder too
@@ -32,13 +40,14 @@ from types import ModuleType
 
 from hot_envs.agents.base import Agent, legal_actions
 from hot_envs.agents.search import SearchAgent, agent_rollout, random_rollout
-from hot_envs.agents.shipped import SUFFIXES, is_checkpoint, shipped_names
+from hot_envs.agents.shipped import SUFFIXES, earlier_names, is_checkpoint, shipped_names
 from hot_envs.engine import GameState
 from hot_envs.games import get_game
 
 __all__ = [
     "Agent",
     "SEARCH_PRESETS",
+    "STYLES",
     "SearchAgent",
     "agent_rollout",
     "legal_actions",
@@ -81,11 +90,24 @@ _HEURISTICS = {
     "heisse-luft": ("hot_envs.agents.heuristic_luft", "HeisseLuftHeuristic"),
     "heisse-karten": ("hot_envs.agents.heuristic_karten", "HeisseKartenHeuristic"),
 }
+# STYLE[:EPSILON] specs: name → (game, module, class), each of one game only.
+STYLES = {
+    "beginner": ("heisse-luft", "hot_envs.agents.styles_luft", "BeginnerAdvice"),
+    "stage-finisher": ("heisse-luft", "hot_envs.agents.styles_luft", "GreedyStageFinisher"),
+    "trophy-rusher": ("heisse-luft", "hot_envs.agents.styles_luft", "TrophyRusher"),
+    "high-hoarder": ("heisse-luft", "hot_envs.agents.styles_luft", "HighCardHoarder"),
+    "low-dumper": ("heisse-karten", "hot_envs.agents.styles_karten", "LowCardDumper"),
+    "trick-taker": ("heisse-karten", "hot_envs.agents.styles_karten", "GreedyTrickTaker"),
+    "trick-avoider": ("heisse-karten", "hot_envs.agents.styles_karten", "TrickAvoider"),
+    "card-counter": ("heisse-karten", "hot_envs.agents.styles_karten", "CardCounter"),
+}
 _IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 SPEC_HELP = (
-    "random, heuristic[:EPSILON], search[:BUDGET[:ROLLOUT]] (BUDGET: rollouts, or seconds as "
+    "random, heuristic[:EPSILON], a style[:EPSILON] "
+    f"({', '.join(STYLES)}), search[:BUDGET[:ROLLOUT]] (BUDGET: rollouts, or seconds as "
     "0.5s; ROLLOUT: an agent spec), a checkpoint file or a shipped checkpoint's name "
-    f"({', '.join(shipped_names())}), or package.module:factory"
+    f"({', '.join(shipped_names())}; earlier: {', '.join(earlier_names())}), "
+    "or package.module:factory"
 )
 
 
@@ -103,6 +125,8 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
     if name == "heuristic":
         module, cls = _HEURISTICS[game]
         return getattr(importlib.import_module(module), cls)(seed, epsilon=_number(spec, arg, 0.0))
+    if name in STYLES:
+        return _style_agent(spec, name, arg, game, seed)
     if name == "search":
         return _search_agent(spec, arg, game, seed)
     if spec.endswith(SUFFIXES) or Path(spec).is_file() or is_checkpoint(spec):
@@ -112,6 +136,18 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
     if "/" in spec or "\\" in spec:  # a path with no checkpoint there: say so
         return _checkpoint_agent(spec, game, seed)
     raise ValueError(f"unknown agent spec {spec!r}; use {SPEC_HELP}")
+
+
+def _style_agent(spec: str, name: str, arg: str, game: str, seed: int | None) -> Agent:
+    """``STYLE[:EPSILON]``: one of :data:`STYLES`, for its own game only."""
+    style_game, module, cls = STYLES[name]
+    if style_game != game:
+        raise ValueError(
+            f"agent spec {spec!r} is a {get_game(style_game).title} style, not one for "
+            f"{get_game(game).title}; its styles: "
+            + ", ".join(n for n, (g, _, _) in STYLES.items() if g == game)
+        )
+    return getattr(importlib.import_module(module), cls)(seed, epsilon=_number(spec, arg, 0.0))
 
 
 def _search_agent(spec: str, arg: str, game: str, seed: int | None) -> SearchAgent:

@@ -4,6 +4,11 @@ The package holds the trained policies of the repository's ``checkpoints/`` fold
 ``hot_envs/checkpoints/NAME.npz`` + ``NAME.json`` (the ``NAME.zip`` training models stay in the
 repository), so ``CheckpointAgent.load("heisse_luft_v0")`` and the agent spec ``heisse_luft_v0``
 work from any folder, installed or not. A path that exists wins over a shipped name.
+
+Earlier shipped policies stay loadable by name too, so a comparison against them can be repeated:
+``checkpoints/earlier/NAME_YYYY_MM_DD.npz`` + ``.json`` is the policy ``NAME`` as shipped on that
+date (:func:`earlier_names`, e.g. ``heisse_karten_v0_2026_11_30``); the opponent suite
+(docs/evaluation.md) plays them.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from pathlib import Path
 
 SUFFIXES = (".zip", ".npz", ".json")
 SHIPPED = Path(__file__).resolve().parent.parent / "checkpoints"
+EARLIER = SHIPPED / "earlier"
 
 
 def checkpoint_stem(path: str | Path) -> Path:
@@ -24,6 +30,13 @@ def shipped_names() -> list[str]:
     """The names of the checkpoints that ship with hot_envs, e.g. ``heisse_luft_v0``."""
     return sorted(
         file.stem for file in SHIPPED.glob("*.json") if file.with_suffix(".npz").is_file()
+    )
+
+
+def earlier_names() -> list[str]:
+    """The names of earlier shipped policies, by date: ``heisse_karten_v0_2026_11_30`` …"""
+    return sorted(
+        file.stem for file in EARLIER.glob("*.json") if file.with_suffix(".npz").is_file()
     )
 
 
@@ -45,7 +58,8 @@ def find_checkpoint(path: str | Path) -> Path:
         return shipped
     raise FileNotFoundError(
         f"checkpoint {str(path)!r} not found: no file {stem}.json, .npz or .zip, and no shipped "
-        f"checkpoint of that name (shipped: {', '.join(shipped_names()) or 'none'})"
+        f"checkpoint of that name (shipped: {', '.join(shipped_names()) or 'none'}; earlier: "
+        f"{', '.join(earlier_names()) or 'none'})"
     )
 
 
@@ -54,6 +68,8 @@ def _exists(stem: Path) -> bool:
 
 
 def _shipped(stem: Path) -> Path | None:
-    """The shipped checkpoint a bare name (no folder) stands for, if any."""
+    """The shipped (or earlier shipped) checkpoint a bare name (no folder) stands for, if any."""
     name = str(stem)
-    return SHIPPED / name if name in shipped_names() else None
+    if name in shipped_names():
+        return SHIPPED / name
+    return EARLIER / name if name in earlier_names() else None
