@@ -6,6 +6,10 @@
   [--seed S] [--workers W]`` — a round robin between agents (:mod:`hot_envs.arena`): a table
   with win shares, 95 % intervals and ratings, and with ``--out`` JSON, CSV, a PNG and every game
   as a replayable record (``games.jsonl``, :mod:`hot_envs.records`).
+* ``hot-envs gauntlet GAME --agent SPEC [--players N … | all] [--games N] [--out DIR]
+  [--workers K]`` — the agent alone against N − 1 copies of every opponent of the suite, beside
+  the heuristic on the same deals; held-out minimum and mean, ratings; resumable with ``--out``
+  (:mod:`hot_envs.gauntlet`, docs/evaluation.md).
 * ``hot-envs train GAME [--players N] [--timesteps T] [--out DIR] …`` — train a MaskablePPO
   agent with :mod:`hot_envs.training.train`; with no options the README's main job (about 10
   minutes on 2 cores), ending with an evaluation table. ``--backend rllib`` trains on Ray RLlib
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -118,6 +123,63 @@ def evaluate(args: argparse.Namespace) -> dict:
     return report
 
 
+def _gauntlet_arguments(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "gauntlet", help="one agent against every opponent of the suite (docs/evaluation.md)"
+    )
+    p.add_argument("game", choices=sorted(GAMES))
+    p.add_argument("--agent", required=True, metavar="SPEC", help=SPEC_HELP)
+    p.add_argument(
+        "--players", nargs="+", default=None, metavar="N",
+        help="table sizes, or 'all' (default 2; Heiße Karten: 2–6)",
+    )  # fmt: skip
+    p.add_argument("--games", type=positive_int, default=200, help="games per opponent and size")
+    p.add_argument(
+        "--costly-games", type=positive_int, default=None, metavar="N",
+        help="games against the costly opponents (the search agent), if fewer",
+    )  # fmt: skip
+    p.add_argument(
+        "--opponents", nargs="+", default=None, metavar="SPEC", help="default: the whole suite"
+    )
+    p.add_argument("--out", default=None, help="keep the games (resumable), JSON, CSV and PNG")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of deals and agents")
+    p.add_argument(
+        "--workers", type=positive_int, default=None, help="processes (default: all cores)"
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run_gauntlet(args: argparse.Namespace) -> dict:
+    """``hot-envs gauntlet``: :func:`hot_envs.gauntlet.gauntlet`, its table and its files."""
+    from hot_envs.gauntlet import gauntlet
+
+    players = args.players
+    if players is not None and players != ["all"]:
+        try:
+            players = [int(n) for n in players]
+        except ValueError:
+            raise ValueError(f"--players: table sizes or 'all', not {' '.join(players)}") from None
+    elif players == ["all"]:
+        players = "all"
+    result = gauntlet(
+        args.game,
+        args.agent,
+        players=players,
+        games=args.games,
+        out=args.out,
+        opponents=args.opponents,
+        costly_games=args.costly_games,
+        seed=args.seed,
+        workers=args.workers,
+        progress=not args.quiet,
+    )
+    print(result.table())
+    for name in ("gauntlet.json", "gauntlet.csv", "gauntlet.png") if args.out else ():
+        if os.path.isfile(os.path.join(args.out, name)):  # no PNG without matplotlib
+            print(f"wrote {os.path.join(args.out, name)}")
+    return result.to_dict()
+
+
 BACKENDS = {
     "sb3": ("hot_envs.training.train", "train"),
     "rllib": ("hot_envs.training.rllib_train", "rllib"),
@@ -172,6 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers", type=positive_int, default=None, help="processes (default: all cores)"
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    _gauntlet_arguments(sub)
 
     p = sub.add_parser(
         "train",
@@ -271,6 +335,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             demo(args.game, args.seed, args.players, args.every)
         elif args.command == "evaluate":
             evaluate(args)
+        elif args.command == "gauntlet":
+            run_gauntlet(args)
         elif args.command == "play":
             play(args.game, args.opponent, args.players, args.seat, args.seed)
         elif args.command == "replay":
