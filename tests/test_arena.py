@@ -123,6 +123,7 @@ def test_seats_rotate_fairly():
     assert set(seats.values()) == {3} and len(seats) == 9
 
 
+@pytest.mark.slow
 def test_same_seed_same_results_with_any_number_of_workers():
     kwargs = {"players": 2, "seed": 5, "progress": False}
     one = play_match("heisse-karten", ["random", "search:16"], 8, workers=1, **kwargs)

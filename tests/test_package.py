@@ -33,6 +33,7 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
     return zipfile.ZipFile(next(root.glob("hot_envs-*.whl")))
 
 
+@pytest.mark.slow
 def test_only_hot_envs_at_the_top_level(wheel) -> None:
     top = {name.split("/")[0] for name in wheel.namelist()}
     assert {name for name in top if not name.endswith(".dist-info")} == {"hot_envs"}

@@ -58,6 +58,7 @@ def decisions(game: str, n: int, seed: int = 0) -> list[tuple[dict[str, np.ndarr
     return result
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", SCORER_SHIPPED)
 def test_shipped_action_scorers_numpy_and_sb3_agree_on_a_thousand_decisions(game):
     numpy_agent = CheckpointAgent.load(SHIPPED[game], game=game)

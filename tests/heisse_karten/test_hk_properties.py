@@ -28,6 +28,7 @@ def cards_of(d: dict) -> list[int]:
     return sorted([c for pile in piles for c in pile] + [card for _, card in d["trick"]])
 
 
+@pytest.mark.slow
 @PLAYER_COUNTS
 @settings(max_examples=1000, deadline=None)
 @given(seed=seeds)
@@ -53,6 +54,7 @@ def test_cards_scores_and_masks_hold_after_every_action(num_players, seed):
     assert len(state.played) == num_players * tricks
 
 
+@pytest.mark.slow
 @PLAYER_COUNTS
 @settings(max_examples=120, deadline=None)
 @given(seed=seeds, match=options)
@@ -98,6 +100,7 @@ def test_a_position_without_played_round_trips_while_it_plays_on(num_players, se
         state.apply(legal[rng.integers(len(legal))])
 
 
+@pytest.mark.slow
 @PLAYER_COUNTS
 @settings(max_examples=500, deadline=None)
 @given(seed=seeds, split=st.integers(0, 89), other_seed=seeds)
@@ -119,6 +122,7 @@ def test_clones_are_independent(num_players, seed, split, other_seed):
     assert same.returns() == state.returns()
 
 
+@pytest.mark.slow
 @PLAYER_COUNTS
 @settings(max_examples=1000, deadline=None)
 @given(seed=seeds, match=options)
@@ -144,6 +148,7 @@ def test_matches_end_as_configured(num_players, seed, match):
     assert state.winners() == [s for s, t in enumerate(state.totals) if t == max(state.totals)]
 
 
+@pytest.mark.slow
 @PLAYER_COUNTS
 @settings(max_examples=60, deadline=None)
 @given(seed=seeds, view_seed=seeds)

@@ -12,6 +12,7 @@ import random
 from collections import Counter
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -66,6 +67,7 @@ def games(max_examples: int):
 # ---------------------------------------------------------------------- cards and stages
 
 
+@pytest.mark.slow
 @games(1000)
 def test_every_balloon_card_exactly_once_after_every_action(seed, choice_seed, options):
     """HL-1.1: the 40 balloon cards are each in exactly one hand, pile or stage side."""
@@ -75,6 +77,7 @@ def test_every_balloon_card_exactly_once_after_every_action(seed, choice_seed, o
         assert balloon_card_places(state.to_dict()) == ALL_BALLOON_CARDS
 
 
+@pytest.mark.slow
 @games(1000)
 def test_every_prize_card_exactly_once_after_every_action(seed, choice_seed, options):
     """HL-1.2: the 40 prize cards are in the prize deck, at a stage, won or inside a trophy."""
@@ -84,6 +87,7 @@ def test_every_prize_card_exactly_once_after_every_action(seed, choice_seed, opt
         assert prize_card_totals(state.to_dict()) == ALL_PRIZE_CARDS
 
 
+@pytest.mark.slow
 @games(600)
 def test_stage_sides_only_ever_hold_fitting_cards(seed, choice_seed, options):
     """HL-3.1: a side holds at most as many cards of a suit as the stage has prizes of it."""
@@ -113,6 +117,7 @@ def test_stages_in_play_hold_their_number_of_prizes_and_at_most_three_spades(
                 assert stage["prizes"] == [] and stage["sides"] == [[], []]
 
 
+@pytest.mark.slow
 @games(600)
 def test_hands_always_hold_eight_cards(seed, choice_seed, options):
     """HL-2.4/HL-3.2/HL-3.4: every play and exchange is followed by as many draws, and the piles
@@ -133,6 +138,7 @@ def test_pass_streak_and_turn_stay_in_range(seed, choice_seed, options):
         turn = state.turn
 
 
+@pytest.mark.slow
 @games(500)
 def test_trophy_cards_pay_each_trophy_exactly(seed, choice_seed, options):
     """HL-6.1/6.2: the cards inside a player's trophies pay their prices exactly (a card of the
@@ -156,6 +162,7 @@ def test_trophy_cards_pay_each_trophy_exactly(seed, choice_seed, options):
 # ---------------------------------------------------------------------- actions and masks
 
 
+@pytest.mark.slow
 @games(500)
 def test_legal_actions_are_sorted_distinct_in_range_and_present_until_the_end(
     seed, choice_seed, options
@@ -173,6 +180,7 @@ def test_legal_actions_are_sorted_distinct_in_range_and_present_until_the_end(
             assert legal and state.current_player in (0, 1)
 
 
+@pytest.mark.slow
 @games(500)
 def test_action_mask_equals_legal_actions_for_the_mover_and_is_zero_for_the_other(
     seed, choice_seed, options
@@ -189,6 +197,7 @@ def test_action_mask_equals_legal_actions_for_the_mover_and_is_zero_for_the_othe
                 assert not mask.any()
 
 
+@pytest.mark.slow
 @games(400)
 def test_a_play_puts_the_named_card_on_the_named_side(seed, choice_seed, options):
     """Action ids (docs/rules.md): 8 * card + 2 * (stage - 1) + side moves the card from the
@@ -243,6 +252,7 @@ def could_claim_any(d: dict, p: int) -> bool:
     )
 
 
+@pytest.mark.slow
 @games(500)
 def test_flights_follow_hl4_and_hl5(seed, choice_seed, options):
     """A play completing a stage flies it: the HL-4.2/4.3 winner takes the prizes (HL-5.1), the
@@ -289,6 +299,7 @@ def test_flights_follow_hl4_and_hl5(seed, choice_seed, options):
             assert after["current_player"] == 1 - winner
 
 
+@pytest.mark.slow
 @games(500)
 def test_claims_pay_as_hl6_2_says(seed, choice_seed, options):
     """HL-6.1/6.2: a claim pays the price with cards of the claimed suit first, then with groups
@@ -321,6 +332,7 @@ def test_claims_pay_as_hl6_2_says(seed, choice_seed, options):
 # ---------------------------------------------------------------------- formats and copies
 
 
+@pytest.mark.slow
 @games(400)
 def test_to_dict_from_dict_round_trip_after_every_action(seed, choice_seed, options):
     """from_dict(to_dict()) rebuilds the same dict and the same legal actions, also through
@@ -333,6 +345,7 @@ def test_to_dict_from_dict_round_trip_after_every_action(seed, choice_seed, opti
         assert rebuilt.legal_actions() == state.legal_actions()
 
 
+@pytest.mark.slow
 @games(400)
 def test_a_clone_can_be_played_without_changing_the_original(seed, choice_seed, options):
     """clone() is independent: a random action applied to a clone leaves the original's dict
@@ -349,6 +362,7 @@ def test_a_clone_can_be_played_without_changing_the_original(seed, choice_seed, 
         assert state.to_dict() == before
 
 
+@pytest.mark.slow
 @games(300)
 def test_a_clone_played_like_the_original_ends_the_same(seed, choice_seed, options):
     """A clone taken mid-game and given the original's remaining actions passes through the same
@@ -372,6 +386,7 @@ def test_a_clone_played_like_the_original_ends_the_same(seed, choice_seed, optio
 # ---------------------------------------------------------------------- the end
 
 
+@pytest.mark.slow
 @games(1000)
 def test_games_end_well_before_the_turn_limit(seed, choice_seed, options):
     """HL-7.3: normal games end by the rules, never by truncation (they stay under 300 turns)."""
@@ -416,6 +431,7 @@ def test_returns_are_a_win_a_loss_or_a_draw_and_match_the_winner(seed, choice_se
     assert state.returns() == expected[state.to_dict()["winner"]]
 
 
+@pytest.mark.slow
 @games(800)
 def test_the_winner_is_who_hl7_says(seed, choice_seed, options):
     """HL-7.1 two trophies win at once; HL-7.2 otherwise, with no stage left, more trophies
