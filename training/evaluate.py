@@ -147,8 +147,10 @@ class EvaluationCallback(BaseCallback):
         metadata: Callable[[], dict[str, Any]],
         seed: int = 0,
         workers: int = 1,
+        stopped: Callable[[], bool] = lambda: False,
     ) -> None:
         super().__init__()
+        self.stopped = stopped  # a run stopped by a signal skips its closing evaluation
         self.out, self.every, self.opponent = out, every, opponent
         self.games, self.player_counts, self.metadata = games, player_counts, metadata
         self.seed, self.workers = seed, workers
@@ -157,9 +159,22 @@ class EvaluationCallback(BaseCallback):
         self.history: list[dict[str, Any]] = []
         self.started = time.perf_counter()
         self.start_steps = 0
+        self.restored = False
+
+    def state(self) -> dict[str, Any]:
+        """The evaluation log and where the next evaluation falls, for :meth:`restore`."""
+        return {"history": list(self.history), "best": self.best, "next_eval": self.next_eval}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Go on from :meth:`state` (a resumed run): no evaluation at the start, the next one
+        where it was due."""
+        self.history, self.best = list(state["history"]), state["best"]
+        self.next_eval, self.restored = state["next_eval"], True
 
     def _on_training_start(self) -> None:
         self.started, self.start_steps = time.perf_counter(), self.num_timesteps
+        if self.restored:
+            return
         self.next_eval = self.num_timesteps + self.every
         self.evaluate_now()  # the starting point (fresh, cloned or resumed) is a candidate too
 
@@ -170,6 +185,8 @@ class EvaluationCallback(BaseCallback):
         return True
 
     def _on_training_end(self) -> None:
+        if self.stopped():
+            return
         if not self.history or self.history[-1]["steps"] != self.num_timesteps:
             self.evaluate_now()
 

@@ -39,9 +39,10 @@ def actor_parameters(policy: Any) -> list[torch.nn.Parameter]:
 class CriticWarmup(BaseCallback):
     """Train only the critic for the first ``steps`` steps of ``learn``."""
 
-    def __init__(self, steps: int) -> None:
+    def __init__(self, steps: int, start: int | None = None) -> None:
         super().__init__()
         self.steps = steps
+        self.start = start  # the step the warm-up began at (a resumed run); None: learn's start
         self.until = 0
         self.frozen = False
 
@@ -52,8 +53,8 @@ class CriticWarmup(BaseCallback):
         self.logger.record("finetune/actor_frozen", float(frozen))
 
     def _on_training_start(self) -> None:
-        self.until = self.num_timesteps + self.steps
-        if self.steps > 0:
+        self.until = (self.num_timesteps if self.start is None else self.start) + self.steps
+        if self.steps > 0 and self.num_timesteps < self.until:
             self._set_frozen(True)
 
     def _on_rollout_end(self) -> None:
@@ -82,9 +83,11 @@ class TeacherAnchor(BaseCallback):
         batch_size: int = 256,
         learning_rate: float = 1e-4,
         seed: int = 0,
+        start: int | None = None,
     ) -> None:
         super().__init__()
         self.demos = demos
+        self.start_at = start  # the step the decay began at (a resumed run); None: learn's start
         self.coef, self.decay_steps = coef, decay_steps
         self.batches, self.batch_size, self.learning_rate = batches, batch_size, learning_rate
         self.rng = np.random.default_rng(seed)
@@ -92,7 +95,7 @@ class TeacherAnchor(BaseCallback):
         self.optimizer: torch.optim.Optimizer | None = None
 
     def _on_training_start(self) -> None:
-        self.start = self.num_timesteps
+        self.start = self.num_timesteps if self.start_at is None else self.start_at
         self.optimizer = torch.optim.Adam(
             actor_parameters(self.model.policy), lr=self.learning_rate
         )

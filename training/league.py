@@ -139,8 +139,39 @@ class LeagueCallback(BaseCallback):
         self.seed = seed
         self.next_snapshot = 0
         self.results: dict[str, list[float]] = defaultdict(list)
+        self.agents: dict[str, CheckpointAgent] = {}  # the snapshots in the pool
+        self.restored = False
+
+    def state(self) -> dict[str, Any]:
+        """What :meth:`restore` needs to go on where the league stands now (picklable)."""
+        return {
+            "epsilon": self.league.epsilon,
+            "snapshots": list(self.league.snapshots),
+            "scores": dict(self.league.scores),
+            "agents": dict(self.agents),
+            "results": {name: list(scores) for name, scores in self.results.items()},
+            "next_snapshot": self.next_snapshot,
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Go on from :meth:`state` (a resumed run): the league at once, so that the envs
+        start with its fixed opponents as they were; the snapshots enter the envs' pools when
+        learning starts, instead of a new one."""
+        self.league.epsilon = state["epsilon"]
+        self.league.snapshots = list(state["snapshots"])
+        self.league.scores = dict(state["scores"])
+        self.agents = dict(state["agents"])
+        self.results = defaultdict(list, {k: list(v) for k, v in state["results"].items()})
+        self.next_snapshot = state["next_snapshot"]
+        self.restored = True
 
     def _on_training_start(self) -> None:
+        if self.restored:
+            weights = self.league.weights()
+            for name in self.league.snapshots:
+                self.training_env.env_method("set_opponent", name, self.agents[name], 0.0)
+            self._push_weights(weights)
+            return
         self.next_snapshot = self.num_timesteps
         self._snapshot()
 
@@ -152,8 +183,10 @@ class LeagueCallback(BaseCallback):
             sample=True,
             seed=int(np.random.SeedSequence([self.seed, self.num_timesteps]).generate_state(1)[0]),
         )
+        self.agents[name] = agent
         for dropped in self.league.add_snapshot(name):
             self.training_env.env_method("remove_opponent", dropped)
+            self.agents.pop(dropped, None)
         weights = self.league.weights()
         self.training_env.env_method("set_opponent", name, agent, weights[name])
         self._push_weights(weights)

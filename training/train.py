@@ -1,8 +1,8 @@
 """Train sb3-contrib MaskablePPO on Heiße Luft or Heiße Karten, CleanRL style.
 
     python -m hot_envs.training.train GAME [--players N|all] [--timesteps T] [--out DIR]
-        [--config FILE] [--seed S] [--resume PATH] [--n-envs N] [--time-limit SECONDS]
-        [--no-progress]
+        [--config FILE] [--seed S] [--resume PATH|RUN_DIR] [--n-envs N] [--time-limit SECONDS]
+        [--checkpoint-minutes M] [--no-progress]
 
 Read top to bottom: arguments (one dataclass, defaults < the game's TOML config < command line),
 seeding, the self-play league and the vectorised single-agent envs, the model (new or resumed),
@@ -17,7 +17,11 @@ Configs: ``training/configs/GAME.toml`` (the defaults, a few minutes on 2 cores)
 
 The run directory (``--out``, default ``runs/<game>-<timestamp>/``) holds ``final``, ``best`` and
 ``latest`` checkpoints (``.zip`` + ``.npz`` + ``.json``, :mod:`hot_envs.agents.checkpoint`),
-``evaluations.json``, ``learning_curve.png``, ``args.json`` and ``tb/`` (TensorBoard).
+``evaluations.json``, ``learning_curve.png``, ``args.json`` and ``tb/`` (TensorBoard), and what
+resuming needs (:mod:`hot_envs.training.run_state`): ``run_state.json`` and ``resume/``, written
+every ``checkpoint_minutes`` and when Ctrl-C or SIGTERM stops the run (exit code 130 / 143).
+``--resume RUN_DIR`` continues such a run where it stopped; ``--resume CHECKPOINT`` starts a new
+run from a checkpoint's network.
 """
 
 from __future__ import annotations
@@ -60,6 +64,17 @@ from hot_envs.training.finetune import CriticWarmup, TeacherAnchor
 from hot_envs.training.imitation import Demonstrations, behaviour_cloning, collect, dagger
 from hot_envs.training.league import FixedOpponent, League, LeagueCallback
 from hot_envs.training.policies import ActionScorerPolicy
+from hot_envs.training.run_state import (
+    STATE_FILE,
+    Checkpointer,
+    Interrupted,
+    Resume,
+    StopSignals,
+    continuing_args,
+    is_run_dir,
+    read_run_state,
+    resume_command,
+)
 from hot_envs.vector_sb3 import SB3VectorEnv
 
 try:
@@ -92,7 +107,8 @@ class Args:
     out: str | None = None  # run directory; default runs/<game>-<timestamp>
     config: str | None = None  # TOML file; default training/configs/<game>.toml
     seed: int = 0
-    resume: str | None = None  # checkpoint to continue training (its .zip)
+    resume: str | None = None  # checkpoint to warm-start from (its .zip), or a run to continue
+    checkpoint_minutes: float = 2.0  # what resuming needs, written at least this often
     n_envs: int = 0  # 0: default_n_envs() — several per core, so one forward pass serves many
     batched_envs: int = 0  # > 0: that many batched games instead (hot_envs.vector_sb3)
     batched_workers: int = 1  # processes they run in (hot_envs.vector_workers); 0: one per core
@@ -371,7 +387,17 @@ def parse_args(argv: list[str] | None) -> Args:
     parser.add_argument("--out", help="run folder (default runs/GAME-TIMESTAMP/)")
     parser.add_argument("--config", help="TOML config (default training/configs/GAME.toml)")
     parser.add_argument("--seed", type=non_negative_int, help="seed of the run")
-    parser.add_argument("--resume", help="checkpoint to go on training from")
+    parser.add_argument(
+        "--resume",
+        help="a run folder: continue that run where it stopped; a checkpoint: a new run from "
+        "its network",
+    )
+    parser.add_argument(
+        "--checkpoint-minutes",
+        type=float,
+        dest="checkpoint_minutes",
+        help="save what resuming needs at least this often (default 2)",
+    )
     parser.add_argument(
         "--n-envs", type=positive_int, dest="n_envs", help="env workers (default: by cores)"
     )
@@ -388,8 +414,16 @@ def parse_args(argv: list[str] | None) -> Args:
     cli = {k: v for k, v in vars(parser.parse_args(argv)).items() if v is not None}
     cli.pop("backend", None)  # hot-envs train dispatched on it already
     game = get_game(cli["game"]).name
-    config = Path(cli.get("config") or CONFIGS / f"{game.replace('-', '_')}.toml")
-    values = {**load_config(config), **cli, "game": game, "config": str(config)}
+    if is_run_dir(cli.get("resume")):  # continue that run, with its own settings
+        values = continuing_args({**cli, "game": game}, {f.name for f in fields(Args)})
+    elif cli.get("resume") and Path(cli["resume"]).is_dir():
+        raise ValueError(
+            f"--resume {cli['resume']}: a folder without {STATE_FILE}, so no run to continue "
+            "(stopped before its first checkpoint?); name a checkpoint to start from its network"
+        )
+    else:
+        config = Path(cli.get("config") or CONFIGS / f"{game.replace('-', '_')}.toml")
+        values = {**load_config(config), **cli, "game": game, "config": str(config)}
     players = values.get("players")
     description = get_game(game)
     if players == "all" or players is None:
@@ -411,6 +445,8 @@ def parse_args(argv: list[str] | None) -> Args:
         raise ValueError(
             f"batched_workers ({workers}) must not exceed batched_envs ({args.batched_envs})"
         )
+    if not args.checkpoint_minutes > 0:
+        raise ValueError(f"checkpoint_minutes must be > 0, not {args.checkpoint_minutes!r}")
     # Bad player counts, options, agent specs or checkpoints fail here, not inside a worker.
     SingleAgentEnv(game, players=args.players, game_options=args.game_options)
     if args.dagger_opponent:
@@ -419,7 +455,7 @@ def parse_args(argv: list[str] | None) -> Args:
         description.check_players(n)
     if args.dagger_improve and not args.bc_teacher.partition(":")[0] == "search":
         raise ValueError(f"dagger_improve needs a search teacher, not {args.bc_teacher!r}")
-    if args.resume:  # the checkpoint decides the network, and so what the envs observe
+    if args.resume and not is_run_dir(args.resume):  # the checkpoint decides the network …
         network = read_metadata(args.resume, game)["network"]
         args.policy = network.get("architecture", "mlp")
         if not find_checkpoint(args.resume).with_suffix(".zip").is_file():
@@ -433,12 +469,36 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError) as error:
         print(f"train: error: {error}", file=sys.stderr)
         return 2
+    with StopSignals() as stop:
+        try:
+            return run(args, stop)
+        except Interrupted as interrupt:  # before or after learning: nothing new to save
+            return stopped(args, 128 + interrupt.signum)
+
+
+def stopped(args: Args, code: int) -> int:
+    """Say how a stopped run goes on; return its exit code."""
+    out = Path(args.out or "")
+    if is_run_dir(out):
+        steps = read_run_state(out)["steps"]
+        print(f"stopped at step {steps}; go on with:\n  {resume_command(args.game, out)}")
+    else:
+        print("stopped before the first checkpoint: nothing to resume", file=sys.stderr)
+    return code
+
+
+def run(args: Args, stop: StopSignals) -> int:
+    """:func:`main` after the arguments; ``stop`` holds the signal handlers and closes the envs."""
+    resume = Resume(args.resume) if is_run_dir(args.resume) else None  # --resume RUN_DIR
     counts = args.players or [2]
     n_envs = args.n_envs or default_n_envs()
     out = Path(args.out or f"runs/{args.game}-{time.strftime('%Y%m%d-%H%M%S')}")
     out.mkdir(parents=True, exist_ok=True)
-    (out / "args.json").write_text(json.dumps(asdict(args), indent=2) + "\n")
-    print(f"training {args.game} (players {counts}) for {args.timesteps} steps → {out}")
+    if resume is None:
+        (out / "args.json").write_text(json.dumps(asdict(args), indent=2) + "\n")
+        print(f"training {args.game} (players {counts}) for {args.timesteps} steps → {out}")
+    else:
+        print(f"continuing {out} at step {resume.steps} of {resume.state['target_steps']}")
 
     # Seeding: Python, numpy and torch here; every env worker from seed + rank.
     set_random_seed(args.seed)
@@ -457,6 +517,11 @@ def main(argv: list[str] | None = None) -> int:
         win_high=args.win_high,
         pfsp=args.pfsp,
     )
+    league_callback = LeagueCallback(
+        league, args.snapshot_every, args.curriculum_window, seed=args.seed
+    )
+    if resume is not None:  # before the envs: they start with its fixed opponents
+        league_callback.restore(resume.part("league"))
     env_options = {
         "opponents": [Opponent(*entry) for entry in league.initial_entries()],
         "players": args.players,
@@ -464,24 +529,34 @@ def main(argv: list[str] | None = None) -> int:
         "shaping": args.shaping,
         "action_features": args.policy == "action_scorer",
     }
-    if args.batched_envs > 0:  # many games per process, opponents' moves batched
-        n_envs = args.batched_envs
-        workers = args.batched_workers or min(os.cpu_count() or 1, n_envs)
-        envs = VecMonitor(
-            SB3VectorEnv(
-                game=args.game, num_envs=n_envs, seed=args.seed, workers=workers, **env_options
+    seed = resume.env_seed(args.seed) if resume else args.seed  # a resumed run: new games
+    with stop.children_ignore_sigint():  # a Ctrl-C reaches them too; this process decides
+        if args.batched_envs > 0:  # many games per process, opponents' moves batched
+            n_envs = args.batched_envs
+            workers = args.batched_workers or min(os.cpu_count() or 1, n_envs)
+            envs = VecMonitor(
+                SB3VectorEnv(
+                    game=args.game, num_envs=n_envs, seed=seed, workers=workers, **env_options
+                )
             )
-        )
-    else:  # one game per env worker process
-        vec_env_cls = SubprocVecEnv if n_envs > 1 else DummyVecEnv
-        make_env = partial(SingleAgentEnv, args.game, **env_options)
-        envs = make_vec_env(make_env, n_envs=n_envs, seed=args.seed, vec_env_cls=vec_env_cls)
+        else:  # one game per env worker process
+            vec_env_cls = SubprocVecEnv if n_envs > 1 else DummyVecEnv
+            make_env = partial(SingleAgentEnv, args.game, **env_options)
+            envs = make_vec_env(make_env, n_envs=n_envs, seed=seed, vec_env_cls=vec_env_cls)
+    stop.closing(envs)
 
-    # The model: resumed from a checkpoint, or new (optionally warm-started by imitation).
+    # The model: a run continued, resumed from a checkpoint, or new (optionally warm-started by
+    # imitation).
     bc_history: list[dict[str, float]] = []
     demos = None
     previous_training: dict[str, Any] = {}
-    if args.resume:
+    resumed_from = args.resume
+    if resume is not None:
+        model = resume.load_model(
+            envs, args.seed, tensorboard_log=str(out / "tb"), verbose=args.verbose
+        )
+        bc_history, previous_training, resumed_from = resume.part("run")
+    elif args.resume:
         previous_training = read_metadata(args.resume, args.game).get("training", {})
         zip_path = find_checkpoint(args.resume).with_suffix(".zip")
         # The network and its weights come from the checkpoint, the PPO settings from this run.
@@ -513,23 +588,22 @@ def main(argv: list[str] | None = None) -> int:
         }
         export_checkpoint(model, out / "start", start_meta)
 
-    if args.resume:
+    if args.resume and resume is None:
         export_start()
     # Imitation: cloning the teacher warm-starts a new model; DAgger rounds follow, on a resumed
-    # model too (they correct a trained policy in the positions it reaches itself).
-    if (args.bc_decisions > 0 and not args.resume) or args.dagger_rounds > 0:
+    # model too (they correct a trained policy in the positions it reaches itself). A continued
+    # run had them before it learnt; an anchor gets the teacher's decisions again.
+    if resume is None and ((args.bc_decisions > 0 and not args.resume) or args.dagger_rounds > 0):
         bc_history, demos = imitate(model, args, counts, clone=not args.resume)
     elif args.anchor_coef > 0 and args.bc_decisions > 0:  # a resumed model's anchor data
         demos = teacher_demos(args, counts)
     if not args.resume:
         export_start()
 
-    # Learn: league updates and periodic evaluation run as callbacks.
+    # Learn: league updates, periodic evaluation and run checkpoints run as callbacks.
     started = time.perf_counter()
     start_steps = model.num_timesteps
-    league_callback = LeagueCallback(
-        league, args.snapshot_every, args.curriculum_window, seed=args.seed
-    )
+    target_steps = resume.state["target_steps"] if resume else start_steps + args.timesteps
 
     def metadata(evaluation: dict[str, Any] | None = None) -> dict[str, Any]:
         seconds = time.perf_counter() - started
@@ -543,7 +617,7 @@ def main(argv: list[str] | None = None) -> int:
                 "steps_per_second": round(steps / max(seconds, 1e-9), 1),
                 "n_envs": n_envs,
                 "seed": args.seed,
-                "resumed_from": args.resume,
+                "resumed_from": resumed_from,
                 "previous": previous_training or None,
                 "behaviour_cloning": bc_history or None,
                 "league": league_callback.summary(),
@@ -561,25 +635,53 @@ def main(argv: list[str] | None = None) -> int:
         metadata,
         seed=args.seed + 1,
         workers=args.eval_workers,
+        stopped=lambda: stop.signum is not None,
     )
-    model.learn(
-        total_timesteps=args.timesteps,
-        callback=[
-            UpdateThreads(args.update_threads or args.torch_threads, args.torch_threads),
-            league_callback,
-            eval_callback,
-            TimeLimit(args.time_limit),
-            CriticWarmup(args.critic_warmup),
-            *(
-                [TeacherAnchor(demos, args.anchor_coef, args.anchor_decay, seed=args.seed)]
-                if demos is not None and args.anchor_coef > 0
-                else []
-            ),
-        ],
-        progress_bar=args.progress_bar,
-        reset_num_timesteps=not args.resume,
-        tb_log_name="ppo",
+    learn_start = resume.saved["learn_start"] if resume else None  # the warm-up's, the anchor's
+    anchor = None
+    if demos is not None and args.anchor_coef > 0:
+        anchor = TeacherAnchor(
+            demos, args.anchor_coef, args.anchor_decay, seed=args.seed, start=learn_start
+        )
+    checkpointer = Checkpointer(
+        out,
+        args.checkpoint_minutes,
+        stop,
+        args.game,
+        resume.state["args"] if resume else asdict(args),
+        {
+            "league": league_callback.state,
+            "evaluation": eval_callback.state,
+            "run": lambda: (bc_history, previous_training, resumed_from),
+            "anchor": lambda: anchor and anchor.rng.bit_generator.state,
+        },
+        lambda: {"target_steps": target_steps, **league_callback.summary()},
+        metadata,
+        resume,
     )
+    if resume is not None:
+        eval_callback.restore(resume.part("evaluation"))
+        if anchor is not None:
+            anchor.rng.bit_generator.state = resume.part("anchor")
+        resume.restore_streams(model)
+    if resume is None or not resume.state["learning_done"]:
+        learnt = checkpointer.learn(
+            model,
+            total_timesteps=target_steps - model.num_timesteps if resume else args.timesteps,
+            callback=[
+                UpdateThreads(args.update_threads or args.torch_threads, args.torch_threads),
+                league_callback,
+                eval_callback,
+                TimeLimit(resume.time_limit(args.time_limit) if resume else args.time_limit),
+                CriticWarmup(args.critic_warmup, start=learn_start),
+                *([anchor] if anchor is not None else []),
+            ],
+            progress_bar=args.progress_bar,
+            reset_num_timesteps=not args.resume,
+            tb_log_name="ppo",
+        )
+        if not learnt:  # a signal: latest is saved
+            return stopped(args, stop.exit_code)
     envs.close()
     seconds = time.perf_counter() - started
     steps_per_second = (model.num_timesteps - start_steps) / seconds

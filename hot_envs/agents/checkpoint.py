@@ -28,15 +28,19 @@ A checkpoint ``NAME`` is three files side by side:
 masked out, then the argmax (``MaskablePPO.predict(deterministic=True)`` picks the same) or, with
 ``sample=True``, a draw from the masked softmax. :class:`SB3Agent` plays the ``.zip`` through
 ``MaskablePPO.predict`` (torch and sb3-contrib needed). :func:`export_checkpoint` writes all three
-files from a trained model.
+files from a trained model, each written beside its place and renamed into it
+(:func:`atomic_file`), so a crash while writing leaves the old file or the new one, never a part.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -447,10 +451,42 @@ def export_checkpoint(model: Any, path: str | Path, metadata: dict[str, Any]) ->
         raise ValueError(
             f"the model's observations {model.observation_space.shape} are not {game.name}'s"
         )
-    model.save(stem.with_suffix(".zip"))
-    np.savez(stem.with_suffix(".npz"), **arrays)
-    stem.with_suffix(".json").write_text(json.dumps(meta, indent=2, default=str) + "\n")
+    with atomic_file(stem.with_suffix(".zip")) as file:
+        model.save(file)
+    with atomic_file(stem.with_suffix(".npz")) as file:
+        np.savez(file, **arrays)
+    with atomic_file(stem.with_suffix(".json")) as file:
+        file.write((json.dumps(meta, indent=2, default=str) + "\n").encode())
     return stem
+
+
+@contextlib.contextmanager
+def atomic_file(path: str | Path) -> Iterator[IO[bytes]]:
+    """A binary file to write ``path`` through: a temporary file beside it, flushed to disk and
+    renamed to ``path`` when the block ends without an error (``os.replace`` is atomic, so
+    readers see the old file or the new one); after an error it is deleted."""
+    path = Path(path)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        with open(temporary, "wb") as file:
+            yield file
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+
+
+def fsync_dir(path: str | Path) -> None:
+    """Flush a folder's entries (a rename in it) to disk, where the platform allows it."""
+    with contextlib.suppress(OSError):
+        descriptor = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
 
 
 def _widths(arrays: dict[str, np.ndarray], prefix: str) -> list[int]:
@@ -467,7 +503,8 @@ def update_metadata(path: str | Path, **fields: Any) -> dict[str, Any]:
     file = checkpoint_stem(path).with_suffix(".json")
     meta = read_metadata(file)
     meta.update(fields)
-    file.write_text(json.dumps(meta, indent=2, default=str) + "\n")
+    with atomic_file(file) as out:
+        out.write((json.dumps(meta, indent=2, default=str) + "\n").encode())
     return meta
 
 
