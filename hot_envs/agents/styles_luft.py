@@ -110,6 +110,8 @@ def surely_lost(st: Stage, view: dict[str, Any]) -> bool:
     on_stage = {c for stage in view["stages"] for side in stage["sides"] for c in side}
     best = st.sums[0]
     for suit, count in enumerate(st.missing[0]):
+        if not count:
+            continue
         values = sorted(
             CARD_VALUE[c]
             for code, c in CARD_INDEX.items()
