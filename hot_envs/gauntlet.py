@@ -159,8 +159,8 @@ def gauntlet(
         for spec in opponents:
             mine = _stats(played[n, agent, spec], agent)
             base = _stats(played[n, BASELINE, spec], BASELINE)
-            low, high = wilson_interval(mine.share, mine.games)
-            base_low, base_high = wilson_interval(base.share, base.games)
+            low, high = _interval(mine)
+            base_low, base_high = _interval(base)
             rows.append(
                 {
                     "players": n,
@@ -263,6 +263,14 @@ def _stats(records: list[GameRecord], name: str) -> AgentStats:
     for record in records:
         stats.add(record.returns, record.seats.index(0), record.length)
     return stats
+
+
+def _interval(stats: AgentStats) -> tuple[float, float]:
+    """The 95 % Wilson interval of the win share, widened by the rounding that can leave a share
+    of 1 a hair above its upper bound (0.9999999999999999)."""
+    low, high = wilson_interval(stats.share, stats.games)
+    share = stats.share / stats.games
+    return min(low, share), max(high, share)
 
 
 def _summary(n: int, rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -383,9 +391,8 @@ def plot(result: GauntletResult, path: str | Path) -> Path | None:
             (0.2, "heuristic_", BASELINE, "tab:grey"),
         ):
             share = [r[f"{key}share" if key else "win_share"] for r in rows]
-            # max(0, …): at a share of 0 or 1 rounding may put the bound a hair inside it
-            low = [max(0.0, s - r[f"{key}ci_low"]) for s, r in zip(share, rows, strict=True)]
-            high = [max(0.0, r[f"{key}ci_high"] - s) for s, r in zip(share, rows, strict=True)]
+            low = [s - r[f"{key}ci_low"] for s, r in zip(share, rows, strict=True)]
+            high = [r[f"{key}ci_high"] - s for s, r in zip(share, rows, strict=True)]
             left.bar([i + offset for i in x], share, 0.4, yerr=[low, high], capsize=3,
                      color=colour, label=name)  # fmt: skip
         left.axhline(1 / n, color="black", linestyle="--", linewidth=1, label=f"even {1 / n:.0%}")
