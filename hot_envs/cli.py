@@ -15,6 +15,10 @@
   minutes on 2 cores), ending with an evaluation table. ``--backend rllib`` trains on Ray RLlib
   instead
   (:mod:`hot_envs.training.rllib_train`: self-play or a league, one machine or a cluster).
+* ``hot-envs exploit GAME --agent SPEC [--minutes M] [--players N] [--games G] [--out DIR]`` —
+  approximate exploitability: a best response trained against the frozen agent for M minutes,
+  its win share over G games and its learning curve (:mod:`hot_envs.training.exploit`, the train
+  extra).
 * ``hot-envs play GAME --opponent SPEC [--players N] [--seat S] [--seed S]`` — play against
   agents in the terminal (:mod:`hot_envs.terminal`).
 * ``hot-envs replay RECORDS [--game K] [--seat S] [--gif FILE] [--mp4 FILE]`` — step through a
@@ -37,6 +41,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -244,6 +249,31 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
     )
 
+    p = sub.add_parser(
+        "exploit",
+        help="approximate exploitability: train a best response to a frozen agent for M "
+        "minutes and measure it (needs the train extra)",
+    )
+    p.add_argument("game", choices=sorted(GAMES))
+    p.add_argument("--agent", required=True, metavar="SPEC", help=f"the frozen agent: {SPEC_HELP}")
+    p.add_argument(
+        "--minutes", type=_positive_float, default=5.0, help="minutes of PPO (default 5)"
+    )
+    p.add_argument("--players", type=int, default=2, help="table size (Heiße Karten: 2–6)")
+    p.add_argument(
+        "--games", type=positive_int, default=1000, help="games of the final measurement"
+    )
+    p.add_argument("--out", default=None, help="folder (default runs/exploit-GAME-TIME/)")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of training and deals")
+    p.add_argument("--config", default=None, help="training config (default the game's)")
+    p.add_argument(
+        "--curve-games", type=positive_int, default=200, help="games per learning-curve point"
+    )
+    p.add_argument(
+        "--workers", type=positive_int, default=None, help="processes (default: all cores)"
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+
     p = sub.add_parser("play", help="play against agents in the terminal")
     p.add_argument("game", choices=sorted(GAMES))
     p.add_argument("--opponent", default="heuristic", metavar="SPEC", help=SPEC_HELP)
@@ -285,6 +315,44 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--open", action="store_true", help="open the page in a web browser")
     return parser
+
+
+def _positive_float(text: str) -> float:
+    """An argparse type: a finite number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, not {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be above 0, not {text}")
+    return value
+
+
+def exploit(args: argparse.Namespace) -> dict:
+    """``hot-envs exploit``: :func:`hot_envs.training.exploit.exploit`, then its table."""
+    try:
+        from hot_envs.training import exploit as best_response
+    except ImportError as error:
+        raise ValueError(
+            f"exploit trains with MaskablePPO and needs the train extra: pip install -e "
+            f"'.[train]' ({error.msg})"
+        ) from None
+    result = best_response.exploit(
+        args.game,
+        args.agent,
+        minutes=args.minutes,
+        players=args.players,
+        games=args.games,
+        out=args.out,
+        seed=args.seed,
+        config=args.config,
+        curve_games=args.curve_games,
+        workers=args.workers,
+        progress=not args.quiet,
+    )
+    print(best_response.format_result(result))
+    print(f"wrote {Path(result.run).parent}/exploit.json, learning_curve.csv, learning_curve.png")
+    return result.to_dict()
 
 
 def _web_arguments(p: argparse.ArgumentParser) -> None:
@@ -337,6 +405,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             evaluate(args)
         elif args.command == "gauntlet":
             run_gauntlet(args)
+        elif args.command == "exploit":
+            exploit(args)
         elif args.command == "play":
             play(args.game, args.opponent, args.players, args.seat, args.seed)
         elif args.command == "replay":
