@@ -3,18 +3,25 @@
     python -m hot_envs.training.rllib_train GAME [--players N] [--mode shared|league]
         [--fixed SPEC …]
         [--iterations I] [--env-runners R] [--envs-per-runner E] [--learners L]
-        [--address HOST:PORT] [--out DIR] [--seed S] …      (hot-envs train GAME --backend rllib)
+        [--address HOST:PORT] [--out DIR] [--seed S] [--checkpoint-every K] …
+    python -m hot_envs.training.rllib_train GAME --resume RUN_DIR [--iterations I] …
+                                                       (hot-envs train GAME --backend rllib)
 
 Read top to bottom: arguments (one dataclass; ``--help`` lists them all), Ray (``ray.init()`` on
 this machine, or ``--address`` of a running cluster with this package shipped to its workers by
 ``runtime_env={"py_modules": [hot_envs]}``), the PPO config (:mod:`hot_envs.rllib`: the
 turn-based env, the masked RLModule, shared self-play or the league of snapshots and fixed
-agents), then one line of progress per iteration, and at the end an RLlib checkpoint plus its
-numpy export (``final.npz`` + ``final.json``: loads with numpy only, ``hot-envs evaluate
+agents; a failed env runner is restarted and the run goes on), then one line of progress per
+iteration, a checkpoint every ``--checkpoint-every`` iterations, and at the end the last one plus
+its numpy export (``final.npz`` + ``final.json``: loads with numpy only, ``hot-envs evaluate
 --agents OUT/final heuristic``).
 
 The run directory (``--out``, default ``runs/rllib-<game>-<timestamp>/``) holds ``args.json``,
-``progress.jsonl`` (one line per iteration), ``rllib_checkpoint/`` and ``final.{npz,json}``.
+``progress.jsonl`` (one line per iteration), ``rllib_checkpoint/`` (the newest checkpoint,
+swapped in atomically: :mod:`hot_envs.rllib.runs`), ``latest.{npz,json}`` (its numpy export) and
+``final.{npz,json}``. Ctrl-C or SIGTERM saves both, prints the command that resumes the run and
+exits 130 / 143; ``--resume RUN_DIR`` continues from the checkpoint's iteration to the run's
+``--iterations`` (docs/rllib.md, "Stopping, resuming and lost nodes").
 """
 
 from __future__ import annotations
@@ -22,8 +29,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
+import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from functools import partial
 from pathlib import Path
@@ -43,9 +53,13 @@ class Args:
     fixed_share: float = 0.2  # league: chance an opponent seat draws a fixed agent
     snapshot_every: int = 5  # league: iterations between frozen snapshots of main
     max_snapshots: int = 5
-    iterations: int = 20
+    iterations: int = 20  # the run's total; a resumed run goes on to it
     out: str | None = None
     seed: int = 0
+    # Every K iterations (and on Ctrl-C / SIGTERM, and at the end) a checkpoint; 0: only then.
+    # 50 iterations of the default 4,000-step batch are ~2-3 minutes on 2 cores (docs/rllib.md).
+    checkpoint_every: int = 50
+    resume: str | None = None  # a run directory (or its rllib_checkpoint/) to continue
     # Ray: local by default; --address HOST:PORT joins a cluster (ray start --head …)
     address: str | None = None
     env_runners: int = 1  # sampling processes (what scales across cores and nodes)
@@ -85,13 +99,21 @@ def parse_args(argv: list[str] | None) -> Args:
             kind = int if f.name == "players" else type(default) if default is not None else str
             parser.add_argument(flag, type=kind, default=None, help=f"default {default}")
     cli = {k: v for k, v in vars(parser.parse_args(argv)).items() if v is not None}
-    args = Args(**{**cli, "game": get_game(cli["game"]).name})
+    cli["game"] = get_game(cli["game"]).name
+    args = resumed_args(cli) if "resume" in cli else Args(**cli)
     if args.mode not in ("shared", "league"):
         raise ValueError(f"--mode must be 'shared' or 'league', not {args.mode!r}")
     if args.fixed and args.mode != "league":
         raise ValueError("--fixed opponents need --mode league")
-    for name in ("iterations", "env_runners", "envs_per_runner", "batch_size", "snapshot_every"):
-        minimum = 0 if name == "env_runners" else 1
+    for name in (
+        "iterations",
+        "env_runners",
+        "envs_per_runner",
+        "batch_size",
+        "snapshot_every",
+        "checkpoint_every",
+    ):
+        minimum = 0 if name in ("env_runners", "checkpoint_every") else 1
         if getattr(args, name) < minimum:
             raise ValueError(f"--{name.replace('_', '-')} must be ≥ {minimum}")
     # Bad player counts, options or specs fail here, before Ray starts.
@@ -99,6 +121,43 @@ def parse_args(argv: list[str] | None) -> Args:
 
     TurnBasedEnv(env_config(args))
     return args
+
+
+# What a resumed run may set anew: where and how fast it runs, and how far it goes. Everything
+# that shapes the learning comes from the run's args.json.
+RESUMABLE = ("iterations", "address", "env_runners", "torch_threads", "checkpoint_every")
+
+
+def resumed_args(cli: dict[str, Any]) -> Args:
+    """The ``Args`` of ``--resume RUN_DIR``: the run's own ``args.json`` with the few options in
+    ``RESUMABLE`` taken from the command line; any other option that differs is an error."""
+    from hot_envs.rllib.runs import CHECKPOINT, latest_checkpoint
+
+    run = Path(cli["resume"]).resolve()
+    if run.name == CHECKPOINT:  # the checkpoint folder itself: its run directory
+        run = run.parent
+    if not (run / "args.json").is_file():
+        raise ValueError(f"--resume {cli['resume']}: not an RLlib run directory (no args.json)")
+    if latest_checkpoint(run) is None:
+        raise ValueError(f"--resume {cli['resume']}: no complete checkpoint in {run}")
+    known = {f.name for f in fields(Args)}
+    saved = {k: v for k, v in json.loads((run / "args.json").read_text()).items() if k in known}
+    if saved.get("game") != cli["game"]:
+        raise ValueError(f"--resume {run} is a {saved.get('game')} run, not {cli['game']}")
+    if "out" in cli and Path(cli["out"]).resolve() != run:
+        raise ValueError("--resume writes into the run directory; leave out --out")
+    fixed = [
+        "--" + k.replace("_", "-")
+        for k, v in cli.items()
+        if k not in (*RESUMABLE, "resume", "out", "game") and v != saved.get(k)
+    ]
+    if fixed:
+        raise ValueError(
+            f"--resume continues {run} with its own settings; {', '.join(fixed)} cannot change "
+            f"(only {', '.join('--' + k.replace('_', '-') for k in RESUMABLE)} can)"
+        )
+    chosen = {k: cli[k] for k in RESUMABLE if k in cli}
+    return Args(**{**saved, **chosen, "out": str(run), "resume": str(run)})
 
 
 def env_config(args: Args) -> dict[str, Any]:
@@ -187,6 +246,14 @@ def build_config(args: Args, **model_config: Any):
         )
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
         .callbacks(callback)
+        # A lost env runner (a killed process, a lost node) is restarted by Ray and synced with
+        # the learner's weights; the iteration it failed in goes on with the others. RLlib's
+        # 60 s pause after an error inside a runner is cut to 10 s.
+        .fault_tolerance(
+            restart_failed_env_runners=True,
+            max_num_env_runner_restarts=1000,
+            delay_between_env_runner_restarts_s=10.0,
+        )
         .debugging(seed=args.seed)
     )
     return config
@@ -208,7 +275,17 @@ def init_ray(args: Args, temp_dir: str | None = None) -> bool:
     # every runner and learner even on a small machine (else Ray would wait for free CPUs).
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     cpus = max(os.cpu_count() or 1, args.env_runners + args.learners)
-    ray.init(num_cpus=cpus, include_dashboard=False, _temp_dir=temp_dir)
+    # Ray's processes inherit the signal mask: with SIGTERM blocked (as Ray blocks SIGINT) a
+    # SIGTERM to the whole process group (a scheduler's preemption) reaches only this driver,
+    # which saves and then shuts Ray down, instead of killing Ray under the running driver.
+    blocked = hasattr(signal, "pthread_sigmask")
+    if blocked:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    try:
+        ray.init(num_cpus=cpus, include_dashboard=False, _temp_dir=temp_dir)
+    finally:
+        if blocked:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     return True
 
 
@@ -220,8 +297,11 @@ def redirect_ray_results(path: Path) -> None:
     trainable.DEFAULT_STORAGE_PATH = str(path)
 
 
-def progress_row(result: dict[str, Any], seconds: float) -> dict[str, Any]:
-    """One iteration's figures, for the progress line and ``progress.jsonl``."""
+def progress_row(
+    result: dict[str, Any], seconds: float, healthy_runners: int | None = None
+) -> dict[str, Any]:
+    """One iteration's figures, for the progress line and ``progress.jsonl``
+    (``healthy_runners``: env runners that answered, when known)."""
     runners = result.get("env_runners", {})
     steps = int(runners.get("num_env_steps_sampled_lifetime", 0))
     main_return = runners.get("main_return")
@@ -235,12 +315,17 @@ def progress_row(result: dict[str, Any], seconds: float) -> dict[str, Any]:
         "illegal_actions": int(runners.get("illegal_actions", 0)),
         "illegal_actions_lifetime": int(runners.get("illegal_actions_lifetime", 0)),
         "league_size": result.get("league_size"),
+        "env_runners_healthy": healthy_runners,
     }
 
 
-def progress_line(row: dict[str, Any]) -> str:
+def progress_line(row: dict[str, Any], env_runners: int = 0) -> str:
+    """The printed line; ``runners h/n`` only while some of the ``env_runners`` are down."""
     main_return = float("nan") if row["main_return"] is None else row["main_return"]
     league = f"  league {row['league_size']}" if row["league_size"] is not None else ""
+    healthy = row.get("env_runners_healthy")
+    if healthy is not None and healthy < env_runners:
+        league += f"  runners {healthy}/{env_runners}"
     return (
         f"iter {row['iteration']:>4}  {row['seconds']:>7.1f} s  steps {row['env_steps']:>9,}  "
         f"{row['env_steps_per_second']:>7,.0f}/s  episodes {row['episodes']:>5}  "
@@ -248,40 +333,116 @@ def progress_line(row: dict[str, Any]) -> str:
     )
 
 
-def train(args: Args) -> Path:
-    """One run on the Ray this process is connected to; returns the run directory."""
+def resume_command(args: Args, run: Path) -> str:
+    """The command that continues ``run`` (printed when a run is stopped)."""
+    command = ["hot-envs", "train", args.game, "--backend", "rllib", "--resume", str(run)]
+    return shlex.join(command)
+
+
+def train(args: Args, on_iteration: Callable[[Any, dict[str, Any]], None] | None = None) -> Path:
+    """One run on the Ray this process is connected to; returns the run directory.
+
+    ``on_iteration(algorithm, row)`` is called after each iteration's progress line. SIGINT and
+    SIGTERM (while this runs) save a checkpoint and ``latest``, print the resume command and
+    raise :class:`hot_envs.rllib.runs.Interrupted`."""
     import torch
 
     from hot_envs.rllib.env import TurnBasedEnv
     from hot_envs.rllib.export import export_checkpoint
+    from hot_envs.rllib.league import LeagueCallback
+    from hot_envs.rllib.runs import (
+        StopOnSignal,
+        latest_checkpoint,
+        read_run_state,
+        save_checkpoint,
+        trim_progress,
+    )
 
     out = Path(args.out or f"runs/rllib-{args.game}-{time.strftime('%Y%m%d-%H%M%S')}").resolve()
     out.mkdir(parents=True, exist_ok=True)
+    resume_from = latest_checkpoint(out) if args.resume else None
     (out / "args.json").write_text(json.dumps(asdict(args), indent=2) + "\n")
     where = args.address or "this machine"
     print(f"training {args.game} ({args.mode}) for {args.iterations} iterations on {where} → {out}")
     torch.set_num_threads(args.torch_threads)
     redirect_ray_results(out / "ray_results")
-    algorithm = build_config(args).build_algo()
-    try:
-        started = time.perf_counter()
-        with open(out / "progress.jsonl", "w") as log:
-            for _ in range(args.iterations):
-                row = progress_row(algorithm.train(), time.perf_counter() - started)
-                print(progress_line(row), flush=True)
-                log.write(json.dumps(row) + "\n")
-        checkpoint = algorithm.save_to_path(out / "rllib_checkpoint")
-    finally:
-        algorithm.stop()
     options = {"num_players": [TurnBasedEnv(env_config(args)).state.num_players]}
     options.update(args.game_options)
-    training = {**row, "backend": "rllib", "config": asdict(args)}
-    stem = export_checkpoint(checkpoint, out / "final", options=options, training=training)
-    print(f"RLlib checkpoint {checkpoint}\nnumpy checkpoint {stem} (.npz + .json)")
+    row: dict[str, Any] | None = None
+
+    def checkpoint(stem: str = "latest") -> Path:
+        state = {
+            "iteration": algorithm.iteration,
+            "env_steps": row["env_steps"] if row else 0,
+            "seconds": round(time.perf_counter() - started, 2),
+            "league": LeagueCallback.of(algorithm).league_state(),
+        }
+        path = save_checkpoint(algorithm.save_to_path, out, state)
+        training = {**(row or {}), "backend": "rllib", "config": asdict(args)}
+        export_checkpoint(path, out / stem, options=options, training=training)
+        return path
+
+    with StopOnSignal() as signals:
+        algorithm = build_config(args).build_algo()
+        started = time.perf_counter()
+        restored = resume_from is None  # until then a signal must not overwrite the checkpoint
+        try:
+            if resume_from is not None:
+                state = read_run_state(resume_from)
+                if state["league"] is not None:
+                    LeagueCallback.of(algorithm).restore_league(algorithm, state["league"])
+                algorithm.restore_from_path(resume_from)
+                row = trim_progress(out / "progress.jsonl", algorithm.iteration)
+                started -= state["seconds"]  # the run's clock goes on from the checkpoint
+                restored = True
+                print(f"resumed {resume_from} at iteration {algorithm.iteration}", flush=True)
+            with open(out / "progress.jsonl", "a" if resume_from else "w") as log:
+                while algorithm.iteration < args.iterations:
+                    result = algorithm.train()
+                    healthy = algorithm.env_runner_group.num_healthy_remote_workers()
+                    row = progress_row(result, time.perf_counter() - started, healthy)
+                    print(progress_line(row, args.env_runners), flush=True)
+                    log.write(json.dumps(row) + "\n")
+                    log.flush()
+                    if on_iteration is not None:
+                        on_iteration(algorithm, row)
+                    every, done = args.checkpoint_every, row["iteration"]
+                    if every and done % every == 0 and done < args.iterations:  # (last: below)
+                        checkpoint()
+            path = checkpoint()
+            stem = export_checkpoint(
+                path,
+                out / "final",
+                options=options,
+                training={**(row or {}), "backend": "rllib", "config": asdict(args)},
+            )
+        except KeyboardInterrupt as error:
+            # The iteration under way is dropped: the checkpoint holds the ones completed. A
+            # second signal raises out of this save; the last complete checkpoint stays.
+            stop = signals.interrupted(error)
+            name = str(stop)
+            if not restored:
+                print(f"hot-envs: {name} while resuming; {resume_from} is kept", file=sys.stderr)
+                raise stop from None
+            print(f"hot-envs: {name} at iteration {algorithm.iteration}: saving …", file=sys.stderr)
+            path = checkpoint()
+            stop.saved = True
+            print(
+                f"hot-envs: saved {path} and {out / 'latest'} (.npz + .json); resume with\n"
+                f"  {resume_command(args, out)}",
+                file=sys.stderr,
+                flush=True,
+            )
+            raise stop from None
+        finally:
+            algorithm.stop()
+    print(f"RLlib checkpoint {path}\nnumpy checkpoint {stem} (.npz + .json)")
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The script: 0 when the run ends, 2 on bad options, 130 / 143 after SIGINT / SIGTERM
+    (with the run saved), and Ray shut down in every case."""
     try:
         args = parse_args(argv)
     except (ValueError, ImportError) as error:
@@ -289,13 +450,29 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     import ray
 
-    started_ray = init_ray(args)
-    try:
-        train(args)
-    finally:
-        if started_ray:
-            ray.shutdown()
-    return 0
+    from hot_envs.rllib.runs import StopOnSignal
+
+    code = 0
+    ours = not ray.is_initialized()  # a Ray this process did not start is left running
+    signals = StopOnSignal()
+    with signals:
+        try:
+            init_ray(args)
+            train(args)
+        except KeyboardInterrupt as error:
+            stop = signals.interrupted(error)
+            code = stop.exit_code
+            if not stop.saved:
+                print(f"hot-envs: {stop}: stopped before anything was saved", file=sys.stderr)
+        finally:
+            # Ray's processes end here whatever happened (no orphaned raylet or env runner);
+            # a signal now would cut that short, so signals wait until Ray is down.
+            signals.hold()
+            if ours:
+                ray.shutdown()
+    if code == 0 and signals.received is not None:  # a signal while Ray shut down
+        code = 128 + signals.received
+    return code
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ and has no ``.zip``: continue training from the RLlib checkpoint itself.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -74,8 +75,8 @@ def export_checkpoint(
     training: dict[str, Any] | None = None,
 ) -> Path:
     """Write ``NAME.npz`` and ``NAME.json`` for module ``module_id`` of an RLlib checkpoint;
-    return the stem. The game comes from the module's spaces; the result is checked by loading
-    its metadata back."""
+    return the stem. The game comes from the module's spaces; each file is replaced atomically;
+    the result is checked by loading its metadata back."""
     module = load_module(checkpoint, module_id)
     if module.activation not in ACTIVATIONS:
         raise ValueError(f"cannot export activation {module.activation!r}")
@@ -105,7 +106,15 @@ def export_checkpoint(
     for i, (w, b) in enumerate(layers):
         arrays[f"layer_{i}.weight"] = w.astype(np.float32)
         arrays[f"layer_{i}.bias"] = b.astype(np.float32)
-    np.savez(stem.with_suffix(".npz"), **arrays)
-    stem.with_suffix(".json").write_text(json.dumps(meta, indent=2, default=str) + "\n")
+    # Each file is written beside its final name and renamed over it, so a reader (or a run
+    # killed mid-export) sees the old file or the new one, never half of one.
+    npz, meta_path = stem.with_suffix(".npz"), stem.with_suffix(".json")
+    with open(npz.with_name(f".{npz.name}.partial"), "wb") as file:
+        np.savez(file, **arrays)
+    os.replace(file.name, npz)
+    meta_path.with_name(f".{meta_path.name}.partial").write_text(
+        json.dumps(meta, indent=2, default=str) + "\n"
+    )
+    os.replace(meta_path.with_name(f".{meta_path.name}.partial"), meta_path)
     read_metadata(stem, game.name)
     return stem

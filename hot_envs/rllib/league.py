@@ -9,7 +9,8 @@ the heuristic), else one of the newest ``max_snapshots`` frozen copies of ``main
 (``snapshot_k``). :class:`LeagueCallback` adds ``snapshot_0`` when the algorithm is built and
 another every ``snapshot_every`` iterations (``Algorithm.add_module`` with the new mapping, then
 ``main``'s learner weights copied in), and removes the oldest beyond ``max_snapshots``. Only
-``main`` is trained (``policies_to_train``).
+``main`` is trained (``policies_to_train``). A resumed run rebuilds the league from
+:meth:`LeagueCallback.league_state` before it loads the checkpoint.
 
 **Metrics** (per iteration, under ``result["env_runners"]``): ``illegal_actions`` (sum over the
 iteration's finished episodes; ``illegal_actions_lifetime``), ``main_return`` (mean over the
@@ -89,6 +90,15 @@ class LeagueCallback(RLlibCallback):
     def __post_init__(self) -> None:
         super().__init__()
 
+    @staticmethod
+    def of(algorithm: Any) -> LeagueCallback:
+        """The algorithm's instance of this callback (it keeps the league's bookkeeping)."""
+        callbacks = algorithm.callbacks
+        for callback in callbacks if isinstance(callbacks, list) else [callbacks]:
+            if isinstance(callback, LeagueCallback):
+                return callback
+        raise RuntimeError("the algorithm has no LeagueCallback")
+
     def on_episode_end(self, *, episode: Any, metrics_logger: Any, **kwargs: Any) -> None:
         illegal = count_illegal(episode)
         metrics_logger.log_value("illegal_actions", illegal, reduce="sum")
@@ -107,6 +117,36 @@ class LeagueCallback(RLlibCallback):
         if algorithm.iteration % self.snapshot_every == 0:
             self.add_snapshot(algorithm)
         result["league_size"] = len(self.mapping.snapshots) + len(self.mapping.fixed)
+
+    def league_state(self) -> dict[str, Any] | None:
+        """What a resumed run needs to rebuild the league (the snapshots' weights are in the
+        RLlib checkpoint): the snapshot ids, newest last, and how many were ever added."""
+        if self.mapping is None:
+            return None
+        return {"snapshots": list(self.mapping.snapshots), "added": self.added}
+
+    def restore_league(self, algorithm: Any, state: dict[str, Any]) -> None:
+        """Make the league ``state`` (from :meth:`league_state`) the algorithm's: add the
+        saved snapshot modules (their weights come from ``restore_from_path`` afterwards) and
+        remove the ones this build added. ``Algorithm.restore_from_path`` alone would skip the
+        snapshots it has no module for."""
+        if self.mapping is None:
+            return
+        saved = tuple(state["snapshots"])
+        built = self.mapping.snapshots
+        self.mapping = replace(self.mapping, snapshots=saved)
+        self.added = int(state["added"])
+        for module_id in saved:
+            if module_id not in built:
+                algorithm.add_module(
+                    module_id=module_id,
+                    module_spec=self.spec,
+                    new_agent_to_module_mapping_fn=self.mapping,
+                    new_should_module_be_updated=[MAIN],
+                )
+        for module_id in built:
+            if module_id not in saved:
+                algorithm.remove_module(module_id, new_agent_to_module_mapping_fn=self.mapping)
 
     def add_snapshot(self, algorithm: Any) -> str:
         """Freeze a copy of ``main`` as the newest opponent; drop the oldest beyond the cap."""
