@@ -270,6 +270,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--curve-games", type=positive_int, default=200, help="games per learning-curve point"
     )
     p.add_argument(
+        "--curve-every",
+        type=positive_int,
+        default=None,
+        metavar="STEPS",
+        help="PPO steps between learning-curve points (default: about 5 points)",
+    )
+    p.add_argument(
         "--workers", type=positive_int, default=None, help="processes (default: all cores)"
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -347,6 +354,7 @@ def exploit(args: argparse.Namespace) -> dict:
         seed=args.seed,
         config=args.config,
         curve_games=args.curve_games,
+        overrides={"eval_every": args.curve_every} if args.curve_every else None,
         workers=args.workers,
         progress=not args.quiet,
     )
