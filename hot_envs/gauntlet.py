@@ -124,8 +124,9 @@ def gauntlet(
     table size (rounded up to whole seat rotations; ``costly_games`` for the suite's costly
     opponents, the search agent, if given). ``opponents`` defaults to the game's suite; any
     agent spec may be given. With ``out`` the games are kept and resumed (module docstring) and
-    the result saved there. ``ValueError`` for a bad game, spec, table size or count, before any
-    game is played."""
+    the result saved there. ``workers`` processes play each opponent's deals (``None``: all
+    cores); ``progress`` shows a tqdm bar over all games. ``ValueError`` for a bad game, spec,
+    table size or count, before any game is played."""
     title = get_game(game).title
     game = get_game(game).name
     sizes = _table_sizes(game, players)
