@@ -43,3 +43,22 @@ def local_ray(ray_dirs: Path) -> Iterator[None]:
     ray.init(num_cpus=2, include_dashboard=False, _temp_dir=str(ray_dirs / "local"))
     yield
     ray.shutdown()
+
+
+@pytest.fixture
+def cluster(ray_dirs: Path) -> Iterator[object]:
+    """Two Ray nodes on this machine: a head with 0 CPUs (it only coordinates) and a node with
+    2 CPUs, where every env runner has to go."""
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args={"num_cpus": 0, "temp_dir": str(ray_dirs / "cluster")},
+    )
+    cluster.add_node(num_cpus=2)
+    cluster.wait_for_nodes()
+    yield cluster
+    import ray
+
+    ray.shutdown()
+    cluster.shutdown()

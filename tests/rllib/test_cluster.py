@@ -4,7 +4,6 @@ node; hot_envs reaches the workers through ``runtime_env={"py_modules": [hot_env
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,23 +13,6 @@ pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '
 from hot_envs.training.rllib_train import init_ray, parse_args, train
 
 pytestmark = pytest.mark.rllib
-
-
-@pytest.fixture
-def cluster(ray_dirs: Path) -> Iterator[object]:
-    from ray.cluster_utils import Cluster
-
-    cluster = Cluster(
-        initialize_head=True,
-        head_node_args={"num_cpus": 0, "temp_dir": str(ray_dirs / "cluster")},
-    )
-    cluster.add_node(num_cpus=2)
-    cluster.wait_for_nodes()
-    yield cluster
-    import ray
-
-    ray.shutdown()
-    cluster.shutdown()
 
 
 def test_one_iteration_on_the_second_node_with_the_package_shipped(cluster, tmp_path) -> None:
