@@ -90,12 +90,7 @@ def luft_features(view: dict[str, Any], legal: Sequence[int]) -> np.ndarray:
                 out[row, _KIND_CLAIM] = 1.0
                 out[row, 6 + suit] = 1.0
                 out[row, 38] = TROPHY_PRICE[suit] / 7
-    scores = np.asarray(scores, dtype=np.float32)
-    best = scores.max()
-    out[:, 31] = np.clip(scores, -2.0, 10.0)
-    out[:, 32] = np.clip(scores - best, -2.0, 0.0)
-    out[:, 33] = scores >= best - hl.HeisseLuftHeuristic.tolerance
-    out[:, 5] = len(legal) / HL_SLOTS
+    luft_score_columns(out, np.asarray(scores, dtype=np.float32), len(legal))
     return out
 
 
@@ -103,8 +98,6 @@ def _luft_plays(
     out: np.ndarray, table: Any, legal: Sequence[int], terms: list[tuple[float, float, float]]
 ) -> None:
     actions = np.asarray(legal)
-    card, stage, side = actions >> 3, actions >> 1 & 3, actions & 1
-    rows = np.arange(len(actions))
     # Per stage (out-of-play stages are never named by a legal play): sign, prizes, sums, slots.
     mountain = np.zeros(4, dtype=np.float32)
     prizes = np.zeros((4, 4), dtype=np.float32)
@@ -117,25 +110,52 @@ def _luft_plays(
                 prizes[i, s] += 0.25
             sums[i] = st.sums
             slots[i] = st.open_slots
+    stage = actions >> 1 & 3
+    play_columns(out, actions, mountain[stage], prizes[stage], sums[stage], slots[stage], terms)
+
+
+def play_columns(
+    out: np.ndarray,
+    actions: np.ndarray,
+    mountain: np.ndarray,
+    prizes: np.ndarray,
+    before: np.ndarray,
+    slots: np.ndarray,
+    terms: Any,
+) -> None:
+    """Fill the play columns of ``out`` (one row per play action) but the score columns. Per
+    row, float32, of the action's stage: ``mountain``, ``prizes`` (quarters by suit),
+    ``before`` (the two sums), ``slots`` (open slots); ``terms``: stake, P(win) now, after."""
+    card, stage, side = actions >> 3, actions >> 1 & 3, actions & 1
+    rows = np.arange(len(actions))
     value = _HL_VALUE[card]
     out[:, _KIND_PLAY] = 1.0
     out[rows, 6 + _HL_SUIT[card]] = 1.0
     out[:, 10] = value / 13
     out[rows, 11 + stage] = 1.0
     out[:, 15] = side
-    out[:, 16] = mountain[stage]
-    out[:, 17:21] = prizes[stage]
-    before = sums[stage]
+    out[:, 16] = mountain
+    out[:, 17:21] = prizes
     out[:, 21:23] = before / 52
     out[:, 23] = (before[:, 0] + value * (side == 0)) / 52
     out[:, 24] = (before[:, 1] + value * (side == 1)) / 52
-    left = slots[stage] - 1
+    left = slots - 1
     out[:, 25] = left / 8
     out[:, 26] = left == 0
     out[:, 27] = left == 1
     out[:, 28:31] = terms  # stake, P(win) now, after
     out[:, 34] = out[:, 30] - out[:, 29]
     out[:, 35] = _HL_KEEP[card]
+
+
+def luft_score_columns(out: np.ndarray, scores: np.ndarray, count: Any, best: Any = None) -> None:
+    """The heuristic's score columns of Heiße Luft rows and the legal-action count ``count``;
+    ``best``: the best score of each row's decision (default: the best of ``scores``)."""
+    best = scores.max() if best is None else best
+    out[:, 31] = np.clip(scores, -2.0, 10.0)
+    out[:, 32] = np.clip(scores - best, -2.0, 0.0)
+    out[:, 33] = scores >= best - hl.HeisseLuftHeuristic.tolerance
+    out[:, 5] = count / HL_SLOTS
 
 
 _HL_SUIT = np.asarray(CARD_SUIT)
@@ -182,37 +202,69 @@ def karten_features(view: dict[str, Any], legal: Sequence[int]) -> np.ndarray:
     out = np.zeros((len(legal), HK_FEATURES), dtype=np.float32)
     if not legal:
         return out
-    cards = [action + 1 for action in legal]  # HK-1.2
-    n = view["num_players"]
+    cards = [int(action) + 1 for action in legal]  # HK-1.2
     trick = [card for _, card in view["trick"]]
-    leading = not trick
-    best_rank = max(map(TRICK_RANK.__getitem__, trick), default=0)
-    base = sum(map(HK_VALUE.__getitem__, trick))
     unseen = hk.Unseen(view)
-    terms = [] if leading else hk.card_terms(view, cards)
+    terms = np.zeros((len(cards), 3))
+    if trick:
+        terms[:] = hk.card_terms(view, cards)
+    karten_columns(
+        out,
+        np.asarray(cards),
+        view["num_players"],
+        len(trick),
+        max(map(TRICK_RANK.__getitem__, trick), default=0),
+        sum(map(HK_VALUE.__getitem__, trick)),
+        [unseen.beaten(TRICK_RANK[card]) for card in cards],
+        terms,
+    )
     scores = np.asarray(hk.card_scores(view, cards), dtype=np.float32)
-    best = scores.max()
-    for row, card in enumerate(cards):
-        f = out[row]
-        value, rank = HK_VALUE[card], TRICK_RANK[card]
-        f[0] = leading
-        f[1] = value > 0
-        f[2] = value / HK_CARDS
-        f[3] = abs(value) / HK_CARDS
-        f[4] = rank / 96
-        f[5] = rank > best_rank
-        f[6] = base / 100
-        f[7] = (n - 1 - len(trick)) / 5
-        f[6 + n] = 1.0  # 8–12: 2–6 players
-        f[13] = unseen.beaten(rank)
-        if not leading:
-            now, usual, chance = terms[row]
-            f[14], f[15], f[16] = now / 50, usual / 50, chance
+    karten_score_columns(out, scores, len(legal))
+    return out
+
+
+def karten_columns(
+    out: np.ndarray,
+    cards: np.ndarray,
+    players: Any,
+    trick_length: Any,
+    best_rank: Any,
+    base: Any,
+    beaten: Any,
+    terms: np.ndarray,
+) -> None:
+    """Fill the Heiße Karten columns of ``out`` (one row per card, numbers 1–48) but the score
+    columns. Per row or one for all: ``players``, the cards in the trick so far, their best
+    rank and their points; ``beaten``: the share of unseen cards beating the card; ``terms``
+    ``(rows, 3)``: value now, value usually, chance of taking the trick (0 when leading)."""
+    value, rank = _HK_VALUE[cards], _HK_RANK[cards]
+    out[:, 0] = np.equal(trick_length, 0)
+    out[:, 1] = value > 0
+    out[:, 2] = value / HK_CARDS
+    out[:, 3] = np.abs(value) / HK_CARDS
+    out[:, 4] = rank / 96
+    out[:, 5] = rank > best_rank
+    out[:, 6] = np.divide(base, 100)
+    out[:, 7] = np.subtract(np.subtract(players, 1), trick_length) / 5
+    out[np.arange(len(cards)), np.add(players, 6)] = 1.0  # 8–12: 2–6 players
+    out[:, 13] = beaten
+    out[:, 14] = terms[:, 0] / 50
+    out[:, 15] = terms[:, 1] / 50
+    out[:, 16] = terms[:, 2]
+
+
+def karten_score_columns(out: np.ndarray, scores: np.ndarray, count: Any, best: Any = None) -> None:
+    """The heuristic's score columns of Heiße Karten rows and the legal-action count ``count``;
+    ``best``: the best score of each row's decision (default: the best of ``scores``)."""
+    best = scores.max() if best is None else best
     out[:, 17] = scores / 50
     out[:, 18] = np.clip((scores - best) / 50, -4.0, 0.0)
     out[:, 19] = scores >= best - hk.HeisseKartenHeuristic.tolerance
-    out[:, 20] = len(legal) / HK_SLOTS
-    return out
+    out[:, 20] = count / HK_SLOTS
+
+
+_HK_VALUE = np.asarray(HK_VALUE)
+_HK_RANK = np.asarray(TRICK_RANK)
 
 
 # ---------------------------------------------------------------------- packing
