@@ -1,0 +1,174 @@
+"""RLlib runs that outlive faults, each as small as Ray allows (400-step iterations):
+
+- SIGINT / SIGTERM to a run's whole process group (as a terminal's Ctrl-C or a scheduler's
+  preemption sends it): the run saves its iterations so far, prints the resume command, exits
+  130 / 143, and no process of the run is left;
+- a resumed league run continues from its iteration count, with the lifetime env steps, the
+  league's snapshots (their weights too) and the optimizer state carried over;
+- on the two-node cluster, one env runner SIGKILLed after the first iteration: every iteration
+  still trains, and the runner comes back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '.[rllib]'")
+
+from hot_envs.agents.checkpoint import read_metadata
+from hot_envs.rllib.runs import read_run_state
+from hot_envs.training.rllib_train import init_ray, parse_args, train
+
+pytestmark = [pytest.mark.rllib, pytest.mark.slow]
+
+TINY = ["--batch-size", "400", "--minibatch-size", "200", "--epochs", "1"]
+TINY += ["--envs-per-runner", "2", "--hidden", "64", "64"]
+LEAGUE = ["heisse-karten", "--players", "3", "--mode", "league", "--fixed", "heuristic"]
+LEAGUE += ["--snapshot-every", "1", "--max-snapshots", "2"]
+
+
+def progress(run: Path) -> list[dict]:
+    return [json.loads(line) for line in (run / "progress.jsonl").read_text().splitlines()]
+
+
+def processes_with(marker: str) -> list[int]:
+    """Processes whose environment holds ``marker`` (a run's driver passes its environment on
+    to every Ray process it starts)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "environ").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:  # gone meanwhile, or not ours
+                pass
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_saves_the_run_prints_how_to_resume_and_ends_every_process(
+    ray_dirs, tmp_path, signum, code
+) -> None:
+    marker = f"HOT_ENVS_TEST_RUN={uuid.uuid4().hex}"
+    env = {**os.environ, "HOT_ENVS_TEST_RUN": marker.split("=")[1]}
+    run = tmp_path / "run"
+    command = [sys.executable, "-m", "hot_envs.training.rllib_train", "heisse-luft", *TINY]
+    command += ["--iterations", "1000", "--out", str(run)]
+    child = subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while not (run / "progress.jsonl").is_file() or not progress(run):
+            assert child.poll() is None and time.monotonic() < deadline, child.communicate()
+            time.sleep(0.2)
+        assert len(processes_with(marker)) > 3  # the driver, raylet, GCS, the env runner …
+        sent = time.monotonic()
+        os.killpg(child.pid, signum)
+        out, err = child.communicate(timeout=120)
+        stopped = time.monotonic() - sent
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+    err = err.decode()
+    assert child.returncode == code, err[-3000:]
+    assert f"hot-envs train heisse-luft --backend rllib --resume {run}" in err
+    state = read_run_state(run / "rllib_checkpoint")
+    rows = progress(run)
+    assert state["iteration"] == len(rows) >= 1 and state["env_steps"] == rows[-1]["env_steps"]
+    assert read_metadata(run / "latest", "heisse-luft")["training"]["iteration"] == len(rows)
+    assert stopped < 60, stopped
+    assert processes_with(marker) == []
+    print(f"{signal.Signals(signum).name}: exited {code} {stopped:.1f} s after the signal")
+
+
+def module_state(checkpoint: Path, module_id: str) -> dict:
+    folder = checkpoint / "learner_group" / "learner" / "rl_module" / module_id
+    return pickle.loads((folder / "module_state.pkl").read_bytes())
+
+
+def adam_steps(checkpoint: Path) -> float:
+    learner = pickle.loads((checkpoint / "learner_group" / "learner" / "state.pkl").read_bytes())
+    optimizer = learner["optimizer"]["main_default_optimizer"]["state"]["state"]
+    return float(next(iter(optimizer.values()))["step"])
+
+
+def test_a_resumed_league_run_continues_from_its_iteration_count(local_ray, tmp_path) -> None:
+    run = tmp_path / "league"
+    train(parse_args([*LEAGUE, *TINY, "--iterations", "2", "--out", str(run)]))
+    before = read_run_state(run / "rllib_checkpoint")
+    snapshot = module_state(run / "rllib_checkpoint", "snapshot_2")
+    steps = adam_steps(run / "rllib_checkpoint")
+    assert before["iteration"] == 2 and before["league"] == {
+        "snapshots": ["snapshot_1", "snapshot_2"],
+        "added": 3,
+    }
+
+    train(parse_args(["heisse-karten", "--resume", str(run), "--iterations", "3"]))
+    rows = progress(run)
+    assert [row["iteration"] for row in rows] == [1, 2, 3]
+    # Lifetime steps go on from the checkpoint's (a fresh run would start again at ~400).
+    assert rows[2]["env_steps"] >= rows[1]["env_steps"] + 400
+    after = read_run_state(run / "rllib_checkpoint")
+    assert after["iteration"] == 3 and after["seconds"] > before["seconds"]
+    # The league went on: snapshot_3 added after iteration 3, snapshot_1 retired; snapshot_2
+    # kept the weights it was frozen with (not those of a freshly built module).
+    assert after["league"] == {"snapshots": ["snapshot_2", "snapshot_3"], "added": 4}
+    kept = module_state(run / "rllib_checkpoint", "snapshot_2")
+    assert kept.keys() == snapshot.keys()
+    assert all((kept[name] == snapshot[name]).all() for name in snapshot)
+    # Adam counted on: a fresh optimizer would hold only iteration 3's steps.
+    assert adam_steps(run / "rllib_checkpoint") > steps
+    assert read_metadata(run / "final")["training"]["iteration"] == 3
+
+
+def test_a_killed_env_runner_is_restarted_and_the_run_finishes(cluster, tmp_path) -> None:
+    import ray
+
+    args = parse_args(
+        ["heisse-luft", *TINY, "--address", cluster.address, "--iterations", "3"]
+        + ["--env-runners", "2", "--out", str(tmp_path)]
+    )
+    assert init_ray(args)
+    killed: list[int] = []
+    back: list[int] = []
+
+    def pids(algorithm) -> list[int]:
+        return algorithm.env_runner_group.foreach_env_runner(
+            lambda _: os.getpid(), local_env_runner=False
+        )
+
+    def fault(algorithm, row: dict) -> None:
+        if row["iteration"] == 1:  # both runners on the second node; kill one of them
+            killed.append(pids(algorithm)[0])
+            os.kill(killed[0], signal.SIGKILL)
+        if row["iteration"] == 3:  # give Ray the time to restart it, as the next iteration would
+            deadline = time.monotonic() + 120
+            group = algorithm.env_runner_group
+            while group.num_healthy_remote_workers() < 2 and time.monotonic() < deadline:
+                algorithm.restore_env_runners(group)
+                time.sleep(1)
+            back.extend(pids(algorithm))
+
+    started = time.monotonic()
+    rows = progress(train(args, on_iteration=fault))
+    assert [row["iteration"] for row in rows] == [1, 2, 3]
+    steps = [row["env_steps"] for row in rows]
+    assert all(b - a >= 400 for a, b in zip([0, *steps[:-1]], steps, strict=True)), (
+        steps
+    )  # every one trained
+    assert min(row["env_runners_healthy"] for row in rows[1:]) == 1  # the loss was seen …
+    assert len(back) == 2 and killed[0] not in back  # … and a new process took its place
+    print(f"3 iterations with a runner killed in {time.monotonic() - started:.0f} s")
+    ray.shutdown()
