@@ -22,6 +22,7 @@ import os
 import shutil
 import signal
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType, TracebackType
@@ -79,6 +80,21 @@ def trim_progress(path: Path, iterations: int) -> dict[str, Any] | None:
     partial.write_text("".join(json.dumps(row) + "\n" for row in rows))
     os.replace(partial, path)
     return rows[-1] if rows else None
+
+
+def wait_for_env_runners(algorithm: Any, timeout_s: float = 600.0, poll_s: float = 1.0) -> int:
+    """With every remote env runner down, wait until Ray has restarted one and RLlib has synced
+    it (``Algorithm.restore_env_runners``), so the next iteration has something to sample with
+    instead of training on nothing; returns the healthy count. ``TimeoutError`` after
+    ``timeout_s``."""
+    group = algorithm.env_runner_group
+    deadline = time.monotonic() + timeout_s
+    while group.num_remote_env_runners() and not group.num_healthy_remote_workers():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no env runner came back within {timeout_s:.0f} s")
+        algorithm.restore_env_runners(group)
+        time.sleep(poll_s)
+    return group.num_healthy_remote_workers()
 
 
 class Interrupted(KeyboardInterrupt):

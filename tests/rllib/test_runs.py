@@ -158,3 +158,31 @@ def test_the_config_restarts_failed_env_runners() -> None:
     config = build_config(parse_args(["heisse-luft", *TINY]))
     assert config.restart_failed_env_runners and config.max_num_env_runner_restarts == 1000
     assert config.delay_between_env_runner_restarts_s == 10.0
+
+
+class FakeRunners:
+    """An env-runner group whose one runner is down until ``restore_env_runners`` has been
+    called ``down_for`` times (Ray restarting it meanwhile)."""
+
+    def __init__(self, down_for: int) -> None:
+        self.down_for = down_for
+        self.env_runner_group = self
+
+    def num_remote_env_runners(self) -> int:
+        return 1
+
+    def num_healthy_remote_workers(self) -> int:
+        return int(self.down_for <= 0)
+
+    def restore_env_runners(self, group: FakeRunners) -> list[int]:
+        self.down_for -= 1
+        return [1] if self.down_for <= 0 else []
+
+
+def test_with_every_runner_down_the_run_waits_for_one_to_come_back() -> None:
+    from hot_envs.rllib.runs import wait_for_env_runners
+
+    algorithm = FakeRunners(down_for=3)
+    assert wait_for_env_runners(algorithm, poll_s=0.0) == 1 and algorithm.down_for == 0
+    with pytest.raises(TimeoutError, match="no env runner came back"):
+        wait_for_env_runners(FakeRunners(down_for=10**9), timeout_s=0.05, poll_s=0.01)
