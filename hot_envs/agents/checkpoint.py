@@ -45,6 +45,7 @@ from typing import IO, Any
 import numpy as np
 
 from hot_envs.agents.features import SPECS, policy_input
+from hot_envs.agents.features_batch import action_features_batch
 from hot_envs.agents.scorer import ARCHITECTURE, NumpyScorer, scorer_arrays
 from hot_envs.agents.shipped import checkpoint_stem, find_checkpoint
 from hot_envs.engine import Seed, make_rng
@@ -319,11 +320,12 @@ class CheckpointAgent:
         if not isinstance(self.policy, NumpyScorer):
             logits = self.policy.masked_logits(observations, masks)
             return draw(logits, self.rng) if self.sample else logits.argmax(axis=1)
-        legal = [row.nonzero()[0] for row in masks.astype(bool, copy=False)]
         views = [state.view(seat) for state, seat in zip(states, seats.tolist(), strict=True)]
-        logits = self.policy.batch_legal_logits(observations, views, legal)
+        # every row's features at once, as arrays over all legal actions of the batch
+        rows = action_features_batch(self.policy.game, views, masks=masks)
+        logits = self.policy.rows_logits(observations, rows)
         choice = draw(logits, self.rng) if self.sample else logits.argmax(axis=1)
-        return np.array([actions[c] for actions, c in zip(legal, choice.tolist(), strict=True)])
+        return rows.actions[np.cumsum(rows.lengths) - rows.lengths + choice]
 
 
 def draw(logits: np.ndarray, rng: np.random.Generator) -> np.ndarray:

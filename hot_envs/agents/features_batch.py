@@ -18,8 +18,10 @@ with its decision and slot, what a scorer that scores only the legal actions rea
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from itertools import chain
 from math import erf
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -44,25 +46,36 @@ class ActionRows(NamedTuple):
 
 
 def action_features_batch(
-    game: str, views: Sequence[dict[str, Any]], legal: Sequence[Sequence[int]] | None = None
+    game: str,
+    views: Sequence[dict[str, Any]],
+    legal: Sequence[Sequence[int]] | None = None,
+    masks: np.ndarray | None = None,
 ) -> ActionRows:
-    """The feature rows of every legal action of every view (``legal[j]``: view ``j``'s legal
-    actions in ascending order; default: its sorted ``legal_actions``)."""
+    """The feature rows of every legal action of every view. The legal actions of view ``j``
+    are ``legal[j]`` (ascending), or the non-zero entries of ``masks[j]`` (``(k, actions)``
+    action masks), or by default its sorted ``legal_actions``."""
     spec = ft.SPECS[get_game(game).name]
-    if legal is None:
-        legal = [sorted(view["legal_actions"]) for view in views]
-    if len(legal) != len(views):
-        raise ValueError(f"{len(legal)} legal-action lists for {len(views)} views")
-    lengths = np.fromiter(map(len, legal), np.int64, len(legal))
+    if masks is not None:
+        if len(masks) != len(views):
+            raise ValueError(f"{len(masks)} action masks for {len(views)} views")
+        decision, actions = np.asarray(masks).nonzero()
+        lengths = np.bincount(decision, minlength=len(views))
+        legal = np.split(actions, np.cumsum(lengths)[:-1])
+    else:
+        if legal is None:
+            legal = [sorted(view["legal_actions"]) for view in views]
+        if len(legal) != len(views):
+            raise ValueError(f"{len(legal)} legal-action lists for {len(views)} views")
+        lengths = np.fromiter(map(len, legal), np.int64, len(legal))
+        actions = np.fromiter(chain.from_iterable(legal), np.int64, int(lengths.sum()))
+        decision = np.repeat(np.arange(len(lengths)), lengths)
     if len(lengths) and lengths.max() > spec.slots:
         raise ValueError(f"{lengths.max()} legal actions exceed the {spec.slots} action slots")
-    total = int(lengths.sum())
-    actions = np.fromiter(chain.from_iterable(legal), np.int64, total)
-    decision = np.repeat(np.arange(len(lengths)), lengths)
     starts = np.cumsum(lengths) - lengths
-    slot = np.arange(total) - starts[decision]
-    rows = ActionRows(lengths, decision, slot, actions, np.zeros((total, spec.size), np.float32))
-    if total:
+    slot = np.arange(len(actions)) - starts[decision]
+    features = np.zeros((len(actions), spec.size), np.float32)
+    rows = ActionRows(lengths, decision, slot, actions.astype(np.int64), features)
+    if len(actions):
         _FILL[spec.game](rows, starts, views, legal)
     return rows
 
@@ -83,8 +96,10 @@ def policy_input_batch(
     d, width = spec.observation_size, spec.slots * spec.size
     packed = np.zeros((len(views), spec.input_size), dtype=np.float32)
     packed[:, :d] = observations
-    columns = d + rows.slot[:, None] * spec.size + np.arange(spec.size)
-    packed[rows.decision[:, None], columns] = rows.features
+    block = packed[:, d : d + width].reshape(len(views), spec.slots, spec.size)  # a view
+    block[rows.decision, rows.slot] = rows.features
+    if not np.may_share_memory(block, packed):  # a copy after all (an empty batch)
+        packed[:, d : d + width] = block.reshape(len(views), width)
     packed[:, d + width :] = -1.0
     packed[rows.decision, d + width + rows.slot] = rows.actions
     return packed
@@ -118,50 +133,41 @@ class _LuftTables:
     (count, mean, variance), per game and card (0–39) where it is."""
 
     # stage columns
-    IN_PLAY, SIGN, SUMS, OURS, THEIRS, SLOTS, STAKE, PRIZES = 0, 1, 2, 4, 8, 12, 13, 14
+    IN_PLAY, SIGN, SUMS, OURS, THEIRS, SLOTS, PRIZES = 0, 1, 2, 4, 8, 12, 13
 
     def __init__(self, views: list[dict[str, Any]]) -> None:
-        stages, supply, places, hidden = [], [], [], []
-        out_of_play = (0.0,) * 18
+        stages, stakes, supply, places, hidden = [], [], [], [], []
         for view in views:
             me, opp = view["player"], 1 - view["player"]
-            held = [tuple(view["prizes_won"][p][s] for s in SUITS) for p in (0, 1)]
-            trophies = [[hl.SUIT_OF_LETTER[s] for s in view["trophies"][p]] for p in (0, 1)]
-            players = (
-                (held[me], len(trophies[me])),
-                (held[opp], len(trophies[opp])),
-                (*trophies[0], *trophies[1]),
+            won, trophies = view["prizes_won"], view["trophies"]
+            players = (  # the arguments of hl._stake but the prizes, as hl._Table.stake makes them
+                (_BY_SUIT(won[me]), len(trophies[me])),
+                (_BY_SUIT(won[opp]), len(trophies[opp])),
+                tuple(map(hl.SUIT_OF_LETTER.__getitem__, trophies[0] + trophies[1])),
                 view["options"]["three_for_one"],
             )
             on_stage = 0
             for stage in view["stages"]:
                 if not stage["in_play"]:
-                    stages.append(out_of_play)
+                    stages.append(_OUT_OF_PLAY)
+                    stakes.append(0.0)
                     continue
                 sides = stage["sides"]
-                st, cards = hl._read_stage(
+                row, cards, prizes = _stage_row(
                     stage["terrain"], tuple(stage["prizes"]), tuple(sides[me]), tuple(sides[opp])
                 )
+                stages.append(row)
+                stakes.append(hl._stake(*players, prizes))
                 on_stage |= cards
-                prizes = tuple(st.prizes)
-                stages.append(
-                    (1, st.sign, *st.sums, *st.missing[0], *st.missing[1], st.open_slots)
-                    + (hl._stake(*players, prizes), *map(prizes.count, range(4)))
-                )
-            for s in range(4):
-                supply.append(hl._suit_supply(s, on_stage >> hl._SUIT_START[s] & hl._SUIT_BITS[s]))
+            supply.append(_supplies(on_stage))
             known = view["known_opponent_cards"]
             places.append(
-                (
-                    on_stage,
-                    _bits(view["hand"]),
-                    _bits(view["discard_pile"]),
-                    _bits(known),
-                )
+                (on_stage, _bits(view["hand"]), _bits(view["discard_pile"]), _bits(known))
             )
             hidden.append(view["opponent_hand_size"] - len(known))
         n = len(views)
-        self.stage = np.array(stages, dtype=np.float64).reshape(n, 4, 18)
+        self.stage = np.array(stages, dtype=np.float64).reshape(n, 4, len(_OUT_OF_PLAY))
+        self.stake = np.array(stakes, dtype=np.float64).reshape(n, 4)
         supply_array = np.array(supply, dtype=np.float64).reshape(n, 4, 3)
         self.supply = supply_array[:, :, 0].astype(np.int64)
         self.mean, self.var = supply_array[:, :, 1], supply_array[:, :, 2]
@@ -169,6 +175,32 @@ class _LuftTables:
         self.on_stage, self.hand, self.discard, self.known = bits.astype(bool).transpose(1, 0, 2)
         self.unseen = ~(self.on_stage | self.hand | self.discard | self.known)
         self.hidden = np.array(hidden, dtype=np.int64)
+
+
+_BY_SUIT = itemgetter(*SUITS)  # prize counts by suit index from the view's dict
+_OUT_OF_PLAY = (0,) * 17
+
+
+@lru_cache(maxsize=1 << 14)
+def _stage_row(
+    terrain: str, prizes: tuple[str, ...], ours: tuple[str, ...], theirs: tuple[str, ...]
+) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
+    """A stage's :data:`_LuftTables` columns (from :func:`hl._read_stage`), its cards as a bit
+    mask and its prize suits. Cached as that is: positions share most stages."""
+    st, cards = hl._read_stage(terrain, prizes, ours, theirs)
+    suits = tuple(st.prizes)
+    row = (1, st.sign, *st.sums, *st.missing[0], *st.missing[1], st.open_slots)
+    return row + tuple(map(suits.count, range(4))), cards, suits
+
+
+@lru_cache(maxsize=1 << 14)
+def _supplies(on_stage: int) -> tuple[float, ...]:
+    """:func:`hl._suit_supply` of the four suits, flat, for the cards ``on_stage`` (a mask)."""
+    return tuple(
+        chain.from_iterable(
+            hl._suit_supply(s, on_stage >> hl._SUIT_START[s] & hl._SUIT_BITS[s]) for s in range(4)
+        )
+    )
 
 
 def _bits(codes: list[str]) -> int:
@@ -193,7 +225,7 @@ def _luft_plays(
     and the feature columns, over all of them at once."""
     st = t.stage
     in_play, sign = st[..., t.IN_PLAY] > 0, st[..., t.SIGN]
-    sums, slots, stake = st[..., t.SUMS : t.SUMS + 2], st[..., t.SLOTS], st[..., t.STAKE]
+    sums, slots, stake = st[..., t.SUMS : t.SUMS + 2], st[..., t.SLOTS], t.stake
     ours, theirs = st[..., t.OURS : t.OURS + 4], st[..., t.THEIRS : t.THEIRS + 4]
     # Per stage, in play_terms' order of operations (sums of four terms left to right).
     lean = (ours - theirs) * t.mean[:, None, :]

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from hot_envs.agents.features import SPECS, action_features, unpack
+from hot_envs.agents.features_batch import ActionRows, action_features_batch
 
 ARCHITECTURE = "action_scorer"
 
@@ -66,11 +67,16 @@ class NumpyScorer:
             x = act(x @ w.T + b)
         return x
 
-    def _score(self, embedding: np.ndarray, features: np.ndarray) -> np.ndarray:
-        """Scores ``(..., k)`` of ``features (..., k, size)`` after ``embedding (..., E)``."""
+    def _score(
+        self, embedding: np.ndarray, features: np.ndarray, decision: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Scores ``(..., k)`` of ``features (..., k, size)`` after ``embedding (..., E)``; or,
+        given ``decision``, of flat feature rows ``(rows, size)``, row ``r`` after embedding
+        ``decision[r]``."""
         act = self._act
         x = features @ self._scorer_features
-        x += (embedding @ self._scorer_embedding)[..., None, :]
+        state = embedding @ self._scorer_embedding
+        x += state[..., None, :] if decision is None else state[decision]
         x = act(x + self._scorer_bias)
         for w, b in self.scorer[1:-1]:
             x = act(x @ w.T + b)
@@ -84,18 +90,27 @@ class NumpyScorer:
         return self._score(self._embed(observation), features)
 
     def batch_legal_logits(
-        self, observations: np.ndarray, views: list[dict[str, Any]], legal: list[np.ndarray]
+        self,
+        observations: np.ndarray,
+        views: list[dict[str, Any]],
+        legal: list[np.ndarray] | None = None,
+        masks: np.ndarray | None = None,
     ) -> np.ndarray:
-        """Row ``j``'s logits of ``legal[j]`` (ascending action ids) in ``views[j]``'s position,
-        for many decisions in one pass: ``(k, longest legal)``, −inf past a row's own."""
-        width = max(len(actions) for actions in legal)
-        features = np.zeros((len(legal), width, self.spec.size), dtype=np.float32)
-        for row, view, actions in zip(features, views, legal, strict=True):
-            row[: len(actions)] = action_features(self.game, view, actions.tolist())
-        scores = self._score(self._embed(np.asarray(observations, dtype=np.float32)), features)
-        lengths = np.array([len(actions) for actions in legal])
-        scores[np.arange(width) >= lengths[:, None]] = -np.inf
-        return scores
+        """Row ``j``'s logits of its legal actions (``legal[j]`` ascending, or the non-zero
+        entries of ``masks[j]``) in ``views[j]``'s position, for many decisions in one pass:
+        ``(k, longest legal)``, −inf past a row's own. The features of all rows are computed
+        together (:func:`~hot_envs.agents.features_batch.action_features_batch`) and only the
+        legal actions are scored."""
+        return self.rows_logits(observations, action_features_batch(self.game, views, legal, masks))
+
+    def rows_logits(self, observations: np.ndarray, rows: ActionRows) -> np.ndarray:
+        """:meth:`batch_legal_logits` of the feature rows of ``observations``' decisions."""
+        embedding = self._embed(np.asarray(observations, dtype=np.float32))
+        scores = self._score(embedding, rows.features, rows.decision)
+        width = int(rows.lengths.max(initial=1))
+        logits = np.full((len(rows.lengths), width), -np.inf, dtype=np.float32)
+        logits[rows.decision, rows.slot] = scores
+        return logits
 
     def predict(self, inputs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Argmax actions of a batch of packed inputs (masks as a check: a slot's action must
