@@ -124,41 +124,12 @@ def parse_args(argv: list[str] | None) -> Args:
     return args
 
 
-# What a resumed run may set anew: where and how fast it runs, and how far it goes. Everything
-# that shapes the learning comes from the run's args.json.
-RESUMABLE = ("iterations", "address", "env_runners", "torch_threads", "checkpoint_every")
-
-
 def resumed_args(cli: dict[str, Any]) -> Args:
-    """The ``Args`` of ``--resume RUN_DIR``: the run's own ``args.json`` with the few options in
-    ``RESUMABLE`` taken from the command line; any other option that differs is an error."""
-    from hot_envs.rllib.runs import CHECKPOINT, latest_checkpoint
+    """The ``Args`` of ``--resume RUN_DIR``: the run's ``args.json`` with the few options a
+    resume may set anew (:func:`hot_envs.rllib.runs.resume_settings`)."""
+    from hot_envs.rllib.runs import resume_settings
 
-    run = Path(cli["resume"]).resolve()
-    if run.name == CHECKPOINT:  # the checkpoint folder itself: its run directory
-        run = run.parent
-    if not (run / "args.json").is_file():
-        raise ValueError(f"--resume {cli['resume']}: not an RLlib run directory (no args.json)")
-    if latest_checkpoint(run) is None:
-        raise ValueError(f"--resume {cli['resume']}: no complete checkpoint in {run}")
-    known = {f.name for f in fields(Args)}
-    saved = {k: v for k, v in json.loads((run / "args.json").read_text()).items() if k in known}
-    if saved.get("game") != cli["game"]:
-        raise ValueError(f"--resume {run} is a {saved.get('game')} run, not {cli['game']}")
-    if "out" in cli and Path(cli["out"]).resolve() != run:
-        raise ValueError("--resume writes into the run directory; leave out --out")
-    fixed = [
-        "--" + k.replace("_", "-")
-        for k, v in cli.items()
-        if k not in (*RESUMABLE, "resume", "out", "game") and v != saved.get(k)
-    ]
-    if fixed:
-        raise ValueError(
-            f"--resume continues {run} with its own settings; {', '.join(fixed)} cannot change "
-            f"(only {', '.join('--' + k.replace('_', '-') for k in RESUMABLE)} can)"
-        )
-    chosen = {k: cli[k] for k in RESUMABLE if k in cli}
-    return Args(**{**saved, **chosen, "out": str(run), "resume": str(run)})
+    return Args(**resume_settings(cli, {f.name for f in fields(Args)}))
 
 
 def env_config(args: Args) -> dict[str, Any]:
@@ -363,6 +334,8 @@ def train(args: Args, on_iteration: Callable[[Any, dict[str, Any]], None] | None
     out = Path(args.out or f"runs/rllib-{args.game}-{time.strftime('%Y%m%d-%H%M%S')}").resolve()
     out.mkdir(parents=True, exist_ok=True)
     resume_from = latest_checkpoint(out) if args.resume else None
+    if args.resume and resume_from is None:  # never start afresh over a run's files
+        raise ValueError(f"--resume {args.resume}: no complete checkpoint in {out}")
     (out / "args.json").write_text(json.dumps(asdict(args), indent=2) + "\n")
     where = args.address or "this machine"
     print(f"training {args.game} ({args.mode}) for {args.iterations} iterations on {where} → {out}")

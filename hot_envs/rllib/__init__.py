@@ -14,6 +14,8 @@ module                                  what it holds
 :mod:`hot_envs.rllib.league`            policy mappings (shared self-play, league), snapshots,
                                         the illegal-action metric callback
 :mod:`hot_envs.rllib.export`            RLlib checkpoint → ``NAME.npz`` + ``NAME.json``
+:mod:`hot_envs.rllib.runs`              atomic checkpoints of a run directory, ``--resume``
+                                        settings, Ctrl-C / SIGTERM as a clean stop
 ======================================  ======================================================
 """
 

@@ -34,6 +34,43 @@ PREVIOUS = CHECKPOINT + ".previous"
 RUN_STATE = "run_state.json"
 
 
+# What a resumed run may set anew: where and how fast it runs, and how far it goes. Everything
+# that shapes the learning comes from the run's args.json.
+RESUMABLE = ("iterations", "address", "env_runners", "torch_threads", "checkpoint_every")
+
+
+def resume_settings(cli: dict[str, Any], known: set[str]) -> dict[str, Any]:
+    """The settings of ``--resume RUN_DIR`` (or ``RUN_DIR/rllib_checkpoint``): the run's own
+    ``args.json`` (its keys in ``known``), with the options in ``RESUMABLE`` from ``cli`` (the
+    options given on the command line) and ``out`` / ``resume`` set to the run directory.
+    ``ValueError`` for a folder that is no run or has no complete checkpoint, another game, or
+    any other option that differs from the run's."""
+    run = Path(cli["resume"]).resolve()
+    if run.name == CHECKPOINT:  # the checkpoint folder itself: its run directory
+        run = run.parent
+    if not (run / "args.json").is_file():
+        raise ValueError(f"--resume {cli['resume']}: not an RLlib run directory (no args.json)")
+    if latest_checkpoint(run) is None:
+        raise ValueError(f"--resume {cli['resume']}: no complete checkpoint in {run}")
+    saved = {k: v for k, v in json.loads((run / "args.json").read_text()).items() if k in known}
+    if saved.get("game") != cli["game"]:
+        raise ValueError(f"--resume {run} is a {saved.get('game')} run, not {cli['game']}")
+    if "out" in cli and Path(cli["out"]).resolve() != run:
+        raise ValueError("--resume writes into the run directory; leave out --out")
+    fixed = [
+        "--" + k.replace("_", "-")
+        for k, v in cli.items()
+        if k not in (*RESUMABLE, "resume", "out", "game") and v != saved.get(k)
+    ]
+    if fixed:
+        raise ValueError(
+            f"--resume continues {run} with its own settings; {', '.join(fixed)} cannot change "
+            f"(only {', '.join('--' + k.replace('_', '-') for k in RESUMABLE)} can)"
+        )
+    chosen = {k: cli[k] for k in RESUMABLE if k in cli}
+    return {**saved, **chosen, "out": str(run), "resume": str(run)}
+
+
 def save_checkpoint(save: Callable[[Path], Any], run: Path, state: dict[str, Any]) -> Path:
     """Write a checkpoint with ``save(folder)`` (e.g. ``algorithm.save_to_path``) plus
     ``state`` as ``run_state.json``, and swap it in atomically (module docstring); returns
