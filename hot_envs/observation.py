@@ -3,7 +3,8 @@
 A layout is declared once as a list of named pieces. The encoder writes into one flat float32
 vector at the pieces' offsets (``layout.offset``, looked up once) or through named views of it
 (``layout.views``), so the encoding code reads like the table that documents it, and
-``layout.table()`` renders that table for docstrings and docs.
+``layout.table()`` renders that table for docstrings and docs. The full-state vectors of
+``env.state()`` (each game's ``state_encoding`` module) are declared with the same pieces.
 """
 
 from __future__ import annotations
