@@ -329,6 +329,7 @@ def train(args: Args, on_iteration: Callable[[Any, dict[str, Any]], None] | None
         save_checkpoint,
         trim_progress,
         wait_for_env_runners,
+        write_atomically,
     )
 
     out = Path(args.out or f"runs/rllib-{args.game}-{time.strftime('%Y%m%d-%H%M%S')}").resolve()
@@ -336,7 +337,7 @@ def train(args: Args, on_iteration: Callable[[Any, dict[str, Any]], None] | None
     resume_from = latest_checkpoint(out) if args.resume else None
     if args.resume and resume_from is None:  # never start afresh over a run's files
         raise ValueError(f"--resume {args.resume}: no complete checkpoint in {out}")
-    (out / "args.json").write_text(json.dumps(asdict(args), indent=2) + "\n")
+    write_atomically(out / "args.json", json.dumps(asdict(args), indent=2) + "\n")
     where = args.address or "this machine"
     print(f"training {args.game} ({args.mode}) for {args.iterations} iterations on {where} → {out}")
     torch.set_num_threads(args.torch_threads)

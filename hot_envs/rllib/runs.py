@@ -9,10 +9,18 @@ complete checkpoint), and only then swapped in: the old one is renamed to
 crash at any moment leaves a complete checkpoint that :func:`latest_checkpoint` finds — the new
 one, or the previous one while the swap was under way — and never the partial one.
 
+**Resuming.** :func:`resume_settings` reads a run's ``args.json`` for ``--resume RUN_DIR`` and
+lets only the options in ``RESUMABLE`` change; :func:`trim_progress` cuts the progress log back
+to the checkpoint's iteration.
+
 **Signals.** :class:`StopOnSignal` makes SIGINT (Ctrl-C) and SIGTERM (a cluster's preemption)
-raise :class:`Interrupted` in the main thread, also while it waits for Ray; the training loop
+raise :class:`Interrupted` in the main thread (while Ray waits, it passes it on as a plain
+``KeyboardInterrupt``; ``StopOnSignal.received`` tells which signal it was); the training loop
 then saves and exits with ``128 + signal`` (130, 143). A second signal while saving raises
 again, so the save is abandoned (the last complete checkpoint stays) and the run ends at once.
+
+**Lost env runners.** :func:`wait_for_env_runners` holds the next iteration while every env
+runner is down, until Ray has restarted one.
 """
 
 from __future__ import annotations
@@ -79,9 +87,8 @@ def save_checkpoint(save: Callable[[Path], Any], run: Path, state: dict[str, Any
     partial, current, previous = run / PARTIAL, run / CHECKPOINT, run / PREVIOUS
     shutil.rmtree(partial, ignore_errors=True)  # left by a crash or an abandoned save
     save(partial)
-    marker = partial / RUN_STATE
-    marker.with_suffix(".tmp").write_text(json.dumps(state, indent=2) + "\n")
-    os.replace(marker.with_suffix(".tmp"), marker)  # the mark comes last: complete from here
+    # The mark comes last: complete from here.
+    write_atomically(partial / RUN_STATE, json.dumps(state, indent=2) + "\n")
     if is_complete(current):
         shutil.rmtree(previous, ignore_errors=True)
         os.replace(current, previous)
@@ -90,6 +97,13 @@ def save_checkpoint(save: Callable[[Path], Any], run: Path, state: dict[str, Any
     os.replace(partial, current)
     shutil.rmtree(previous, ignore_errors=True)
     return current
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """``path`` gets ``text`` whole or keeps what it had (written beside it, then renamed)."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(text)
+    os.replace(partial, path)
 
 
 def is_complete(folder: Path) -> bool:
@@ -113,9 +127,7 @@ def trim_progress(path: Path, iterations: int) -> dict[str, Any] | None:
     again) and return the last row kept; the file is replaced atomically."""
     rows = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
     rows = [row for row in rows if row["iteration"] <= iterations]
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    os.replace(partial, path)
+    write_atomically(path, "".join(json.dumps(row) + "\n" for row in rows))
     return rows[-1] if rows else None
 
 
