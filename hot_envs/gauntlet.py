@@ -277,10 +277,9 @@ def _interval(stats: AgentStats) -> tuple[float, float]:
 def _summary(n: int, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The held-out pool's minimum and mean, for the agent and for the heuristic."""
     held = [r for r in rows if r["pool"] == HELD_OUT]
-    if not held:
-        return {"players": n, "held_out_min": None, "held_out_min_opponent": None,
-                "held_out_mean": None, "heuristic_held_out_min": None,
-                "heuristic_held_out_mean": None}  # fmt: skip
+    if not held:  # only opponents from outside the suite's held-out pool
+        keys = ("held_out_min", "held_out_min_opponent", "held_out_mean")
+        return {"players": n, **dict.fromkeys(keys + tuple(f"heuristic_{k}" for k in keys[::2]))}
     worst = min(held, key=lambda r: r["win_share"])
     return {
         "players": n,

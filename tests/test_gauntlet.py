@@ -148,6 +148,8 @@ def test_the_heuristic_as_the_agent_is_played_once(tmp_path) -> None:
     row = result.rows[0]
     assert row["win_share"] == row["heuristic_share"]
     assert len(_kept(tmp_path)) == 1
+    assert result.summary[0]["held_out_min"] is None  # no held-out opponent was played
+    assert "held-out min" not in result.table()
 
 
 def test_the_command_line_writes_json_csv_and_png(tmp_path, capsys) -> None:
