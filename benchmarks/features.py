@@ -150,53 +150,60 @@ def run(game: str, decisions: int, repeats: int, seed: int) -> dict[str, Any]:
     }
 
 
-def table(rows: list[dict]) -> list[str]:
-    lines = [
-        "| game | one at a time | batch of 64, features per game | batch of 64, features as "
-        "arrays | speed-up vs one at a time | vs features per game | features alone: per "
-        "game → batched | same actions |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+COLUMNS = (
+    "game",
+    "one at a time",
+    "batch of 64, features per game",
+    "batch of 64, features as arrays",
+    "speed-up vs one at a time",
+    "vs features per game",
+    "features alone: per game → batched",
+    "same actions",
+)
+
+
+def cells(r: dict) -> list[str]:
+    """One table row of a game's result."""
+    us = r["us"]
+    return [
+        r["game"],
+        f"{us['one']:.0f} µs",
+        f"{us['batch_per_game']:.0f} µs",
+        f"**{us['batch_arrays']:.0f} µs**",
+        f"{us['one'] / us['batch_arrays']:.1f}×",
+        f"{us['batch_per_game'] / us['batch_arrays']:.1f}×",
+        f"{us['features_one']:.0f} → {us['features_batch']:.0f} µs "
+        f"({us['features_one'] / us['features_batch']:.1f}×)",
+        f"{r['same_actions_batch_arrays']}/{r['decisions']}",
     ]
-    for r in rows:
-        us = r["us"]
-        lines.append(
-            f"| {r['game']} | {us['one']:.0f} µs | {us['batch_per_game']:.0f} µs "
-            f"| **{us['batch_arrays']:.0f} µs** | {us['one'] / us['batch_arrays']:.1f}× "
-            f"| {us['batch_per_game'] / us['batch_arrays']:.1f}× "
-            f"| {us['features_one']:.0f} → {us['features_batch']:.0f} µs "
-            f"({us['features_one'] / us['features_batch']:.1f}×) "
-            f"| {r['same_actions_batch_arrays']}/{r['decisions']} |"
-        )
-    return lines
+
+
+def table(rows: list[dict]) -> list[str]:
+    header = "| " + " | ".join(COLUMNS) + " |"
+    rule = "|---" + "|---:" * (len(COLUMNS) - 1) + "|"
+    return [header, rule, *("| " + " | ".join(cells(r)) + " |" for r in rows)]
+
+
+BARS = {"one": "tab:gray", "batch_per_game": "tab:cyan", "batch_arrays": "tab:blue"}
 
 
 def plot(rows: list[dict], path: Path) -> None:
-    import matplotlib
+    """Grouped bars of the three decision paths per game (matplotlib's Figure, no pyplot)."""
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    bars = [
-        ("one at a time", "one", "tab:gray"),
-        ("batch of 64, features per game", "batch_per_game", "tab:cyan"),
-        ("batch of 64, features as arrays", "batch_arrays", "tab:blue"),
-    ]
+    fig = Figure(figsize=(7, 4), layout="tight")
+    ax = fig.subplots()
     x = np.arange(len(rows))
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for k, (label, key, color) in enumerate(bars):
-        heights = [r["us"][key] for r in rows]
-        ax.bar(x + (k - 1) * 0.27, heights, 0.27, label=label, color=color)
-        for i, h in enumerate(heights):
-            ax.annotate(f"{h:.0f}", (x[i] + (k - 1) * 0.27, h), xytext=(0, 2),
-                        textcoords="offset points", ha="center", fontsize=8)  # fmt: skip
+    for k, ((key, color), label) in enumerate(zip(BARS.items(), COLUMNS[1:4], strict=True)):
+        bars = ax.bar(x + (k - 1) * 0.27, [r["us"][key] for r in rows], 0.27, color=color)
+        bars.set_label(label)
+        ax.bar_label(bars, fmt="%.0f", fontsize=8)
     ax.axhline(TARGET_US, color="tab:red", lw=1, ls="--", label="Heiße Luft target (250 µs)")
     ax.set_xticks(x, [r["game"] for r in rows])
     ax.set_ylabel("µs per decision, features + network")
     ax.set_title("Action-scorer decisions: same decisions, same run")
     ax.legend(fontsize=8)
-    fig.tight_layout()
     fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 def main(argv: list[str] | None = None) -> int:
