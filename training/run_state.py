@@ -90,7 +90,11 @@ class StopSignals:
     def __exit__(self, *_: object) -> None:
         try:
             for close in reversed(self._close):
-                close()
+                try:
+                    close()
+                except Exception:
+                    if self.signum is None:  # after a signal the workers may be gone already
+                        raise
         finally:
             for signum, handler in self._previous.items():
                 signal.signal(signum, handler)
@@ -120,17 +124,33 @@ class StopSignals:
         name = signal.Signals(signum).name
         if self.signum is not None:  # the second: no saving, no waiting
             print(f"\n{name} again: stopping at once", file=sys.stderr, flush=True)
-            for process in multiprocessing.active_children():
-                process.terminate()
+            end_children()
             os._exit(128 + signum)
         self.signum = signum
-        if not self.learning:
+        if not self.learning:  # nothing new to save: no process pool may keep the run waiting
+            end_children()
             raise Interrupted(signum)
         print(
             f"\n{name}: finishing the update in hand and saving latest (again: stop at once)",
             file=sys.stderr,
             flush=True,
         )
+
+
+def end_children() -> None:
+    """Terminate this process's worker processes (env workers, process pools)."""
+    for process in multiprocessing.active_children():
+        process.terminate()
+
+
+def report_stop(game: str, run_dir: str | Path, code: int) -> int:
+    """Say how a stopped run goes on (or that it cannot); return its exit ``code``."""
+    if is_run_dir(run_dir):
+        steps = json.loads((Path(run_dir) / STATE_FILE).read_text())["steps"]
+        print(f"stopped at step {steps}; go on with:\n  {resume_command(game, run_dir)}")
+    else:
+        print("stopped before the first checkpoint: nothing to resume", file=sys.stderr)
+    return code
 
 
 def is_run_dir(path: str | Path | None) -> bool:

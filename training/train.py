@@ -72,8 +72,7 @@ from hot_envs.training.run_state import (
     StopSignals,
     continuing_args,
     is_run_dir,
-    read_run_state,
-    resume_command,
+    report_stop,
 )
 from hot_envs.vector_sb3 import SB3VectorEnv
 
@@ -469,22 +468,12 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError) as error:
         print(f"train: error: {error}", file=sys.stderr)
         return 2
+    args.out = args.out or f"runs/{args.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     with StopSignals() as stop:
         try:
             return run(args, stop)
         except Interrupted as interrupt:  # before or after learning: nothing new to save
-            return stopped(args, 128 + interrupt.signum)
-
-
-def stopped(args: Args, code: int) -> int:
-    """Say how a stopped run goes on; return its exit code."""
-    out = Path(args.out or "")
-    if is_run_dir(out):
-        steps = read_run_state(out)["steps"]
-        print(f"stopped at step {steps}; go on with:\n  {resume_command(args.game, out)}")
-    else:
-        print("stopped before the first checkpoint: nothing to resume", file=sys.stderr)
-    return code
+            return report_stop(args.game, args.out, 128 + interrupt.signum)
 
 
 def run(args: Args, stop: StopSignals) -> int:
@@ -492,7 +481,7 @@ def run(args: Args, stop: StopSignals) -> int:
     resume = Resume(args.resume) if is_run_dir(args.resume) else None  # --resume RUN_DIR
     counts = args.players or [2]
     n_envs = args.n_envs or default_n_envs()
-    out = Path(args.out or f"runs/{args.game}-{time.strftime('%Y%m%d-%H%M%S')}")
+    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if resume is None:
         (out / "args.json").write_text(json.dumps(asdict(args), indent=2) + "\n")
@@ -681,7 +670,7 @@ def run(args: Args, stop: StopSignals) -> int:
             tb_log_name="ppo",
         )
         if not learnt:  # a signal: latest is saved
-            return stopped(args, stop.exit_code)
+            return report_stop(args.game, out, stop.exit_code)
     envs.close()
     seconds = time.perf_counter() - started
     steps_per_second = (model.num_timesteps - start_steps) / seconds

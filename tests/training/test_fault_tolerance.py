@@ -4,6 +4,7 @@ run checkpoint cut off mid-write is never what a resume reads (:mod:`training.ru
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import signal
@@ -172,7 +173,7 @@ def test_sigterm_and_ctrl_c_then_resume_reach_the_budget_with_everything_carried
 ):
     config = tiny(tmp_path, SUBPROC)
     run = tmp_path / "run"
-    process = start(tmp_path, "--config", str(config), "--out", "run", "--timesteps", "3000")
+    process = start(tmp_path, "--config", str(config), "--out", "run", "--timesteps", "2048")
     first = wait_for_state(run, process, past=256)
     stop_and_check(process, signal.SIGTERM, group=False)
     first = json.loads((run / STATE_FILE).read_text())
@@ -193,7 +194,7 @@ def test_sigterm_and_ctrl_c_then_resume_reach_the_budget_with_everything_carried
     def recording_load(self, *args, **kwargs):
         model = load_model(self, *args, **kwargs)
         seen["steps"] = model.num_timesteps
-        seen["optimizer"] = model.policy.optimizer.state_dict()
+        seen["optimizer"] = copy.deepcopy(model.policy.optimizer.state_dict())  # learn moves it
         return model
 
     on_training_start = LeagueCallback._on_training_start
@@ -219,8 +220,8 @@ def test_sigterm_and_ctrl_c_then_resume_reach_the_budget_with_everything_carried
         for name in ("step", "exp_avg", "exp_avg_sq"):
             assert torch.equal(torch.as_tensor(loaded[key][name]), kept[key][name])
     final = json.loads((run / "final.json").read_text())
-    assert final["training"]["steps"] >= 3000  # the run's budget, not 3000 more
-    assert final["training"]["steps"] < 3000 + 128
+    assert final["training"]["steps"] >= 2048  # the run's budget, not 2048 more
+    assert final["training"]["steps"] < 2048 + 128
     rows = {(row["checkpoint"], row["opponent"]) for row in final["evaluation"]["final"]}
     assert rows == {(c, o) for c in ("start", "final") for o in ("random", "heuristic")} | {
         ("final", "start")
@@ -339,6 +340,7 @@ def test_resume_options_are_checked(tmp_path):
 
 
 @needs_proc
+@pytest.mark.slow
 def test_a_second_signal_stops_at_once_and_ends_the_workers(tmp_path):
     script = textwrap.dedent(
         """
