@@ -405,10 +405,11 @@ def train(args: Args, on_iteration: Callable[[Any, dict[str, Any]], None] | None
             print(f"hot-envs: {name} at iteration {algorithm.iteration}: saving …", file=sys.stderr)
             path = checkpoint()
             stop.saved = True
+            # As the SB3 backend says it: where it stopped and the command that goes on.
             print(
-                f"hot-envs: saved {path} and {out / 'latest'} (.npz + .json); resume with\n"
+                f"saved {path} and {out / 'latest'} (.npz + .json)\n"
+                f"stopped at iteration {algorithm.iteration}; go on with:\n"
                 f"  {resume_command(args, out)}",
-                file=sys.stderr,
                 flush=True,
             )
             raise stop from None
@@ -441,7 +442,7 @@ def main(argv: list[str] | None = None) -> int:
             stop = signals.interrupted(error)
             code = stop.exit_code
             if not stop.saved:
-                print(f"hot-envs: {stop}: stopped before anything was saved", file=sys.stderr)
+                print(f"hot-envs: {stop}: stopped before the first checkpoint", file=sys.stderr)
         finally:
             # Ray's processes end here whatever happened (no orphaned raylet or env runner);
             # a signal now would cut that short, so signals wait until Ray is down.

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -84,7 +85,7 @@ def test_a_signal_saves_the_run_prints_how_to_resume_and_ends_every_process(
     finally:
         if child.poll() is None:
             os.killpg(child.pid, signal.SIGKILL)
-    err = err.decode()
+    out, err = out.decode(), err.decode()
     assert child.returncode == code, err[-3000:]
     rows = progress(run)
     if signum == signal.SIGKILL:  # no save: the last periodic checkpoint, complete, is left
@@ -95,7 +96,7 @@ def test_a_signal_saves_the_run_prints_how_to_resume_and_ends_every_process(
         while processes_with(marker) and time.monotonic() < deadline:
             time.sleep(0.5)
     else:
-        assert f"hot-envs train heisse-luft --backend rllib --resume {run}" in err
+        assert f"go on with:\n  hot-envs train heisse-luft --backend rllib --resume {run}" in out
         state = read_run_state(run / "rllib_checkpoint")
         assert state["iteration"] == len(rows) and state["env_steps"] == rows[-1]["env_steps"]
         assert read_metadata(run / "latest", "heisse-luft")["training"]["iteration"] == len(rows)
@@ -115,7 +116,18 @@ def adam_steps(checkpoint: Path) -> float:
     return float(next(iter(optimizer.values()))["step"])
 
 
-def test_a_resumed_league_run_continues_from_its_iteration_count(local_ray, tmp_path) -> None:
+@pytest.fixture
+def ray_here(ray_dirs: Path) -> Iterator[None]:
+    """Ray on this machine for one test (the module-wide ``local_ray`` would still be running
+    when the cluster test below starts its own)."""
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, _temp_dir=str(ray_dirs / "resume"))
+    yield
+    ray.shutdown()
+
+
+def test_a_resumed_league_run_continues_from_its_iteration_count(ray_here, tmp_path) -> None:
     run = tmp_path / "league"
     train(parse_args([*LEAGUE, *TINY, "--iterations", "2", "--out", str(run)]))
     before = read_run_state(run / "rllib_checkpoint")
