@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -54,6 +54,17 @@ class FeatureSpec:
     @property
     def input_size(self) -> int:
         return self.observation_size + self.slots * (self.size + 1)
+
+
+class ActionRows(NamedTuple):
+    """The legal actions of ``k`` decisions, flat: row ``r`` is action ``actions[r]`` in slot
+    ``slot[r]`` of decision ``decision[r]``; ``features`` ``(rows, size)`` float32."""
+
+    lengths: np.ndarray
+    decision: np.ndarray
+    slot: np.ndarray
+    actions: np.ndarray
+    features: np.ndarray
 
 
 # ---------------------------------------------------------------------- Heiße Luft
@@ -314,6 +325,7 @@ def unpack(spec: FeatureSpec, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 
 __all__ = [
+    "ActionRows",
     "FeatureSpec",
     "SPECS",
     "action_features",

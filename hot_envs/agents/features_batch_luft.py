@@ -1,0 +1,255 @@
+"""Heiße Luft action features for a batch of decisions, as arrays
+(:mod:`hot_envs.agents.features_batch`): the play views read into arrays in one pass, then
+:func:`hl.play_terms`, :func:`hl.scores_of_terms` and the feature columns over every play of
+every decision at once, in the heuristic's order of float64 operations; exchange and trophy
+decisions (rare, ≤ 9 actions) take :func:`~hot_envs.agents.features.luft_features`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from itertools import chain
+from math import erf
+from operator import itemgetter
+from typing import Any
+
+import numpy as np
+
+from hot_envs.agents import features as ft
+from hot_envs.agents import heuristic_luft as hl
+from hot_envs.agents.features import ActionRows
+from hot_envs.heisse_luft.facts import CARD_INDEX, EXCHANGE_PICK, NUM_CARDS, SUITS
+
+
+def fill_rows(rows: ActionRows, starts: np.ndarray, views: Sequence[dict], legal: Sequence) -> None:
+    """Fill ``rows.features`` (:func:`~hot_envs.agents.features_batch.action_features_batch`;
+    ``starts``: each decision's first row): plays as arrays, the rest per decision."""
+    first = rows.actions[np.minimum(starts, len(rows.actions) - 1)]
+    play = (rows.lengths > 0) & (first < EXCHANGE_PICK)
+    for j in np.flatnonzero(~play & (rows.lengths > 0)).tolist():  # exchange, trophies: rare
+        start = starts[j]
+        rows.features[start : start + rows.lengths[j]] = ft.luft_features(
+            views[j], [int(a) for a in legal[j]]
+        )
+    games = np.flatnonzero(play)
+    if not len(games):
+        return
+    played = play[rows.decision]
+    index = np.cumsum(play) - 1  # decision → its place among the play decisions
+    out = np.zeros((int(played.sum()), ft.HL_FEATURES), np.float32)
+    _luft_plays(out, _LuftTables([views[j] for j in games.tolist()]), rows, played, index)
+    rows.features[played] = out
+
+
+class _LuftTables:
+    """The play views read into arrays in one pass (what :class:`~hl._Table` reads, for the
+    whole batch): per game and stage ``stage`` (in play, sign, our sum, theirs, open slots by
+    suit ours and theirs, open slots, stake, prizes by suit), per game and suit the supply
+    (count, mean, variance), per game and card (0–39) where it is."""
+
+    # stage columns
+    IN_PLAY, SIGN, SUMS, OURS, THEIRS, SLOTS, PRIZES = 0, 1, 2, 4, 8, 12, 13
+
+    def __init__(self, views: list[dict[str, Any]]) -> None:
+        stages, stakes, supply, places, hidden = [], [], [], [], []
+        for view in views:
+            me, opp = view["player"], 1 - view["player"]
+            won, trophies = view["prizes_won"], view["trophies"]
+            players = (  # the arguments of hl._stake but the prizes, as hl._Table.stake makes them
+                (_BY_SUIT(won[me]), len(trophies[me])),
+                (_BY_SUIT(won[opp]), len(trophies[opp])),
+                tuple(map(hl.SUIT_OF_LETTER.__getitem__, trophies[0] + trophies[1])),
+                view["options"]["three_for_one"],
+            )
+            on_stage = 0
+            for stage in view["stages"]:
+                if not stage["in_play"]:
+                    stages.append(_OUT_OF_PLAY)
+                    stakes.append(0.0)
+                    continue
+                sides = stage["sides"]
+                row, cards, prizes = _stage_row(
+                    stage["terrain"], tuple(stage["prizes"]), tuple(sides[me]), tuple(sides[opp])
+                )
+                stages.append(row)
+                stakes.append(hl._stake(*players, prizes))
+                on_stage |= cards
+            supply.append(_supplies(on_stage))
+            known = view["known_opponent_cards"]
+            places.append(
+                (on_stage, _bits(view["hand"]), _bits(view["discard_pile"]), _bits(known))
+            )
+            hidden.append(view["opponent_hand_size"] - len(known))
+        n = len(views)
+        self.stage = np.array(stages, dtype=np.float64).reshape(n, 4, len(_OUT_OF_PLAY))
+        self.stake = np.array(stakes, dtype=np.float64).reshape(n, 4)
+        supply_array = np.array(supply, dtype=np.float64).reshape(n, 4, 3)
+        self.supply = supply_array[:, :, 0].astype(np.int64)
+        self.mean, self.var = supply_array[:, :, 1], supply_array[:, :, 2]
+        bits = np.array(places, dtype=np.int64)[:, :, None] >> np.arange(NUM_CARDS) & 1
+        self.on_stage, self.hand, self.discard, self.known = bits.astype(bool).transpose(1, 0, 2)
+        self.unseen = ~(self.on_stage | self.hand | self.discard | self.known)
+        self.hidden = np.array(hidden, dtype=np.int64)
+
+
+_BY_SUIT = itemgetter(*SUITS)  # prize counts by suit index from the view's dict
+_OUT_OF_PLAY = (0,) * 17
+
+
+@lru_cache(maxsize=1 << 14)
+def _stage_row(
+    terrain: str, prizes: tuple[str, ...], ours: tuple[str, ...], theirs: tuple[str, ...]
+) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
+    """A stage's :data:`_LuftTables` columns (from :func:`hl._read_stage`), its cards as a bit
+    mask and its prize suits. Cached as that is: positions share most stages."""
+    st, cards = hl._read_stage(terrain, prizes, ours, theirs)
+    suits = tuple(st.prizes)
+    row = (1, st.sign, *st.sums, *st.missing[0], *st.missing[1], st.open_slots)
+    return row + tuple(map(suits.count, range(4))), cards, suits
+
+
+@lru_cache(maxsize=1 << 14)
+def _supplies(on_stage: int) -> tuple[float, ...]:
+    """:func:`hl._suit_supply` of the four suits, flat, for the cards ``on_stage`` (a mask)."""
+    return tuple(
+        chain.from_iterable(
+            hl._suit_supply(s, on_stage >> hl._SUIT_START[s] & hl._SUIT_BITS[s]) for s in range(4)
+        )
+    )
+
+
+def _bits(codes: list[str]) -> int:
+    """The cards of ``codes`` as a bit mask over card indices."""
+    mask = 0
+    for code in codes:
+        mask |= 1 << CARD_INDEX[code]
+    return mask
+
+
+def _chance(diff: np.ndarray, spread: np.ndarray) -> np.ndarray:
+    """:func:`hl._chance` elementwise (Python's ``erf``: numpy has none that rounds alike)."""
+    z = diff / np.sqrt(2.0 * np.maximum(spread, hl.MIN_SPREAD))
+    erfs = np.array([erf(x) for x in z.ravel().tolist()], dtype=np.float64).reshape(z.shape)
+    return 0.5 * (1.0 + erfs)
+
+
+def _luft_plays(
+    out: np.ndarray, t: _LuftTables, rows: ActionRows, played: np.ndarray, index: np.ndarray
+) -> None:
+    """The play rows (``played`` of ``rows``): :func:`hl.play_terms`, :func:`hl.scores_of_terms`
+    and the feature columns, over all of them at once."""
+    st = t.stage
+    in_play, sign = st[..., t.IN_PLAY] > 0, st[..., t.SIGN]
+    sums, slots, stake = st[..., t.SUMS : t.SUMS + 2], st[..., t.SLOTS], t.stake
+    ours, theirs = st[..., t.OURS : t.OURS + 4], st[..., t.THEIRS : t.THEIRS + 4]
+    # Per stage, in play_terms' order of operations (sums of four terms left to right).
+    lean = (ours - theirs) * t.mean[:, None, :]
+    width = (ours + theirs) * t.var[:, None, :]
+    expected = (
+        sums[..., 0] - sums[..., 1] + (lean[..., 0] + lean[..., 1] + lean[..., 2] + lean[..., 3])
+    )
+    spread = width[..., 0] + width[..., 1] + width[..., 2] + width[..., 3]
+    stake = stake * np.where(_blocked(t, in_play, ours + theirs), hl.BLOCKED_FACTOR, 1.0)
+    diff = sign * expected
+    now = _chance(diff, spread)
+    # Per play action, its stage's values gathered.
+    game = index[rows.decision[played]]
+    actions = rows.actions[played]
+    card, stage, side = actions >> 3, actions >> 1 & 3, actions & 1
+    suit, value = ft._HL_SUIT[card], _VALUE[card]
+    at = (game, stage)
+    left, sgn = slots[at] - 1, sign[at]
+    after = np.empty(len(actions))
+    done = left == 0  # the card completes the stage: exact, a tie ours (HL-4.3)
+    final = sums[at][:, 0] - sums[at][:, 1] + np.where(side == 0, value, -value)
+    after[done] = sgn[done] * final[done] >= 0
+    wide = left >= 2
+    shift = sgn * (value - t.mean[game, suit])
+    moved = np.where(side == 0, diff[at] + shift, diff[at] - shift)
+    after[wide] = _chance(moved[wide], (spread[at] - t.var[game, suit])[wide])
+    last = left == 1
+    if last.any():
+        after[last] = _last_slot(t, game[last], card[last], side[last], stage[last], sgn[last])
+    scores = stake[at] * (after - now[at]) - _KEEP[card]
+    ft.play_columns(
+        out,
+        actions,
+        (sign[at] > 0).astype(np.float32),
+        (st[..., t.PRIZES : t.PRIZES + 4][at] * 0.25).astype(np.float32),
+        sums[at].astype(np.float32),
+        slots[at].astype(np.float32),
+        np.stack([stake[at], now[at], after], axis=1),
+    )
+    scores32 = scores.astype(np.float32)
+    starts = np.flatnonzero(np.r_[True, game[1:] != game[:-1]])
+    best = np.maximum.reduceat(scores32, starts)
+    counts = np.diff(np.r_[starts, len(game)])
+    ft.luft_score_columns(out, scores32, np.repeat(counts, counts), np.repeat(best, counts))
+
+
+def _blocked(t: _LuftTables, in_play: np.ndarray, demand: np.ndarray) -> np.ndarray:
+    """:meth:`hl._Table.blocked` per game and stage: the stages nearer completion take the cards
+    of the supply first (HL-3.1)."""
+    n = len(in_play)
+    key = np.where(in_play, t.stage[..., t.SLOTS] * 4 + np.arange(4), np.inf)
+    order = np.argsort(key, axis=1, kind="stable")
+    left = t.supply.copy()
+    blocked = np.zeros((n, 4), dtype=bool)
+    games = np.arange(n)
+    for i in order.T:
+        need = demand[games, i]
+        counted = in_play[games, i]
+        short = counted & (need > left).any(axis=1)
+        blocked[games, i] = short
+        left -= np.where((counted & ~short)[:, None], need, 0).astype(np.int64)
+    return blocked
+
+
+def _last_slot(
+    t: _LuftTables,
+    game: np.ndarray,
+    card: np.ndarray,
+    side: np.ndarray,
+    stage: np.ndarray,
+    sign: np.ndarray,
+) -> np.ndarray:
+    """:func:`hl.last_slot_chance` of each (game, card, side, stage), the opponent to move."""
+    at = (game, stage)
+    st = t.stage
+    value = _VALUE_INT[card]
+    sums = st[..., t.SUMS : t.SUMS + 2][at].astype(np.int64)
+    sums[np.arange(len(card)), side] += value
+    missing = np.stack(
+        [st[..., t.OURS : t.OURS + 4][at], st[..., t.THEIRS : t.THEIRS + 4][at]], axis=1
+    ).astype(np.int64)
+    missing[np.arange(len(card)), side, ft._HL_SUIT[card]] -= 1
+    slot_side = np.where(missing[:, 0].any(axis=1), 0, 1)
+    slot_suit = (missing[np.arange(len(card)), slot_side] == 1).argmax(axis=1)
+    sign = sign.astype(np.int64)
+    diff = sign * (sums[:, 0] - sums[:, 1])
+    to_slot = np.where(slot_side == 0, sign, -sign)
+    final = diff[:, None] + to_slot[:, None] * _VALUE_INT[None, :]  # per card on the slot
+    fits = ft._HL_SUIT[None, :] == slot_suit[:, None]
+    theirs, ours = fits & (final <= 0), fits & (final >= 0)
+    unseen = t.unseen[game]
+    n_unseen = t.unseen.sum(axis=1)[game]
+    hidden = t.hidden[game]
+    bad = (theirs & unseen).sum(axis=1) / np.maximum(n_unseen, 1)
+    guess = (n_unseen > 0) & (hidden > 0)
+    p_theirs = np.zeros(len(card))
+    p_theirs[guess] = 1.0 - np.array(
+        [(1.0 - b) ** h for b, h in zip(bad[guess].tolist(), hidden[guess].tolist(), strict=True)]
+    )
+    others = t.hand[game].copy()
+    others[np.arange(len(card)), card] = False
+    pool = fits & (unseen | t.discard[game])
+    pool_count = pool.sum(axis=1)
+    good = np.where(pool_count > 0, (ours & pool).sum(axis=1) / np.maximum(pool_count, 1), 0.0)
+    chance = np.where((ours & others).any(axis=1), 1.0 - p_theirs, (1.0 - p_theirs) * good)
+    return np.where((theirs & t.known[game]).any(axis=1), 0.0, chance)
+
+
+_VALUE_INT = ft._HL_VALUE.astype(np.int64)
+_VALUE = _VALUE_INT.astype(np.float64)
+_KEEP = np.asarray(hl._KEEP, dtype=np.float64)
