@@ -8,6 +8,10 @@ would flip on any rounding difference.
 
 from __future__ import annotations
 
+import importlib.util
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -130,3 +134,22 @@ def test_an_empty_batch_and_bad_input() -> None:
         policy_input_batch(game, observation, [view])
     with pytest.raises(ValueError, match="legal-action lists"):
         action_features_batch(game, [view], [[0], [1]])
+
+
+@pytest.mark.slow  # matplotlib and a warm-up pass per path: several seconds
+def test_the_benchmark_decides_alike_on_every_path(tmp_path) -> None:
+    """``benchmarks/features.py`` on a few decisions: every path picks the same actions, the
+    batched features equal the per-decision ones, and its table and figure are written."""
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "features.py"
+    spec = importlib.util.spec_from_file_location("benchmarks_features", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    argv = ["--decisions", "70", "--repeats", "1", "--out", str(tmp_path)]
+    assert module.main(argv) == 0
+    rows = json.loads((tmp_path / "features.json").read_text())["rows"]
+    assert [r["game"] for r in rows] == ["heisse-luft", "heisse-karten"]
+    for r in rows:
+        assert r["same_features"] and r["same_actions_batch_arrays"] == r["decisions"] == 70
+        assert r["us"]["batch_arrays"] > 0
+    assert (tmp_path / "features.png").stat().st_size > 0
+    assert "features as arrays" in (tmp_path / "features.md").read_text()
