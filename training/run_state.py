@@ -81,8 +81,10 @@ class StopSignals:
         self.learning = False
         self._previous: dict[int, Any] = {}
         self._close: list[Callable[[], Any]] = []
+        self._pid = os.getpid()
 
     def __enter__(self) -> StopSignals:
+        self._pid = os.getpid()  # a forked worker inherits the handlers, not the role
         for signum in self.SIGNALS:
             self._previous[signum] = signal.signal(signum, self._handle)
         return self
@@ -121,6 +123,10 @@ class StopSignals:
             signal.signal(signal.SIGINT, handler)
 
     def _handle(self, signum: int, _frame: Any) -> None:
+        if os.getpid() != self._pid:  # in a forked worker: end as without these handlers
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
         name = signal.Signals(signum).name
         if self.signum is not None:  # the second: no saving, no waiting
             print(f"\n{name} again: stopping at once", file=sys.stderr, flush=True)
@@ -300,7 +306,8 @@ class Checkpointer(BaseCallback):
         finally:
             self.stop.learning = False
         if self.stop.signum is not None:
-            model.get_env().close()
+            with contextlib.suppress(Exception):  # workers that a signal ended cannot answer
+                model.get_env().close()
             self.save()
             return False
         self.save(self.capture(), learning_done=True)
