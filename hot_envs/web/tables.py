@@ -34,8 +34,8 @@ KEEP_EVERY = 50  # a replay keeps the state after every KEEP_EVERY-th move
 MAX_REPLAY_MOVES = 10_000  # longer than any game with the default options (docs/web.md)
 # What a table holds besides its kept states, measured with tracemalloc (tests/web/test_limits.py
 # keeps these an upper bound): the table, its agents and the last trick or flight.
-TABLE_BYTES = 48 * 2**10
-SEAT_BYTES = 8 * 2**10  # an agent seat (a checkpoint's weights are shared, counted once)
+TABLE_BYTES = 16 * 2**10
+SEAT_BYTES = 4 * 2**10  # an agent seat (a checkpoint's weights are shared, counted once)
 MOVE_BYTES = 8  # an action and its mover
 STATE_BYTES = {"heisse-luft": 8 * 2**10, "heisse-karten": 3 * 2**10}  # a state and its `last`
 

@@ -25,15 +25,23 @@ class Client:
     def __init__(self, url: str) -> None:
         self.url = url
 
-    def call(self, method: str, path: str, body: object = None, raw: bytes | None = None):
+    def call(
+        self,
+        method: str,
+        path: str,
+        body: object = None,
+        raw: bytes | None = None,
+        headers: dict[str, str] | None = None,
+    ):
         data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-        request = urllib.request.Request(
-            self.url + path, data=data, method=method, headers={"Content-Type": "application/json"}
-        )
+        headers = {"Content-Type": "application/json", **(headers or {})}
+        request = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(request, timeout=60) as response:
+                self.headers = response.headers
                 return response.status, json.loads(response.read())
         except urllib.error.HTTPError as error:
+            self.headers = error.headers
             return error.code, json.loads(error.read())
 
     def ok(self, method: str, path: str, body: object = None) -> dict:

@@ -144,3 +144,117 @@ def test_an_agent_that_breaks_the_rules_is_a_server_error_and_changes_nothing(cl
     status, answer = client.call("POST", f"/api/games/{game_id}/step")
     assert status == 500 and "action 99 is illegal" in answer["error"]
     assert table.state.to_dict() == before and table.moves == []
+
+
+BAD_JSON = [
+    b"[" * 100_000,  # nested past the parser's depth
+    b'{"a":' * 50_000 + b"1" + b"}" * 50_000,
+    b"{not json",
+    b'{"action": 1} trailing',
+    b"\xff\xfe{}",  # not UTF-8
+    b'{"action": ' + b"9" * 10_000 + b"}",  # an int past Python's digit limit
+    b'{"action": 1',
+    b'"just a string"',
+]
+
+
+def test_every_kind_of_bad_json_is_a_400_and_the_connection_stays(client, store, tables):
+    """One keep-alive connection takes each malformed body and answers the next request."""
+    import http.client
+    import json
+    from urllib.parse import urlsplit
+
+    url = urlsplit(client.url)
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    before = everything(client, store, tables)
+    headers = {"Content-Type": "application/json"}
+    for body in BAD_JSON:
+        connection.request("POST", f"/api/games/{tables['play']}/move", body, headers)
+        response = connection.getresponse()
+        answer = json.loads(response.read())
+        assert response.status == 400 and "JSON" in answer["error"], (body[:20], answer)
+        assert len(answer["error"]) < 300  # a message, not the body echoed
+    connection.request("GET", f"/api/games/{tables['play']}")  # the same connection
+    assert connection.getresponse().status == 200
+    connection.close()
+    assert everything(client, store, tables) == before
+
+
+def test_a_body_over_the_limit_is_a_413_and_not_read_whole(client, store):
+    """The declared length is enough: the answer comes before the body is sent."""
+    import http.client
+    import json
+    from urllib.parse import urlsplit
+
+    from hot_envs.web.app import MAX_BODY
+
+    url, before = urlsplit(client.url), len(store)
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    connection.putrequest("POST", "/api/replays")
+    connection.putheader("Content-Type", "application/json")
+    connection.putheader("Content-Length", str(8 * MAX_BODY))
+    connection.endheaders()  # and not a byte of the 8 MiB
+    response = connection.getresponse()
+    assert response.status == 413 and "over" in json.loads(response.read())["error"]
+    connection.close()
+    assert len(store) == before
+
+
+def long_karten_record(rounds: int) -> dict:
+    """A valid 2-player match of ``rounds`` rounds, random moves (48 a round, HK-2.3)."""
+    from hot_envs.heisse_karten import State
+    from hot_envs.records import make_record
+
+    rng = __import__("random").Random(rounds)
+    state = State.new(seed=1, num_players=2, rounds=rounds)
+    actions = []
+    while not state.is_terminal():
+        actions.append(rng.choice(state.legal_actions()))
+        state.apply(actions[-1])
+    options = {"num_players": 2, "rounds": rounds}
+    return make_record("heisse-karten", options, 1, ["random"] * 2, actions, state.returns())
+
+
+def test_a_record_past_the_replay_limit_is_refused_at_once(client, store):
+    import time
+
+    from hot_envs.web.tables import MAX_REPLAY_MOVES
+
+    record = long_karten_record(MAX_REPLAY_MOVES // 48 + 1)
+    start, before = time.monotonic(), len(store)
+    status, answer = client.call("POST", "/api/replays", {"record": record})
+    assert status == 400 and f"at most {MAX_REPLAY_MOVES}" in answer["error"]
+    assert time.monotonic() - start < 2 and len(store) == before
+
+
+def test_the_longest_replay_fits_in_little_memory_and_seeks_anywhere(client, store):
+    """A record of 200 rounds (9,600 moves) keeps a state every 50 moves; a seek plays at most
+    49 moves from one, and shows the same views as the record replayed from the deal."""
+    import time
+
+    from hot_envs.records import replay
+
+    record = long_karten_record(200)
+    created = client.ok("POST", "/api/replays", {"record": record})
+    table = store.get(created["id"])
+    assert created["steps"] == 9600 and len(table.kept) == 9600 // 50 + 1
+    assert table.memory_estimate() < 2**20
+    states = replay(record)
+    for step in (9600, 0, 49, 50, 51, 4321, 9599):
+        start = time.monotonic()
+        snap = client.ok("POST", f"/api/games/{created['id']}/seek?seat=1", {"step": step})
+        assert time.monotonic() - start < 1.0
+        assert snap["step"] == step and snap["view"] == states[step].view(1)
+        if step:
+            assert snap["log"][-1] == {
+                "seat": record_mover(states, step),
+                "name": snap["log"][-1]["name"],
+            }
+    assert (
+        snap["over"] is False
+        and client.ok("POST", f"/api/games/{created['id']}/step")["step"] == 9600
+    )
+
+
+def record_mover(states, step: int) -> int:
+    return states[step - 1].current_player

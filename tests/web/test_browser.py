@@ -38,6 +38,7 @@ def browser():
         "--window-size=1400,900",
     ):
         options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # failed loads, for /rules
     try:
         driver = webdriver.Chrome(service=Service(driver_path), options=options)
     except WebDriverException as error:
@@ -124,7 +125,12 @@ def test_a_heisse_karten_game_played_by_clicking(browser, client):
     start_from_the_lobby(browser, client.url, "heisse-karten", players=2)
     verdict = play_by_clicking(browser, 90)
     assert any(word in verdict for word in ("You win", "You lose", "A draw", "A shared win"))
-    assert "Scores:" in verdict
+    assert (
+        "Scores: You " in verdict and "Rewards: You " in verdict
+    )  # the player is "You" throughout
+    felt = browser.find_element(By.CSS_SELECTOR, "#board .felt").text
+    assert "The game is over" in felt and "leads" not in felt  # nobody leads a trick after the end
+    assert not browser.find_elements(By.CSS_SELECTOR, "#board .lead")
     # a reload shows the same finished game (the table id is in the address)
     browser.refresh()
     wait_for(lambda: result_text(browser) == verdict)
@@ -198,3 +204,44 @@ def test_a_screenshot_of_each_games_table(browser, client, tmp_path):
     ]
     for path in pictures:
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 20_000
+
+
+def test_a_trophy_is_drawn_not_an_emoji(browser, client, store):
+    """HL-6: a won trophy shows as a drawn cup beside its suit, in any font."""
+    from hot_envs.heisse_luft import State
+
+    created = client.ok("POST", "/api/games", {"game": "heisse-luft", "seats": ["human", "random"]})
+    table = store.get(created["id"])
+    d = table.state.to_dict()
+    d["trophies"][0], d["trophy_cards"][0]["S"] = ["S"], 4  # HL-6.1: the spades trophy costs 4
+    for _ in range(4):
+        d["prize_deck"].remove("S")
+    table.state = State.from_dict(d)
+    browser.get(f"{client.url}/table/{created['id']}")
+    trophy = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#board .mine .trophy"))[0]
+    icon = trophy.find_element(By.CSS_SELECTOR, "svg.trophy-icon")
+    assert icon.size["width"] >= 10 and icon.size["height"] >= 10
+    assert trophy.text == "♠" and "\U0001f3c6" not in browser.page_source
+
+
+def test_the_lobby_says_what_a_chosen_seed_shows(browser, client):
+    browser.get(client.url + "/")
+    hints = wait_for(
+        lambda: [
+            h for h in browser.find_elements(By.CSS_SELECTOR, ".seed-hint") if h.is_displayed()
+        ]
+    )
+    assert len(hints) == 2 and all("same cards" in hint.text for hint in hints)
+
+
+def test_the_rules_page_loads_without_a_missing_file(browser, client):
+    browser.get_log("browser")  # forget what came before
+    browser.get(client.url + "/rules")
+    wait_for(lambda: browser.find_elements(By.ID, "HL-4.3"))
+    time.sleep(0.3)
+    failed = [
+        entry["message"]
+        for entry in browser.get_log("browser")
+        if "Failed to load" in entry["message"]
+    ]
+    assert failed == []

@@ -145,8 +145,9 @@ function resultText(snap) {
   if (r.every((x) => x === 0)) verdict = snap.game === "heisse-luft" && snap.view.winner === null ? "No winner (turn limit)" : "A draw";
   else if (snap.mode === "play") verdict = !winners.includes(snap.human) ? "You lose" : winners.length > 1 ? "A shared win" : "You win!";
   else verdict = `${winners.map((s) => `player_${s}`).join(" and ")} win${winners.length > 1 ? "" : "s"}`;
-  const scores = snap.view.totals ? `<p>Scores: ${snap.view.totals.map((t, s) => `player_${s} <b>${t}</b>`).join(", ")}</p>` : "";
-  return `<h2>${verdict}</h2>${scores}<p>Rewards: ${r.map((x, s) => `player_${s} ${x > 0 ? "+" : ""}${x.toFixed(2)}`).join(", ")}</p>`;
+  const name = (s) => window.Boards.who(snap, s);
+  const scores = snap.view.totals ? `<p>Scores: ${snap.view.totals.map((t, s) => `${name(s)} <b>${t}</b>`).join(", ")}</p>` : "";
+  return `<h2>${verdict}</h2>${scores}<p>Rewards: ${r.map((x, s) => `${name(s)} ${x > 0 ? "+" : ""}${x.toFixed(2)}`).join(", ")}</p>`;
 }
 
 function render(snap) {
@@ -157,7 +158,8 @@ function render(snap) {
   if (!snap.moves.some((m) => m.card === page.selected && m.kind === "play")) page.selected = null;
   $("#board").innerHTML = board.board(snap, page.selected);
   $("#last").innerHTML = board.last(snap);
-  $("#log").innerHTML = snap.log.map((m) => `<li><b>player_${m.seat}</b> ${esc(m.name)}</li>`).join("");
+  $("#log").innerHTML = snap.log.map((m) => `<li><b>${window.Boards.who(snap, m.seat)}</b> ${esc(m.name)}` +
+    (m.timed_out ? ` <small class="late" title="the agent ran out of time for this decision">(out of time: the heuristic's move)</small>` : "") + `</li>`).join("");
   $("#log").start = snap.step - snap.log.length + 1;
   $("#status").innerHTML = statusText(snap);
   $("#result").hidden = !snap.over;

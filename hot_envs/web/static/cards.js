@@ -11,6 +11,14 @@ function seatName(snap, seat) {
   return `player_${seat}<small> · ${esc(spec)}</small>`;
 }
 
+// A seat as the text beside the table names it: "You" for the player, player_K otherwise.
+const who = (snap, seat) => (snap.mode === "play" && seat === snap.human ? "You" : `player_${seat}`);
+
+// A trophy cup drawn in SVG (an emoji needs a font many systems lack); the suit colours it.
+const TROPHY = `<svg class="trophy-icon" viewBox="0 0 16 16" aria-hidden="true">` +
+  `<path d="M4 2h8v3a4 4 0 0 1-8 0zM7 8.5h2V12H7zM4.5 12h7v2h-7z" fill="currentColor"/>` +
+  `<path d="M4 3H2v1.5A2.5 2.5 0 0 0 4.5 7M12 3h2v1.5A2.5 2.5 0 0 1 11.5 7" fill="none" stroke="currentColor" stroke-width="1.2"/></svg>`;
+
 // ---- Heiße Luft (docs/rules.md HL-1 … HL-8) ----------------------------------------------------
 
 const SUIT = {
@@ -66,7 +74,7 @@ function luftStage(stage, number, me, targets) {
 
 function luftPlayer(snap, seat, view) {
   const won = view.prizes_won[seat];
-  const trophies = view.trophies[seat].map((s) => `<span class="trophy suit-${s}" title="${SUIT[s].name} trophy">🏆${SUIT[s].symbol}</span>`).join("") || "<span class='none'>no trophy</span>";
+  const trophies = view.trophies[seat].map((s) => `<span class="trophy suit-${s}" title="${SUIT[s].name} trophy">${TROPHY}${SUIT[s].symbol}</span>`).join("") || "<span class='none'>no trophy</span>";
   const toMove = view.current_player === seat ? " to-move" : "";
   return `<div class="player${toMove}"><span class="who">${seatName(snap, seat)}</span>` +
     `<span class="prizes">${Object.keys(SUIT).map((s) => prize(s, won[s])).join("")}</span>` +
@@ -111,12 +119,12 @@ function luftLast(snap) {
   const f = snap.last.flight;
   if (!f) return "";
   const rows = [1 - snap.seat, snap.seat].map((p) =>
-    `<div class="flight-side${p === f.winner ? " won" : ""}"><span>player_${p}</span>` +
+    `<div class="flight-side${p === f.winner ? " won" : ""}"><span>${who(snap, p)}</span>` +
     `${f.sides[p].map((c) => balloon(c, "tiny")).join("")}<b>${f.sums[p]}</b></div>`).join("");
   const tie = f.sums[0] === f.sums[1] ? ` — a tie: the last card's player wins ${rule("HL-4.3")}` : "";
   return `<h3>Last flight ${rule("HL-4")}</h3><div class="flight">` +
     `<p>Stage ${f.stage}, ${f.terrain} ${f.prizes.map((s) => prize(s)).join("")}</p>${rows}` +
-    `<p><b>player_${f.winner}</b> takes the prizes${tie}</p></div>`;
+    `<p><b>${who(snap, f.winner)}</b> take${who(snap, f.winner) === "You" ? "" : "s"} the prizes${tie}</p></div>`;
 }
 
 // ---- Heiße Karten (docs/rules.md HK-1 … HK-5) --------------------------------------------------
@@ -133,15 +141,17 @@ function kartenBoard(snap) {
   const legal = new Map(snap.moves.map((m) => [m.card, m.action]));
   const seats = Array.from({ length: n }, (_, i) => (snap.seat + 1 + i) % n).filter((s) => s !== snap.seat);
   const box = (s) => `<div class="player${view.current_player === s ? " to-move" : ""}">` +
-    `<span class="who">${seatName(snap, s)}${view.leader === s ? ` <span class="lead" title="leads this trick">lead</span>` : ""}</span>` +
+    `<span class="who">${seatName(snap, s)}${view.leader === s && !snap.over ? ` <span class="lead" title="leads this trick">lead</span>` : ""}</span>` +
     (s === snap.seat ? "" : `<span class="hand-row" title="${view.hand_sizes[s]} cards">${'<div class="card back mini"></div>'.repeat(view.hand_sizes[s])}</span>`) +
     `<span class="score">score <b>${view.scores[s]}</b></span></div>`;
-  const trick = view.trick.map(([s, c]) => `<div class="played">${hotCard(c)}<span>player_${s}</span></div>`).join("");
+  const trick = view.trick.map(([s, c]) => `<div class="played">${hotCard(c)}<span>${who(snap, s)}</span></div>`).join("");
+  const hint = snap.over ? "The game is over"
+    : `${view.leader === snap.seat && snap.mode === "play" ? "You lead" : `${who(snap, view.leader)} leads`} the trick ${rule("HK-3.1")}`;
   const hand = view.hand.map((c) => hotCard(c, legal.has(c) ? "legal" : "", legal.has(c) ? `data-action="${legal.get(c)}"` : "")).join("");
   const totals = view.options.rounds > 1 ? ` · round ${view.round + 1} of ${view.options.rounds}` : "";
   return `<div class="karten">` +
     `<div class="opponents">${seats.map(box).join("")}</div>` +
-    `<div class="felt"><div class="trick">${trick || `<p class="hint">${view.leader === snap.seat ? "You lead" : `player_${view.leader} leads`} the trick ${rule("HK-3.1")}</p>`}</div>` +
+    `<div class="felt"><div class="trick">${trick || `<p class="hint">${hint}</p>`}</div>` +
     `<div class="piles"><span>Draw pile <b>${view.draw_pile_size}</b></span>` +
     (view.set_aside_count ? `<span>Set aside <b>${view.set_aside_count}</b> ${rule("HK-2.3")}</span>` : "") +
     `<span>Cards played <b>${view.played.length}</b>${totals}</span></div></div>` +
@@ -152,12 +162,13 @@ function kartenLast(snap) {
   const t = snap.last.trick;
   if (!t) return "";
   return `<h3>Last trick ${rule("HK-3.2")}</h3><div class="last-trick">` +
-    t.cards.map(([s, c]) => `<div class="played${s === t.winner ? " won" : ""}">${hotCard(c, "small")}<span>player_${s}</span></div>`).join("") +
-    `</div><p><b>player_${t.winner}</b> takes it: <b>${t.points > 0 ? "+" : ""}${t.points}</b> ${rule("HK-4.1", "points")}</p>`;
+    t.cards.map(([s, c]) => `<div class="played${s === t.winner ? " won" : ""}">${hotCard(c, "small")}<span>${who(snap, s)}</span></div>`).join("") +
+    `</div><p><b>${who(snap, t.winner)}</b> take${who(snap, t.winner) === "You" ? "" : "s"} it: <b>${t.points > 0 ? "+" : ""}${t.points}</b> ${rule("HK-4.1", "points")}</p>`;
 }
 
 window.Boards = {
   "heisse-luft": { title: "Heiße Luft", rules: "heisse-luft", board: luftBoard, last: luftLast },
   "heisse-karten": { title: "Heiße Karten", rules: "heisse-karten", board: kartenBoard, last: kartenLast },
   esc,
+  who,
 };
