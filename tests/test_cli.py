@@ -105,11 +105,11 @@ def test_the_table_shows_microseconds_and_the_rating_the_plot_shows(monkeypatch,
     assert RATING == "rating μ ± σ" and RATING in [header for header, _ in COLUMNS]
     assert f"{row['mu']:.2f} ± {row['sigma']:.2f}" in out
     assert row["ordinal"] == pytest.approx(row["mu"] - 3 * row["sigma"])
-    matplotlib = pytest.importorskip("matplotlib")
+    axes = pytest.importorskip("matplotlib.axes")  # a submodule: import it by name
     titles = []
-    set_title = matplotlib.axes.Axes.set_title
+    set_title = axes.Axes.set_title
     monkeypatch.setattr(
-        matplotlib.axes.Axes,
+        axes.Axes,
         "set_title",
         lambda ax, t, *a, **k: titles.append(t) or set_title(ax, t, *a, **k),
     )
