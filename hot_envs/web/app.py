@@ -23,7 +23,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from hot_envs.web.checks import new_table, offered_agents, replay_table
-from hot_envs.web.origins import SameOrigin
+from hot_envs.web.origins import SameOrigin, check_origin
 from hot_envs.web.seats import Referee
 from hot_envs.web.store import StoreFull, TableStore
 from hot_envs.web.tables import RequestError, Table, short
@@ -115,7 +115,8 @@ def create_app(
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     handlers = {HTTPException: _http_error, Exception: _server_error}
-    middleware = [Middleware(SameOrigin, allow=tuple(allow_origins))]
+    origins = tuple(check_origin(origin) for origin in allow_origins)  # a bad one: ValueError now
+    middleware = [Middleware(SameOrigin, allow=origins)]
     app = Starlette(routes=routes, exception_handlers=handlers, middleware=middleware)
     app.state.store, app.state.referee = store, referee
     return app
