@@ -86,11 +86,15 @@ class SeatAgent:
                 return self.stand_in(engine, state, seat), True
         finally:
             self.deadline = math.inf
-            self._busy.release()
+            self.release()
 
     def claim(self) -> bool:
         """Whether the agent is free to think now (and is then taken until :meth:`think` ends)."""
         return self._busy.acquire(blocking=False)
+
+    def release(self) -> None:
+        """Free a claim that :meth:`think` never got to."""
+        self._busy.release()
 
 
 class Referee:
@@ -126,7 +130,7 @@ class Referee:
             return await asyncio.wait_for(asyncio.shield(waited), self.seconds + GRACE_SECONDS)
         except asyncio.TimeoutError:
             if future.cancel():  # still queued: it never ran, so nothing holds the agent
-                agent._busy.release()
+                agent.release()
             return await run_in_threadpool(agent.stand_in, engine, state, seat), True
 
     def close(self) -> None:
