@@ -11,6 +11,7 @@ Scaling: counts are divided by their maximum (hand and sizes by the card totals,
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from operator import truediv
 from typing import TYPE_CHECKING
 
@@ -78,14 +79,6 @@ _MY_REVEALED = LAYOUT.offset("my_revealed")
 _OPPONENT_KNOWN = LAYOUT.offset("opponent_known")
 _EXCHANGE_SELECTION = LAYOUT.offset("exchange_selection")
 _DISCARD_PILE = LAYOUT.offset("discard_pile")
-_STAGE_IN_PLAY = LAYOUT.offset("stage_in_play")
-_STAGE_MOUNTAIN = LAYOUT.offset("stage_mountain")
-_STAGE_PRIZES = [LAYOUT.offset("stage_prizes", i) for i in range(S)]
-_STAGE_CARDS = [[LAYOUT.offset("stage_cards", i, rel) for rel in (0, 1)] for i in range(S)]
-_STAGE_LAST = [LAYOUT.offset("stage_last", i) for i in range(S)]
-_STAGE_SUMS = [LAYOUT.offset("stage_sums", i) for i in range(S)]
-_STAGE_MISSING = [[LAYOUT.offset("stage_missing", i, rel) for rel in (0, 1)] for i in range(S)]
-_STAGE_LEADING = [LAYOUT.offset("stage_leading", i) for i in range(S)]
 _TROPHIES = [LAYOUT.offset("trophies", rel) for rel in (0, 1)]
 _AWARDED = LAYOUT.offset("awarded")
 _PHASE = LAYOUT.offset("phase")
@@ -106,25 +99,53 @@ _WHOLE = np.array(
 _PRIZE_DIVISORS = SUIT_SIZES * 4  # prizes_won and trophy_cards: [me, opponent] × suit each
 
 
-def encode(state: State, player: int) -> np.ndarray:
-    """``player``'s observation of ``state`` as described by :data:`LAYOUT`."""
-    me, opp = player, 1 - player
-    ones: list[int] = [_HAND + c for c in state.hands[me]]
-    ones += [_MY_REVEALED + c for c in state.revealed[me]]
-    ones += [_OPPONENT_KNOWN + c for c in state.revealed[opp]]
-    ones += [_EXCHANGE_SELECTION + c for c in state.exchange_selection]
-    ones += [_DISCARD_PILE + c for c in state.discard_pile]
+@dataclass(frozen=True)
+class StageOffsets:
+    """Where the stage pieces start in a layout that has them (the observation's, seen from
+    one player; the full state's, seen from seat 0): per stage, and per side where it has two."""
 
-    # Stage pieces are mostly 0: only their nonzero entries are listed.
-    index: list[int] = []
-    value: list[float] = []
+    in_play: int
+    mountain: int
+    prizes: list[int]
+    cards: list[list[int]]
+    last: list[int]
+    sums: list[int]
+    missing: list[list[int]]
+    leading: list[int]
+
+    @classmethod
+    def of(cls, layout: ObservationLayout) -> StageOffsets:
+        at, sides = layout.offset, (0, 1)
+        return cls(
+            in_play=at("stage_in_play"),
+            mountain=at("stage_mountain"),
+            prizes=[at("stage_prizes", i) for i in range(S)],
+            cards=[[at("stage_cards", i, side) for side in sides] for i in range(S)],
+            last=[at("stage_last", i) for i in range(S)],
+            sums=[at("stage_sums", i) for i in range(S)],
+            missing=[[at("stage_missing", i, side) for side in sides] for i in range(S)],
+            leading=[at("stage_leading", i) for i in range(S)],
+        )
+
+
+def stage_entries(
+    state: State,
+    me: int,
+    at: StageOffsets,
+    ones: list[int],
+    index: list[int],
+    value: list[float],
+) -> None:
+    """Append the stage pieces' nonzero entries: the 1s to ``ones``, the others to ``index`` and
+    ``value``. Side 0 of every piece is seat ``me``'s (the observer, or seat 0 in the state)."""
+    opp = 1 - me
     for i in range(NUM_STAGES):
         if not state.in_play[i]:
             continue
-        ones.append(_STAGE_IN_PLAY + i)
+        ones.append(at.in_play + i)
         if state.terrain[i]:
-            ones.append(_STAGE_MOUNTAIN + i)
-        prizes_at, (mine_missing_at, theirs_missing_at) = _STAGE_PRIZES[i], _STAGE_MISSING[i]
+            ones.append(at.mountain + i)
+        prizes_at, (mine_missing_at, theirs_missing_at) = at.prizes[i], at.missing[i]
         mine_have, theirs_have = state.have[i][me], state.have[i][opp]
         for suit, need in enumerate(state.need[i]):
             if need:  # a side can miss only a suit the stage needs
@@ -137,19 +158,37 @@ def encode(state: State, player: int) -> np.ndarray:
                     index.append(theirs_missing_at + suit)
                     value.append((need - theirs_have[suit]) / 4)
         mine, theirs = state.sides[i][me], state.sides[i][opp]
-        mine_at, theirs_at = _STAGE_CARDS[i]
+        mine_at, theirs_at = at.cards[i]
         if mine:
             ones += [mine_at + c for c in mine]
-            index.append(_STAGE_SUMS[i])
+            index.append(at.sums[i])
             value.append(state.sums[i][me] / MAX_SIDE_SUM)
         if theirs:
             ones += [theirs_at + c for c in theirs]
-            index.append(_STAGE_SUMS[i] + 1)
+            index.append(at.sums[i] + 1)
             value.append(state.sums[i][opp] / MAX_SIDE_SUM)
         last = state.last_player[i]
         if last is not None:
-            ones.append(_STAGE_LAST[i] + (last != me))
-            ones.append(_STAGE_LEADING[i] + (state.stage_leader(i) != me))
+            ones.append(at.last[i] + (last != me))
+            ones.append(at.leading[i] + (state.stage_leader(i) != me))
+
+
+_STAGES = StageOffsets.of(LAYOUT)
+
+
+def encode(state: State, player: int) -> np.ndarray:
+    """``player``'s observation of ``state`` as described by :data:`LAYOUT`."""
+    me, opp = player, 1 - player
+    ones: list[int] = [_HAND + c for c in state.hands[me]]
+    ones += [_MY_REVEALED + c for c in state.revealed[me]]
+    ones += [_OPPONENT_KNOWN + c for c in state.revealed[opp]]
+    ones += [_EXCHANGE_SELECTION + c for c in state.exchange_selection]
+    ones += [_DISCARD_PILE + c for c in state.discard_pile]
+
+    # Stage pieces are mostly 0: only their nonzero entries are listed.
+    index: list[int] = []
+    value: list[float] = []
+    stage_entries(state, me, _STAGES, ones, index, value)
 
     my_trophies_at, their_trophies_at = _TROPHIES
     ones += [my_trophies_at + s for s in state.trophies[me]]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hot_envs.heisse_luft.encoding import MAX_SIDE_SUM
+from hot_envs.heisse_luft.encoding import StageOffsets, stage_entries
 from hot_envs.heisse_luft.facts import (
     DRAW,
     NUM_CARDS,
@@ -81,14 +81,7 @@ _EXCHANGE_SELECTION = STATE_LAYOUT.offset("exchange_selection")
 _DRAW_PILE = STATE_LAYOUT.offset("draw_pile")
 _DRAW_ORDER = STATE_LAYOUT.offset("draw_order")
 _DISCARD_PILE = STATE_LAYOUT.offset("discard_pile")
-_STAGE_IN_PLAY = STATE_LAYOUT.offset("stage_in_play")
-_STAGE_MOUNTAIN = STATE_LAYOUT.offset("stage_mountain")
-_STAGE_PRIZES = [STATE_LAYOUT.offset("stage_prizes", i) for i in range(S)]
-_STAGE_CARDS = [[STATE_LAYOUT.offset("stage_cards", i, s) for s in (0, 1)] for i in range(S)]
-_STAGE_LAST = [STATE_LAYOUT.offset("stage_last", i) for i in range(S)]
-_STAGE_SUMS = [STATE_LAYOUT.offset("stage_sums", i) for i in range(S)]
-_STAGE_MISSING = [[STATE_LAYOUT.offset("stage_missing", i, s) for s in (0, 1)] for i in range(S)]
-_STAGE_LEADING = [STATE_LAYOUT.offset("stage_leading", i) for i in range(S)]
+_STAGES = StageOffsets.of(STATE_LAYOUT)  # the observation's stage pieces, seat 0 first
 _PRIZE_DECK = STATE_LAYOUT.offset("prize_deck")
 _TROPHIES = [STATE_LAYOUT.offset("trophies", s) for s in (0, 1)]
 _PASS_STREAK = STATE_LAYOUT.offset("pass_streak")
@@ -124,31 +117,7 @@ def encode_state(state: State) -> np.ndarray:
     deck = state.prize_deck  # top card last; row 0 of the piece is the top
     ones += [_PRIZE_DECK + 4 * (len(deck) - 1 - i) + suit for i, suit in enumerate(deck)]
 
-    for i in range(NUM_STAGES):
-        if not state.in_play[i]:
-            continue
-        ones.append(_STAGE_IN_PLAY + i)
-        if state.terrain[i]:
-            ones.append(_STAGE_MOUNTAIN + i)
-        have = state.have[i]
-        for suit, need in enumerate(state.need[i]):
-            if need:
-                index.append(_STAGE_PRIZES[i] + suit)
-                value.append(need / 4)
-                for seat in (0, 1):
-                    if need > have[seat][suit]:
-                        index.append(_STAGE_MISSING[i][seat] + suit)
-                        value.append((need - have[seat][suit]) / 4)
-        for seat in (0, 1):
-            side = state.sides[i][seat]
-            if side:
-                ones += [_STAGE_CARDS[i][seat] + c for c in side]
-                index.append(_STAGE_SUMS[i] + seat)
-                value.append(state.sums[i][seat] / MAX_SIDE_SUM)
-        last = state.last_player[i]
-        if last is not None:
-            ones.append(_STAGE_LAST[i] + last)
-            ones.append(_STAGE_LEADING[i] + state.stage_leader(i))
+    stage_entries(state, 0, _STAGES, ones, index, value)
 
     for seat in (0, 1):
         ones += [_TROPHIES[seat] + suit for suit in state.trophies[seat]]
