@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import functools
 import hashlib
 import json
 import math
@@ -45,7 +44,6 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-import hot_envs
 from hot_envs.agents.checkpoint import read_metadata
 from hot_envs.agents.shipped import find_checkpoint
 from hot_envs.arena import (
@@ -57,6 +55,7 @@ from hot_envs.arena import (
     wilson_interval,
 )
 from hot_envs.games import get_game
+from hot_envs.gauntlet import code_digest
 from hot_envs.report import build_report, print_report, save_report
 
 RESULTS = Path(__file__).parent / "results"
@@ -159,18 +158,6 @@ def precise(played: dict[int, list[GameRecord]], precision: float | None) -> boo
         n += 1
     low, high = wilson_interval(share, n)
     return (high - low) / 2 <= precision
-
-
-@functools.cache
-def code_digest() -> str:
-    """A digest of the hot_envs sources (its RLlib part aside): kept games are reused only by
-    the code that played them."""
-    root = Path(hot_envs.__file__).parent
-    digest = hashlib.sha1()
-    for path in sorted(root.rglob("*.py")):
-        if "rllib" not in path.relative_to(root).parts:
-            digest.update(path.relative_to(root).as_posix().encode() + path.read_bytes())
-    return digest.hexdigest()[:10]
 
 
 def read_partial(path: Path, players: int) -> dict[int, list[GameRecord]]:
