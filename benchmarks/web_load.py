@@ -12,7 +12,7 @@ lane's game still running then is left, and counted apart).
 Reports the latency of each kind of request (p50 / p99 / max), the errors (any answer that is
 not 2xx), and the server's resident memory sampled every second::
 
-    python benchmarks/web_load.py                 # 1,000 games, ~3–5 min on 2 cores
+    python benchmarks/web_load.py                 # 1,000 games (883 s on 2 busy cores)
     python benchmarks/web_load.py --games 100     # a quick look
 
 writes benchmarks/results/web_load.{json,md,png}.
