@@ -1,7 +1,9 @@
 """The documents' Python examples run as written, and the documents cite only this repository.
 
 Every ```` ```python ```` block of the README, ``docs/*.md`` and ``checkpoints/README.md`` runs,
-in order, one namespace per document, in an empty current folder. Two conventions:
+in order, one namespace per document, in an empty current folder and a fresh interpreter, as a
+reader would run them: nothing the rest of the suite started or imported in this process (threads,
+Ray, torch) is there to help or harm. Two conventions:
 
 * a block whose first line is ``# NAME.py …`` is also saved as ``NAME.py`` in that folder, so a
   later block can import it (docs/agents.md's ``my_agents.py``);
@@ -11,7 +13,11 @@ in order, one namespace per document, in an empty current folder. Two convention
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -36,17 +42,34 @@ def python_blocks(text: str) -> list[tuple[int, str, bool]]:
     return blocks
 
 
+RUNNER = """
+import json, sys
+namespace = {"__name__": sys.argv[2]}
+for line, code in json.loads(open(sys.argv[1], encoding="utf-8").read()):
+    exec(compile(code, line, "exec"), namespace)
+"""
+
+
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: str(p.relative_to(REPOSITORY)))
-def test_python_examples_run(document: Path, tmp_path, monkeypatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    namespace: dict = {"__name__": f"docs_{document.stem}"}
+def test_python_examples_run(document: Path, tmp_path) -> None:
+    blocks = []
     for line, code, skipped in python_blocks(document.read_text(encoding="utf-8")):
         saved = SAVED_AS.match(code)
         if saved:
             (tmp_path / saved.group(1)).write_text(code, encoding="utf-8")
         if not skipped:
-            exec(compile(code, f"{document.name}:{line}", "exec"), namespace)
+            blocks.append((f"{document.name}:{line}", code))
+    (tmp_path / ".blocks.json").write_text(json.dumps(blocks), encoding="utf-8")
+    path = os.pathsep.join([str(tmp_path), str(REPOSITORY), os.environ.get("PYTHONPATH", "")])
+    result = subprocess.run(
+        [sys.executable, "-c", RUNNER, ".blocks.json", f"docs_{document.stem}"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": path.rstrip(os.pathsep)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-6000:]
 
 
 def test_the_conventions_are_seen() -> None:
