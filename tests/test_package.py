@@ -4,7 +4,6 @@ training configs and the shipped checkpoints (.ci/wheel installs and uses it fro
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -14,6 +13,12 @@ from pathlib import Path
 import pytest
 
 REPOSITORY = Path(__file__).resolve().parents[1]
+# The source folders and the package each one ships as.
+PACKAGES = {
+    "hot_envs": "hot_envs",
+    "training": "hot_envs/training",
+    "checkpoints": "hot_envs/checkpoints",
+}
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +31,7 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(REPOSITORY / name, source / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.zip", "*.png")
-    for name in ("hot_envs", "training", "checkpoints"):
+    for name in PACKAGES:
         shutil.copytree(REPOSITORY / name, source / name, symlinks=True, ignore=ignore)
     command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
     subprocess.run([*command, "-w", str(root), str(source)], check=True, capture_output=True)
@@ -43,11 +48,11 @@ def test_only_hot_envs_at_the_top_level(wheel) -> None:
 
 def test_every_module_configs_and_checkpoints_are_in(wheel) -> None:
     names = set(wheel.namelist())
-    modules = {  # through the training/ link too
-        Path(folder, file).relative_to(REPOSITORY).as_posix()
-        for folder, _, files in os.walk(REPOSITORY / "hot_envs", followlinks=True)
-        for file in files
-        if file.endswith(".py")
+    modules = {  # training/ and checkpoints/ ship as hot_envs.training and hot_envs.checkpoints
+        f"{package}/{path.relative_to(REPOSITORY / folder).as_posix()}"
+        for folder, package in PACKAGES.items()
+        for path in (REPOSITORY / folder).rglob("*.py")
+        if "__pycache__" not in path.parts
     }
     assert "hot_envs/training/train.py" in modules
     assert modules <= names
@@ -56,3 +61,11 @@ def test_every_module_configs_and_checkpoints_are_in(wheel) -> None:
     assert configs <= names
     for name in ("heisse_luft_v0", "heisse_karten_v0"):
         assert {f"hot_envs/checkpoints/{name}.npz", f"hot_envs/checkpoints/{name}.json"} <= names
+
+
+def test_no_package_is_a_symbolic_link() -> None:
+    """training/ and checkpoints/ reach the package through the build configuration, not links
+    in hot_envs/ (which a checkout without symlinks, on Windows say, turns into text files)."""
+    assert not [p for p in (REPOSITORY / "hot_envs").rglob("*") if p.is_symlink() and p.is_dir()]
+    assert not (REPOSITORY / "hot_envs" / "training").exists()
+    assert not (REPOSITORY / "hot_envs" / "checkpoints").exists()

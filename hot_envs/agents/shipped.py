@@ -1,9 +1,10 @@
 """Where a checkpoint is: a path on disk, or the name of one that ships with hot_envs.
 
-The package holds the trained policies of the repository's ``checkpoints/`` folder as
-``hot_envs/checkpoints/NAME.npz`` + ``NAME.json`` (the ``NAME.zip`` training models stay in the
-repository), so ``CheckpointAgent.load("heisse_luft_v0")`` and the agent spec ``heisse_luft_v0``
-work from any folder, installed or not. A path that exists wins over a shipped name.
+The package holds the trained policies of the repository's ``checkpoints/`` folder as the
+package ``hot_envs.checkpoints``: ``NAME.npz`` + ``NAME.json`` (the ``NAME.zip`` training models
+stay in the repository), so ``CheckpointAgent.load("heisse_luft_v0")`` and the agent spec
+``heisse_luft_v0`` work from any folder, installed from a wheel or editable. A path that exists
+wins over a shipped name.
 
 Earlier shipped policies stay loadable by name too, so a comparison against them can be repeated:
 ``checkpoints/earlier/NAME_YYYY_MM_DD.npz`` + ``.json`` is the policy ``NAME`` as shipped on that
@@ -15,8 +16,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import hot_envs.checkpoints
+
 SUFFIXES = (".zip", ".npz", ".json")
-SHIPPED = Path(__file__).resolve().parent.parent / "checkpoints"
+SHIPPED = Path(hot_envs.checkpoints.__file__).resolve().parent  # checkpoints/ in the repository
 EARLIER = SHIPPED / "earlier"
 
 
