@@ -43,8 +43,9 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 
-from hot_envs.agents.checkpoint import CheckpointAgent, export_checkpoint, scores_actions
+from hot_envs.agents.checkpoint import CheckpointAgent, scores_actions
 from hot_envs.single_agent import SingleAgentEnv, random_decisions, random_observations
+from hot_envs.training.export import SB3Agent, export_checkpoint
 
 RESULTS = Path(__file__).parent / "results"
 TARGET = 20.0
@@ -111,7 +112,7 @@ def run(
             model = MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs, seed=seed)
             checkpoint = str(export_checkpoint(model, Path(tmp) / "bench", {"game": game}))
         numpy_agent = CheckpointAgent.load(checkpoint, game=game)
-        sb3_agent = CheckpointAgent.load(checkpoint, game=game, backend="sb3")
+        sb3_agent = SB3Agent.load(checkpoint, game=game)
         agents = {"numpy": numpy_agent, "sb3": sb3_agent}
         batch: list[Decision]
         if scores_actions(numpy_agent.metadata["network"]):  # acts on the view; no MLP floor

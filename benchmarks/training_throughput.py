@@ -73,12 +73,13 @@ from stable_baselines3.common.env_util import make_vec_env  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor  # noqa: E402
 
 from hot_envs.agents.batched import PerSeatAgent  # noqa: E402
-from hot_envs.agents.checkpoint import CheckpointAgent, numpy_policy  # noqa: E402
+from hot_envs.agents.checkpoint import CheckpointAgent  # noqa: E402
 from hot_envs.single_agent import SingleAgentEnv  # noqa: E402
 from hot_envs.vector import VectorSingleAgentEnv  # noqa: E402
 from hot_envs.vector_sb3 import SB3VectorEnv  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # hot_envs from a source checkout
+from hot_envs.training.export import numpy_policy  # noqa: E402
 from hot_envs.training.train import (  # noqa: E402
     Args,
     UpdateThreads,

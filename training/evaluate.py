@@ -20,8 +20,9 @@ from typing import Any
 
 from stable_baselines3.common.callbacks import BaseCallback
 
-from hot_envs.agents.checkpoint import export_checkpoint, update_metadata
+from hot_envs.agents.checkpoint import update_metadata
 from hot_envs.arena import play_match
+from hot_envs.training.export import export_checkpoint
 
 
 def evaluate(

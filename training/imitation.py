@@ -254,7 +254,8 @@ def dagger(
     statistics entry per round, including ``agreement``: how often the clone chose the label at the
     decisions of the games it played in, before that round's cloning, and ``seconds`` since the
     first round began. ``log`` gets each entry as it is made."""
-    from hot_envs.agents.checkpoint import CheckpointAgent, is_action_scorer, numpy_policy
+    from hot_envs.agents.checkpoint import CheckpointAgent
+    from hot_envs.training.export import is_action_scorer, numpy_policy
 
     history = []
     started = time.perf_counter()

@@ -34,7 +34,8 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from hot_envs.agents.checkpoint import CheckpointAgent, numpy_policy
+from hot_envs.agents.checkpoint import CheckpointAgent
+from hot_envs.training.export import numpy_policy
 
 
 @dataclass

@@ -48,13 +48,8 @@ import numpy as np
 import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
-from hot_envs.agents.checkpoint import (
-    atomic_file,
-    export_checkpoint,
-    fsync_dir,
-    read_metadata,
-    sb3_custom_objects,
-)
+from hot_envs.agents.checkpoint import atomic_file, fsync_dir, read_metadata
+from hot_envs.training.export import export_checkpoint, sb3_custom_objects
 
 STATE_FILE = "run_state.json"
 FORMAT = "hot_envs-run-state"

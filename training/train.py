@@ -44,12 +44,7 @@ from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
 from hot_envs.agents import make_agent
-from hot_envs.agents.checkpoint import (
-    export_checkpoint,
-    read_metadata,
-    sb3_custom_objects,
-    update_metadata,
-)
+from hot_envs.agents.checkpoint import read_metadata, update_metadata
 from hot_envs.agents.shipped import find_checkpoint
 from hot_envs.cli import non_negative_int, positive_int
 from hot_envs.games import get_game
@@ -60,6 +55,7 @@ from hot_envs.training.evaluate import (
     format_comparison,
     plot_learning_curve,
 )
+from hot_envs.training.export import export_checkpoint, sb3_custom_objects
 from hot_envs.training.finetune import CriticWarmup, TeacherAnchor
 from hot_envs.training.imitation import Demonstrations, behaviour_cloning, collect, dagger
 from hot_envs.training.league import FixedOpponent, League, LeagueCallback

@@ -26,10 +26,13 @@ A checkpoint ``NAME`` is three files side by side:
 
 :class:`CheckpointAgent` runs the policy in numpy: ``logits = MLP(observation)``, illegal actions
 masked out, then the argmax (``MaskablePPO.predict(deterministic=True)`` picks the same) or, with
-``sample=True``, a draw from the masked softmax. :class:`SB3Agent` plays the ``.zip`` through
-``MaskablePPO.predict`` (torch and sb3-contrib needed). :func:`export_checkpoint` writes all three
-files from a trained model, each written beside its place and renamed into it
-(:func:`atomic_file`), so a crash while writing leaves the old file or the new one, never a part.
+``sample=True``, a draw from the masked softmax. Loading and playing a checkpoint needs numpy
+alone: this module imports neither torch nor the training code. What works on a trained model —
+writing the three files (``export_checkpoint``), a numpy snapshot of it (``numpy_policy``) and
+``SB3Agent``, which plays the ``.zip`` through ``MaskablePPO.predict`` — is
+:mod:`hot_envs.training.export` (the train extra). Every file is written beside its place and
+renamed into it (:func:`atomic_file`), so a crash while writing leaves the old file or the new
+one, never a part.
 """
 
 from __future__ import annotations
@@ -44,26 +47,15 @@ from typing import IO, Any
 
 import numpy as np
 
-from hot_envs.agents.features import SPECS, policy_input
+from hot_envs.agents.activations import ACTIVATIONS
 from hot_envs.agents.features_batch import action_features_batch
-from hot_envs.agents.scorer import ARCHITECTURE, NumpyScorer, scorer_arrays
+from hot_envs.agents.scorer import ARCHITECTURE, NumpyScorer
 from hot_envs.agents.shipped import checkpoint_stem, find_checkpoint
 from hot_envs.engine import Seed, make_rng
 from hot_envs.games import get_game
 
 FORMAT = "hot_envs-checkpoint"
 FORMAT_VERSION = 1
-
-
-def _tanh(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    return np.tanh(x, out=out)
-
-
-def _relu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    return np.maximum(x, np.float32(0.0), out=out)
-
-
-ACTIVATIONS = {"tanh": _tanh, "relu": _relu}  # module-level functions: agents pickle
 
 
 def read_metadata(path: str | Path, game: str | None = None) -> dict[str, Any]:
@@ -266,19 +258,14 @@ class CheckpointAgent:
         game: str | None = None,
         sample: bool = False,
         seed: Seed = None,
-        backend: str = "numpy",
-    ) -> CheckpointAgent | SB3Agent:
+    ) -> CheckpointAgent:
         """The checkpoint at ``path`` (``NAME`` or any of its three files), or the shipped one of
         that name (``heisse_luft_v0``, ``heisse_karten_v0``: :mod:`hot_envs.agents.shipped`), as
         an agent.
 
-        ``game`` checks that it is for that game; ``backend="sb3"`` gives an :class:`SB3Agent`
-        on the ``.zip`` instead (argmax only). Missing files raise ``FileNotFoundError``,
-        corrupt or mismatched ones ``ValueError``."""
-        if backend == "sb3":
-            return SB3Agent.load(path, game=game)
-        if backend != "numpy":
-            raise ValueError(f"backend must be 'numpy' or 'sb3', not {backend!r}")
+        ``game`` checks that it is for that game. Missing files raise ``FileNotFoundError``,
+        corrupt or mismatched ones ``ValueError``. (The ``.zip`` through ``MaskablePPO``, with
+        torch: ``hot_envs.training.export.SB3Agent.load``.)"""
         stem = find_checkpoint(path)
         meta = read_metadata(stem, game)
         activation = meta["network"]["activation"]
@@ -336,130 +323,11 @@ def draw(logits: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return (cdf <= rng.random((len(cdf), 1))).sum(axis=1)
 
 
-class SB3Agent:
-    """The ``.zip`` of a checkpoint through ``MaskablePPO.predict`` (needs torch, sb3-contrib)."""
-
-    def __init__(self, model: Any, metadata: dict[str, Any]) -> None:
-        self.model = model
-        self.metadata = metadata
-        self.game = metadata["game"]
-
-    @classmethod
-    def load(cls, path: str | Path, game: str | None = None) -> SB3Agent:
-        """The model of checkpoint ``path``, checked like :meth:`CheckpointAgent.load`."""
-        from sb3_contrib import MaskablePPO
-
-        stem = find_checkpoint(path)
-        meta = read_metadata(stem, game)
-        file = stem.with_suffix(".zip")
-        if not file.is_file():
-            raise FileNotFoundError(f"checkpoint model {file} not found (next to {stem}.json)")
-        try:
-            model = MaskablePPO.load(file, device="cpu", custom_objects=sb3_custom_objects(meta))
-        except (zipfile.BadZipFile, ValueError, KeyError, RuntimeError) as error:
-            raise ValueError(f"checkpoint model {file} is corrupt: {error}") from None
-        return cls(model, meta)
-
-    def reset(self) -> None:
-        """Nothing to forget between games."""
-
-    def act(self, observation: dict[str, np.ndarray], view: dict[str, Any] | None = None) -> int:
-        mask = np.asarray(observation["action_mask"], dtype=bool)
-        vector = observation["observation"]
-        if scores_actions(self.metadata["network"]):
-            if not view:
-                raise ValueError("an action-scoring checkpoint needs the view to act")
-            vector = policy_input(self.game, vector, view)
-        action, _ = self.model.predict(vector, action_masks=mask, deterministic=True)
-        return int(action)
-
-
 def load_agent(
     path: str | Path, game: str | None = None, seed: Seed = None, sample: bool = False
 ) -> CheckpointAgent:
     """The numpy agent of checkpoint ``path`` (what ``make_agent`` uses for a checkpoint file)."""
     return CheckpointAgent.load(path, game=game, sample=sample, seed=seed)
-
-
-def policy_layers(model: Any) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
-    """The policy MLP of a ``MaskablePPO`` model as numpy ``(weight, bias)`` layers, and its
-    activation name. Only flat ``Box`` observations with SB3's ``FlattenExtractor`` fit."""
-    import torch
-    from stable_baselines3.common.torch_layers import FlattenExtractor
-
-    policy = model.policy
-    extractor = getattr(policy, "pi_features_extractor", policy.features_extractor)
-    if not isinstance(extractor, FlattenExtractor) or len(policy.observation_space.shape) != 1:
-        raise ValueError("only MLP policies on a flat Box observation can be exported")
-    names = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}
-    modules = [*policy.mlp_extractor.policy_net, policy.action_net]
-    layers, activation = [], None
-    for module in modules:
-        if isinstance(module, torch.nn.Linear):
-            weight = module.weight.detach().cpu().numpy().astype(np.float32)
-            layers.append((weight, module.bias.detach().cpu().numpy().astype(np.float32)))
-        elif type(module) in names and activation in (None, names[type(module)]):
-            activation = names[type(module)]
-        else:
-            raise ValueError(f"cannot export the policy layer {module!r}")
-    return layers, activation or "tanh"
-
-
-def export_checkpoint(model: Any, path: str | Path, metadata: dict[str, Any]) -> Path:
-    """Write ``NAME.zip``, ``NAME.npz`` and ``NAME.json`` for a trained ``MaskablePPO`` model.
-
-    ``metadata`` needs ``game``; ``options``, ``training`` and ``evaluation`` are copied, the rest
-    (format, observation layout, action count, network) is filled in. Returns the stem path."""
-    stem = checkpoint_stem(path)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    game = get_game(metadata["game"])
-    if is_action_scorer(model):
-        arrays, activation = scorer_arrays(model)
-        network = {
-            "architecture": ARCHITECTURE,
-            "state": _widths(arrays, "state"),
-            "scorer": _widths(arrays, "scorer")[:-1],
-            "activation": activation,
-            "action_slots": SPECS[game.name].slots,
-            "action_features": SPECS[game.name].size,
-        }
-        input_size = SPECS[game.name].input_size
-    else:
-        layers, activation = policy_layers(model)
-        arrays = {}
-        for i, (w, b) in enumerate(layers):
-            arrays[f"layer_{i}.weight"], arrays[f"layer_{i}.bias"] = w, b
-        network = {
-            "architecture": "mlp",
-            "hidden": [w.shape[0] for w, _ in layers[:-1]],
-            "activation": activation,
-        }
-        input_size = game.engine.LAYOUT.size
-    meta = {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "game": game.name,
-        "options": metadata.get("options", "any"),
-        "observation": {
-            "layout_version": game.engine.LAYOUT.version,
-            "size": game.engine.LAYOUT.size,
-        },
-        "num_actions": game.engine.NUM_ACTIONS,
-        "network": network,
-        "files": {kind: f"{stem.name}.{kind}" for kind in ("zip", "npz", "json")},
-    }
-    meta.update({k: v for k, v in metadata.items() if k not in meta})  # training, evaluation …
-    if model.observation_space.shape != (input_size,):
-        raise ValueError(
-            f"the model's observations {model.observation_space.shape} are not {game.name}'s"
-        )
-    with atomic_file(stem.with_suffix(".zip")) as file:
-        model.save(file)
-    with atomic_file(stem.with_suffix(".npz")) as file:
-        np.savez(file, **arrays)
-    with atomic_file(stem.with_suffix(".json")) as file:
-        file.write((json.dumps(meta, indent=2, default=str) + "\n").encode())
-    return stem
 
 
 @contextlib.contextmanager
@@ -491,15 +359,6 @@ def fsync_dir(path: str | Path) -> None:
             os.close(descriptor)
 
 
-def _widths(arrays: dict[str, np.ndarray], prefix: str) -> list[int]:
-    """The output sizes of the layers ``prefix_0``, ``prefix_1``, …"""
-    return [
-        len(arrays[f"{prefix}_{i}.bias"])
-        for i in range(len(arrays) // 2)
-        if f"{prefix}_{i}.bias" in arrays
-    ]
-
-
 def update_metadata(path: str | Path, **fields: Any) -> dict[str, Any]:
     """Set top-level ``fields`` (e.g. ``evaluation``) in a checkpoint's JSON; return it."""
     file = checkpoint_stem(path).with_suffix(".json")
@@ -510,30 +369,6 @@ def update_metadata(path: str | Path, **fields: Any) -> dict[str, Any]:
     return meta
 
 
-def sb3_custom_objects(meta: dict[str, Any]) -> dict[str, Any]:
-    """What ``MaskablePPO.load`` must be given for a checkpoint's ``.zip``: the action-scoring
-    policy class by its current import path, whatever path the file was saved under."""
-    if not scores_actions(meta["network"]):
-        return {}
-    from hot_envs.training.policies import ActionScorerPolicy
-
-    return {"policy_class": ActionScorerPolicy}
-
-
 def scores_actions(network: dict[str, Any]) -> bool:
     """Whether checkpoint metadata's ``network`` is an action scorer (no ``architecture``: MLP)."""
     return network.get("architecture", "mlp") == ARCHITECTURE
-
-
-def is_action_scorer(model: Any) -> bool:
-    """Whether ``model``'s policy is an action-scoring one (``hot_envs.training.policies``)."""
-    return hasattr(model.policy.mlp_extractor, "scorer_net")
-
-
-def numpy_policy(model: Any) -> NumpyPolicy | NumpyScorer:
-    """The current policy of a ``MaskablePPO`` model in numpy (a snapshot)."""
-    if is_action_scorer(model):
-        arrays, activation = scorer_arrays(model)
-        return NumpyScorer(model.policy.mlp_extractor.spec.game, arrays, activation)
-    layers, activation = policy_layers(model)
-    return NumpyPolicy(layers, activation)

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from hot_envs.agents.activations import ACTIVATIONS
 from hot_envs.agents.features import SPECS, action_features, unpack
 from hot_envs.agents.features_batch import ActionRows, action_features_batch
 
@@ -26,8 +27,6 @@ class NumpyScorer:
     architecture = ARCHITECTURE
 
     def __init__(self, game: str, arrays: dict[str, np.ndarray], activation: str) -> None:
-        from hot_envs.agents.checkpoint import ACTIVATIONS
-
         self.spec = SPECS[game]
         self.game = game
         self.activation = activation
@@ -139,22 +138,3 @@ def _layers(arrays: dict[str, np.ndarray], prefix: str, size: int) -> list[tuple
     if not layers:
         raise ValueError(f"no {prefix} layers")
     return layers
-
-
-def scorer_arrays(model: Any) -> tuple[dict[str, np.ndarray], str]:
-    """The actor of an ``ActionScorerPolicy`` model as checkpoint arrays, and its activation."""
-    import torch
-
-    net = model.policy.mlp_extractor
-    arrays: dict[str, np.ndarray] = {}
-    activation = None
-    names = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}
-    for prefix, sequential in (("state", net.state_net), ("scorer", net.scorer_net)):
-        linear = [m for m in sequential if isinstance(m, torch.nn.Linear)]
-        for m in sequential:
-            if type(m) in names:
-                activation = names[type(m)]
-        for i, m in enumerate(linear):
-            arrays[f"{prefix}_{i}.weight"] = m.weight.detach().cpu().numpy().astype(np.float32)
-            arrays[f"{prefix}_{i}.bias"] = m.bias.detach().cpu().numpy().astype(np.float32)
-    return arrays, activation or "tanh"

@@ -15,6 +15,8 @@ from hot_envs.single_agent import SingleAgentEnv, random_observations
 
 pytest.importorskip("sb3_contrib")
 
+from hot_envs.training.export import SB3Agent  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = {
     "heisse-luft": ROOT / "checkpoints" / "heisse_luft_v0",
@@ -62,7 +64,7 @@ def decisions(game: str, n: int, seed: int = 0) -> list[tuple[dict[str, np.ndarr
 @pytest.mark.parametrize("game", SCORER_SHIPPED)
 def test_shipped_action_scorers_numpy_and_sb3_agree_on_a_thousand_decisions(game):
     numpy_agent = CheckpointAgent.load(SHIPPED[game], game=game)
-    sb3_agent = CheckpointAgent.load(SHIPPED[game], game=game, backend="sb3")
+    sb3_agent = SB3Agent.load(SHIPPED[game], game=game)
     batch = decisions(game, 1000)
     numpy_actions = [numpy_agent.act(o, view) for o, view in batch]
     assert numpy_actions == [sb3_agent.act(o, view) for o, view in batch]
@@ -72,7 +74,7 @@ def test_shipped_action_scorers_numpy_and_sb3_agree_on_a_thousand_decisions(game
 def test_shipped_checkpoints_numpy_and_sb3_agree_on_thousands_of_observations(shipped):
     game, batch = shipped
     numpy_agent = CheckpointAgent.load(SHIPPED[game], game=game)
-    sb3_agent = CheckpointAgent.load(SHIPPED[game], game=game, backend="sb3")
+    sb3_agent = SB3Agent.load(SHIPPED[game], game=game)
     numpy_actions = [numpy_agent.act(o) for o in batch]
     assert numpy_actions == [sb3_agent.act(o) for o in batch]
     assert len(set(numpy_actions)) > 10  # the policy decides things, not one constant move
@@ -114,7 +116,7 @@ def test_other_network_shapes_agree_with_sb3(tmp_path, net_arch, activation):
     import torch
     from sb3_contrib import MaskablePPO
 
-    from hot_envs.agents.checkpoint import export_checkpoint
+    from hot_envs.training.export import export_checkpoint
 
     game = "heisse-karten"
     env = SingleAgentEnv(game, players=PLAYERS[game], seed=0)
@@ -123,7 +125,7 @@ def test_other_network_shapes_agree_with_sb3(tmp_path, net_arch, activation):
     model = MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs, seed=1, device="cpu")
     stem = export_checkpoint(model, tmp_path / "net", {"game": game})
     numpy_agent = CheckpointAgent.load(stem)
-    sb3_agent = CheckpointAgent.load(stem, backend="sb3")
+    sb3_agent = SB3Agent.load(stem)
     batch = observations(game, 1000, seed=2)
     assert [numpy_agent.act(o) for o in batch] == [sb3_agent.act(o) for o in batch]
 

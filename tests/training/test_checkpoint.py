@@ -17,6 +17,8 @@ from hot_envs.single_agent import SingleAgentEnv, random_observations
 
 pytest.importorskip("sb3_contrib")
 
+from hot_envs.training.export import SB3Agent  # noqa: E402
+
 CASES = [("heisse-luft", None, "tanh"), ("heisse-karten", [2, 3, 4, 5, 6], "relu")]
 
 
@@ -33,7 +35,7 @@ def _model(game: str, players, activation: str):
 @pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory) -> dict[str, Path]:
     """One exported (untrained, randomly initialised) checkpoint per game."""
-    from hot_envs.agents.checkpoint import export_checkpoint
+    from hot_envs.training.export import export_checkpoint
 
     out = tmp_path_factory.mktemp("checkpoints")
     stems = {}
@@ -66,7 +68,7 @@ def test_export_writes_three_files_and_documented_metadata(checkpoints, game, pl
 @pytest.mark.parametrize(("game", "players", "activation"), CASES)
 def test_numpy_and_sb3_give_the_same_actions(checkpoints, game, players, activation):
     numpy_agent = CheckpointAgent.load(checkpoints[game], game=game)
-    sb3_agent = CheckpointAgent.load(checkpoints[game], backend="sb3")
+    sb3_agent = SB3Agent.load(checkpoints[game])
     batch = random_observations(game, players, 200)
     numpy_actions = [numpy_agent.act(o, None) for o in batch]
     assert numpy_actions == [sb3_agent.act(o, None) for o in batch]
@@ -129,7 +131,7 @@ def test_missing_files(copy):
         CheckpointAgent.load(copy)
     copy.with_suffix(".zip").unlink()
     with pytest.raises(FileNotFoundError, match=r"copy\.zip not found"):
-        CheckpointAgent.load(copy, backend="sb3")
+        SB3Agent.load(copy)
 
 
 @pytest.mark.parametrize(
@@ -158,7 +160,7 @@ def test_pickled_or_misshapen_arrays_are_refused(copy):
 def test_corrupt_zip(copy):
     copy.with_suffix(".zip").write_bytes(b"garbage")
     with pytest.raises(ValueError, match="corrupt"):
-        CheckpointAgent.load(copy, backend="sb3")
+        SB3Agent.load(copy)
 
 
 def test_corrupt_or_foreign_json(copy):
@@ -174,7 +176,7 @@ def test_a_checkpoint_for_the_other_game(copy):
     with pytest.raises(ValueError, match="is for heisse-luft, not heisse-karten"):
         CheckpointAgent.load(copy, game="heisse-karten")
     with pytest.raises(ValueError, match="is for heisse-luft, not heisse-karten"):
-        CheckpointAgent.load(copy, game="heisse_karten_v0", backend="sb3")
+        SB3Agent.load(copy, game="heisse_karten_v0")
 
 
 def test_a_json_of_the_other_game_next_to_these_weights(copy, checkpoints):

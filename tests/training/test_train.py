@@ -14,6 +14,7 @@ from hot_envs.games import get_game
 
 pytest.importorskip("sb3_contrib")
 
+from hot_envs.training.export import SB3Agent  # noqa: E402
 from hot_envs.training.league import FixedOpponent, League  # noqa: E402
 from hot_envs.training.train import CONFIGS, load_config, main, parse_args  # noqa: E402
 
@@ -54,7 +55,7 @@ def plays_every_seat(game: str, stem, counts) -> None:
     """The checkpoint's numpy agent finishes games in every seat of every player count, and the
     SB3 agent of the same checkpoint picks the same actions there."""
     agent = CheckpointAgent.load(stem, game=game)
-    sb3 = CheckpointAgent.load(stem, backend="sb3")
+    sb3 = SB3Agent.load(stem)
     module = get_game(game).env
     for n in counts:
         kwargs = {} if game == "heisse-luft" else {"num_players": n}
