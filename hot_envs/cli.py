@@ -40,38 +40,26 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from hot_envs.agents import SPEC_HELP
+from hot_envs.agents import SPEC_HELP, make_agent
 from hot_envs.arena import game_options, round_robin
+from hot_envs.arguments import (
+    BACKENDS,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    split_backend,
+)
+from hot_envs.errors import UsageError, usage_errors
 from hot_envs.games import GAMES, get_game
 from hot_envs.records import write_records
 from hot_envs.report import build_report, check_out_dir, print_report, save_report
 from hot_envs.terminal import play
 from hot_envs.viewer import replay_game, watch
-
-
-def _int_at_least(low: int) -> Callable[[str], int]:
-    """An argparse type: an int ≥ ``low``. argparse names the option in the error."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be an int, not {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be {low} or more, not {value}")
-        return value
-
-    parse.__name__ = f"int ≥ {low}"
-    return parse
-
-
-non_negative_int = _int_at_least(0)  # seeds
-positive_int = _int_at_least(1)  # counts
 
 
 def demo(game_name: str, seed: int, players: int | None, every: int) -> dict[str, float]:
@@ -102,14 +90,18 @@ def demo(game_name: str, seed: int, players: int | None, every: int) -> dict[str
 
 def evaluate(args: argparse.Namespace) -> dict:
     """Round robin of ``args.agents``; print the tables, save files to ``args.out``."""
-    if len(args.agents) < 2:
-        raise ValueError("evaluate needs at least two agents, e.g. --agents search heuristic")
-    out = None
-    if args.out:  # checked before the games, not after them
-        try:
-            out = check_out_dir(args.out)
-        except ValueError as error:
-            raise ValueError(f"--out: {error}") from None
+    with usage_errors():  # the request, before any game is played
+        if len(args.agents) < 2:
+            raise ValueError("evaluate needs at least two agents, e.g. --agents search heuristic")
+        out = None
+        if args.out:
+            try:
+                out = check_out_dir(args.out)
+            except ValueError as error:
+                raise ValueError(f"--out: {error}") from None
+        game_options(args.game, args.players)
+        for spec in args.agents:
+            make_agent(spec, args.game)
     result = round_robin(
         args.game,
         args.agents,
@@ -159,13 +151,20 @@ def run_gauntlet(args: argparse.Namespace) -> dict:
     from hot_envs.gauntlet import gauntlet
 
     players = args.players
-    if players is not None and players != ["all"]:
-        try:
-            players = [int(n) for n in players]
-        except ValueError:
-            raise ValueError(f"--players: table sizes or 'all', not {' '.join(players)}") from None
-    elif players == ["all"]:
-        players = "all"
+    with usage_errors():  # the request, before any game is played
+        if players is not None and players != ["all"]:
+            try:
+                players = [int(n) for n in players]
+            except ValueError:
+                raise ValueError(
+                    f"--players: table sizes or 'all', not {' '.join(players)}"
+                ) from None
+        elif players == ["all"]:
+            players = "all"
+        for n in players if isinstance(players, list) else []:
+            game_options(args.game, n)
+        for spec in [args.agent, *(args.opponents or [])]:
+            make_agent(spec, args.game)
     result = gauntlet(
         args.game,
         args.agent,
@@ -185,34 +184,20 @@ def run_gauntlet(args: argparse.Namespace) -> dict:
     return result.to_dict()
 
 
-BACKENDS = {
-    "sb3": ("hot_envs.training.train", "train"),
-    "rllib": ("hot_envs.training.rllib_train", "rllib"),
-}
-
-
 def train(argv: list[str]) -> int:
     """``hot-envs train [--backend sb3|rllib] …`` runs :func:`hot_envs.training.train.main` (sb3,
     the default: torch and sb3-contrib needed) or :func:`hot_envs.training.rllib_train.main` (Ray
     RLlib)."""
-    backend, rest = _backend(argv)
+    backend, rest = split_backend(argv)
     module, extra = BACKENDS[backend]
     try:
         train_main = importlib.import_module(module).main
     except ImportError as error:
-        raise ValueError(
+        raise UsageError(
             f"the {backend} backend needs the {extra} extra: pip install -e '.[{extra}]' "
             f"({error.msg})"
         ) from None
     return train_main(rest)
-
-
-def _backend(argv: list[str]) -> tuple[str, list[str]]:
-    """``--backend NAME`` taken out of the training arguments (the rest is the script's)."""
-    parser = argparse.ArgumentParser(prog="hot-envs train", add_help=False, allow_abbrev=False)
-    parser.add_argument("--backend", choices=sorted(BACKENDS), default="sb3")
-    known, rest = parser.parse_known_args(argv)
-    return known.backend, rest
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -256,9 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("game", choices=sorted(GAMES))
     p.add_argument("--agent", required=True, metavar="SPEC", help=f"the frozen agent: {SPEC_HELP}")
-    p.add_argument(
-        "--minutes", type=_positive_float, default=5.0, help="minutes of PPO (default 5)"
-    )
+    p.add_argument("--minutes", type=positive_float, default=5.0, help="minutes of PPO (default 5)")
     p.add_argument("--players", type=int, default=2, help="table size (Heiße Karten: 2–6)")
     p.add_argument(
         "--games", type=positive_int, default=1000, help="games of the final measurement"
@@ -324,26 +307,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _positive_float(text: str) -> float:
-    """An argparse type: a finite number above 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, not {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be above 0, not {text}")
-    return value
-
-
 def exploit(args: argparse.Namespace) -> dict:
     """``hot-envs exploit``: :func:`hot_envs.training.exploit.exploit`, then its table."""
     try:
         from hot_envs.training import exploit as best_response
     except ImportError as error:
-        raise ValueError(
+        raise UsageError(
             f"exploit trains with MaskablePPO and needs the train extra: pip install -e "
             f"'.[train]' ({error.msg})"
         ) from None
+    with usage_errors():  # the request, before the best response trains
+        make_agent(args.agent, args.game)
+        game_options(args.game, args.players)
     result = best_response.exploit(
         args.game,
         args.agent,
@@ -402,34 +377,46 @@ def web(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command. A request that fails its checks (:class:`~hot_envs.errors.UsageError`) is
+    one line and exit status 2; an error of the work itself — training, games — keeps its
+    traceback. The long jobs check their requests before they start (``evaluate``, ``gauntlet``,
+    ``exploit``, and the training scripts' own); the short interactive ones (``demo``, ``play``,
+    ``replay``, ``watch``, ``serve``) count any ``ValueError`` as the request's."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv[:1] if argv[:1] == ["train"] else argv)
     try:
         if args.command == "train":  # everything after `train` is the training script's own
             return train(argv[1:])
-        if args.command == "demo":
-            demo(args.game, args.seed, args.players, args.every)
-        elif args.command == "evaluate":
+        if args.command == "evaluate":
             evaluate(args)
         elif args.command == "gauntlet":
             run_gauntlet(args)
         elif args.command == "exploit":
             exploit(args)
-        elif args.command == "play":
-            play(args.game, args.opponent, args.players, args.seat, args.seed)
-        elif args.command == "replay":
-            replay_game(args.records, args.game, args.seat, args.gif, args.mp4, args.fps)
-        elif args.command == "serve" or (args.command == "watch" and args.browser):
-            web(args)
-        elif args.command == "watch":
-            watch(args.game, args.agents, args.seed, args.delay, args.seat, args.out)
-    except ValueError as error:  # bad options: a clear message, no traceback
+        else:
+            with usage_errors():
+                interactive(args)
+    except UsageError as error:  # a bad request: a clear message, no traceback
         print(f"hot-envs: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("hot-envs: interrupted", file=sys.stderr)
         return 130
     return 0
+
+
+def interactive(args: argparse.Namespace) -> None:
+    """The short commands, watched as they run: demo, play, replay, watch and serve."""
+    if args.command == "demo":
+        demo(args.game, args.seed, args.players, args.every)
+    elif args.command == "play":
+        play(args.game, args.opponent, args.players, args.seat, args.seed)
+    elif args.command == "replay":
+        replay_game(args.records, args.game, args.seat, args.gif, args.mp4, args.fps)
+    elif args.command == "serve" or (args.command == "watch" and args.browser):
+        web(args)
+    elif args.command == "watch":
+        watch(args.game, args.agents, args.seed, args.delay, args.seat, args.out)
 
 
 if __name__ == "__main__":

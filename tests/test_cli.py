@@ -115,3 +115,29 @@ def test_the_table_shows_microseconds_and_the_rating_the_plot_shows(monkeypatch,
     )
     plot_report(report, tmp_path / "plot.png")
     assert any(title.startswith(RATING) for title in titles)
+
+
+def test_an_error_of_the_work_keeps_its_traceback(monkeypatch, capsys):
+    """A bad request is one line; an error raised while the games run is no request's fault and
+    reaches the caller whole (the console script prints its traceback)."""
+
+    def crash(*args, **kwargs):
+        raise ValueError("Expected parameter logits to satisfy the constraint (nan)")
+
+    monkeypatch.setattr(hot_envs.cli, "round_robin", crash)
+    with pytest.raises(ValueError, match="nan") as error:
+        main(EVALUATE + ["--quiet"])
+    assert error.type is ValueError  # not turned into a usage error
+    assert "hot-envs: error" not in capsys.readouterr().err
+    assert main(["evaluate", "heisse-luft", "--agents", "random", "nonsense"]) == 2  # a request
+
+
+def test_bad_gauntlet_requests_are_one_line_before_any_game(monkeypatch, capsys):
+    monkeypatch.setattr("hot_envs.gauntlet.gauntlet", lambda *a, **k: pytest.fail("played"))
+    for argv, message in [
+        (["--agent", "nonsense"], "unknown agent spec"),
+        (["--agent", "random", "--opponents", "nonsense"], "unknown agent spec"),
+        (["--agent", "random", "--players", "9"], "9"),
+    ]:
+        assert main(["gauntlet", "heisse-karten", *argv]) == 2
+        assert message in capsys.readouterr().err

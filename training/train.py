@@ -46,7 +46,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv,
 from hot_envs.agents import make_agent
 from hot_envs.agents.checkpoint import read_metadata, update_metadata
 from hot_envs.agents.shipped import find_checkpoint
-from hot_envs.cli import non_negative_int, positive_int
+from hot_envs.arguments import BACKENDS, non_negative_int, positive_int, split_backend
 from hot_envs.games import get_game
 from hot_envs.single_agent import Opponent, SingleAgentEnv
 from hot_envs.training.evaluate import (
@@ -372,8 +372,7 @@ def parse_args(argv: list[str] | None) -> Args:
     parser.add_argument("game", help="heisse-luft or heisse-karten")
     parser.add_argument(
         "--backend",
-        choices=["sb3"],  # hot-envs train hands rllib to training.rllib_train
-        metavar="{sb3,rllib}",
+        choices=list(BACKENDS),  # main hands rllib to training.rllib_train, as hot-envs train
         help="sb3: MaskablePPO, these options (the default); rllib: Ray RLlib, its own "
         "options (hot-envs train --backend rllib -h)",
     )
@@ -459,6 +458,13 @@ def parse_args(argv: list[str] | None) -> Args:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The script: ``--backend rllib`` hands the other arguments to
+    :func:`hot_envs.training.rllib_train.main`; 2 on bad options."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if split_backend(argv)[0] == "rllib":
+        from hot_envs.training import rllib_train
+
+        return rllib_train.main(split_backend(argv)[1])
     try:
         args = parse_args(argv)
     except (ValueError, FileNotFoundError) as error:
