@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from hot_envs.heisse_karten.facts import card_label, seat_name
-
-if TYPE_CHECKING:
-    from hot_envs.heisse_karten.state import State
+from hot_envs.heisse_karten.table import Table
 
 
 def _cards(cards: list[int]) -> str:
@@ -18,7 +14,7 @@ def _per_seat(values: list[int]) -> str:
     return "  ".join(f"{seat_name(seat)} {value:+d}" for seat, value in enumerate(values))
 
 
-def render(state: State, viewer: int | None = None) -> str:
+def render(state: Table, viewer: int | None = None) -> str:
     """The public table, plus ``viewer``'s hand when a viewer is given.
 
     Cards read ``36b`` (black, counts +36) and ``17r`` (red, counts -17), as in HK-1.1. The last

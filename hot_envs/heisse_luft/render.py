@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from hot_envs.heisse_luft.facts import (
     NUM_STAGES,
     PHASES,
@@ -13,9 +11,7 @@ from hot_envs.heisse_luft.facts import (
     TROPHY,
     card_label,
 )
-
-if TYPE_CHECKING:
-    from hot_envs.heisse_luft.state import State
+from hot_envs.heisse_luft.table import Table
 
 
 def _cards(cards: list[int] | set[int]) -> str:
@@ -26,7 +22,7 @@ def _prizes(counts: list[int]) -> str:
     return " ".join(f"{SUIT_SYMBOLS[s]}{n}" for s, n in enumerate(counts))
 
 
-def render(state: State, viewer: int | None = None) -> str:
+def render(state: Table, viewer: int | None = None) -> str:
     """The table as text. Only ``viewer``'s hand is shown (None: no hand); cards the opponent
     saw under HL-3.4 are shown as known."""
     lines = [_status(state)]
@@ -57,7 +53,7 @@ def render(state: State, viewer: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def _status(state: State) -> str:
+def _status(state: Table) -> str:
     piles = (
         f"draw pile {len(state.draw_pile)} · discard {len(state.discard_pile)} · "
         f"prize deck {len(state.prize_deck)} · pass streak {state.pass_streak}"

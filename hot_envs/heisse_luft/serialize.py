@@ -10,7 +10,8 @@ card last.
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -39,9 +40,7 @@ from hot_envs.heisse_luft.facts import (
     TROPHY,
     TROPHY_PRICE,
 )
-
-if TYPE_CHECKING:
-    from hot_envs.heisse_luft.state import State
+from hot_envs.heisse_luft.table import Table
 
 GAME = "heisse_luft"
 REQUIRED_KEYS = (
@@ -100,7 +99,7 @@ def _suit_counts(counts: list[int]) -> dict[str, int]:
     return {SUITS[s]: counts[s] for s in range(4)}
 
 
-def _stage_dicts(state: State) -> list[dict]:
+def _stage_dicts(state: Table) -> list[dict]:
     return [
         {
             "in_play": state.in_play[i],
@@ -113,7 +112,7 @@ def _stage_dicts(state: State) -> list[dict]:
     ]
 
 
-def _public(state: State) -> dict:
+def _public(state: Table) -> dict:
     """The parts of the state both players see (HL-8)."""
     trophy_phase = None
     if state.phase == TROPHY:
@@ -137,7 +136,7 @@ def _public(state: State) -> dict:
     }
 
 
-def state_to_dict(state: State) -> dict:
+def state_to_dict(state: Table) -> dict:
     return {
         "game": GAME,
         **_public(state),
@@ -147,7 +146,7 @@ def state_to_dict(state: State) -> dict:
     }
 
 
-def state_view(state: State, player: int) -> dict:
+def state_view(state: Table, player: int) -> dict:
     """What ``player`` may know (HL-8): public parts, own hand, sizes of hidden piles."""
     player = check_seat(player, "player")
     opponent = 1 - player
@@ -226,7 +225,7 @@ def _int(x: Any, where: str, low: int, high: int) -> int:
     return x
 
 
-def _read_stage(state: State, i: int, d: Any) -> None:
+def _read_stage(state: Table, i: int, d: Any) -> None:
     where = f"stages[{i}] (stage {i + 1})"
     if not isinstance(d, dict):
         raise ValueError(f"{where} must be a dict, not {type(d).__name__}")
@@ -273,7 +272,7 @@ def _read_stage(state: State, i: int, d: Any) -> None:
     state.last_player[i] = last if any(sides) else None
 
 
-def _check_every_card_once(state: State) -> None:
+def _check_every_card_once(state: Table) -> None:
     places: dict[int, str] = {}
     groups = [(f"hands[{p}]", state.hands[p]) for p in (0, 1)]
     groups += [("draw_pile", state.draw_pile), ("discard_pile", state.discard_pile)]
@@ -292,7 +291,7 @@ def _check_every_card_once(state: State) -> None:
         raise ValueError(f"balloon cards missing (every card must appear once): {missing}")
 
 
-def _check_prize_totals(state: State) -> None:
+def _check_prize_totals(state: Table) -> None:
     totals = Counter(state.prize_deck)
     for prizes in state.prizes:
         totals.update(prizes)
@@ -307,7 +306,8 @@ def _check_prize_totals(state: State) -> None:
             )
 
 
-def state_from_dict(cls: type[State], d: Any, seed: Seed = None) -> State:
+def state_dict_options(d: Any) -> dict[str, Any]:
+    """The options of a state dict, after its keys and game are checked: a new state's."""
     if not isinstance(d, dict):
         raise ValueError(f"a state dict must be a dict, not {type(d).__name__}")
     missing = [k for k in REQUIRED_KEYS if k not in d]
@@ -318,8 +318,13 @@ def state_from_dict(cls: type[State], d: Any, seed: Seed = None) -> State:
         raise ValueError(f"state dict has unknown key(s) {sorted(unknown)}")
     if d.get("game", GAME) != GAME:
         raise ValueError(f"state dict is for game {d['game']!r}, not {GAME!r}")
-    state = cls(check_options(d.get("options", {})), make_rng(seed))
+    return check_options(d.get("options", {}))
 
+
+def read_state_dict(state: Table, d: dict) -> None:
+    """Fill a new ``state`` (made with :func:`state_dict_options`) from state dict ``d``, checked
+    for everything but the rules of its phase, which the state checks itself (HL-3.3, HL-3.4,
+    HL-6.4) as it resumes the turn."""
     if d["phase"] not in PHASES:
         raise ValueError(f"phase must be one of {PHASES}, not {d['phase']!r}")
     state.phase = PHASES.index(d["phase"])
@@ -350,10 +355,9 @@ def state_from_dict(cls: type[State], d: Any, seed: Seed = None) -> State:
     limit = state.options["turn_limit"]
     state.turn = _int(d.get("turn", 0), "turn", 0, limit if over else limit - 1)
     _read_phase(state, d)
-    return state
 
 
-def _read_trophies(state: State, d: dict) -> None:
+def _read_trophies(state: Table, d: dict) -> None:
     trophies = _list(d["trophies"], "trophies", 2)
     state.trophies = [
         [_suit(s, f"trophies[{p}]") for s in _list(trophies[p], f"trophies[{p}]")] for p in (0, 1)
@@ -381,7 +385,7 @@ def _read_trophies(state: State, d: dict) -> None:
             raise ValueError(f"player {p} holds two trophies, so the phase must be 'over' (HL-7.1)")
 
 
-def _read_phase(state: State, d: dict) -> None:
+def _read_phase(state: Table, d: dict) -> None:
     """The phase-specific keys, checked against the phase."""
     p = state.current_player
     selection = _cards(d.get("exchange_selection") or [], "exchange_selection")
@@ -401,8 +405,7 @@ def _read_phase(state: State, d: dict) -> None:
         winner = d.get("winner")
         if winner != DRAW:
             winner = check_seat(winner, "winner", allow_none=True)
-        state.winner = winner
-        state._legal = []  # the winner is taken as given: null reads as a truncated game
+        state.winner = winner  # taken as given: null reads as a truncated game
     elif state.phase == TROPHY:
         tp = d.get("trophy_phase")
         if not isinstance(tp, dict) or set(tp) != {"winner", "asking"}:
@@ -415,11 +418,7 @@ def _read_phase(state: State, d: dict) -> None:
         state.asking_winner = tp["asking"] == "winner"
         if p != (state.trophy_winner if state.asking_winner else 1 - state.trophy_winner):
             raise ValueError(f"current_player {p} is not the player trophy_phase asks")
-        if not state._claimable(p):
-            raise ValueError(f"player {p} can claim no trophy, so is not asked (HL-6.4)")
     elif state.phase == EXCHANGE:
-        if state._play_actions(p):
-            raise ValueError(f"player {p} has a fitting card, so cannot exchange (HL-3.3)")
         hand = state.hands[p]
         if not hand:
             raise ValueError(f"player {p} has no cards to exchange (HL-3.4)")
@@ -436,7 +435,6 @@ def _read_phase(state: State, d: dict) -> None:
     else:
         if not any(state.in_play):
             raise ValueError("no stage is in play, so the phase must be 'over' (HL-7.2)")
-        state._start_turn(p)  # a mover with no fitting card starts a stuck turn (HL-3.4)
 
 
 # ---------------------------------------------------------------------- view -> state
@@ -474,9 +472,12 @@ def _seen_cards(view: dict) -> tuple[set[str], int]:
     return {CARD_CODES[c] for c in seen}, hand_size - len(known)
 
 
-def state_from_view(cls: type[State], view: Any, rng: Seed = None) -> State:
-    """A full state consistent with ``view``: the cards the viewer cannot see are dealt at
-    random to the opponent's unknown hand cards and the draw pile; the prize deck is shuffled.
+def state_from_view(
+    from_dict: Callable[[dict, np.random.Generator], Table], view: Any, rng: Seed = None
+) -> Table:
+    """A full state consistent with ``view``, made by ``from_dict`` (``State.from_dict``): the
+    cards the viewer cannot see are dealt at random to the opponent's unknown hand cards and the
+    draw pile; the prize deck is shuffled.
 
     The deal is repeated until it agrees with what the view implies about the opponent's hand:
     an opponent in the play phase holds a fitting card (else it would be stuck, HL-3.4).
@@ -508,7 +509,7 @@ def state_from_view(cls: type[State], view: Any, rng: Seed = None) -> State:
             draw_pile=unseen[n_unknown:],
             prize_deck=[deck[i] for i in rng.permutation(len(deck))],
         )
-        state = state_from_dict(cls, d, rng)
+        state = from_dict(d, rng)
         if state.phase == PHASES.index(view["phase"]):
             return state
     raise ValueError(f"no deal of the unseen cards fits the view (tried {MAX_DEALS})")

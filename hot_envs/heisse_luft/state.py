@@ -514,7 +514,25 @@ class State:
     @classmethod
     def from_dict(cls, d: dict, seed: Seed = None) -> State:
         """A state from :meth:`to_dict`'s format; ``ValueError`` names the first problem."""
-        return serialize.state_from_dict(cls, d, seed)
+        state = cls(serialize.state_dict_options(d), make_rng(seed))
+        serialize.read_state_dict(state, d)
+        state._resume()
+        return state
+
+    def _resume(self) -> None:
+        """After :meth:`from_dict` has read a position: the rules its phase keeps, and the
+        mover's turn begun as play would begin it."""
+        p = self.current_player
+        if self.phase == OVER:
+            self._legal = []
+        elif self.phase == TROPHY:
+            if not self._claimable(p):
+                raise ValueError(f"player {p} can claim no trophy, so is not asked (HL-6.4)")
+        elif self.phase == EXCHANGE:
+            if self._play_actions(p):
+                raise ValueError(f"player {p} has a fitting card, so cannot exchange (HL-3.3)")
+        else:
+            self._start_turn(p)  # a mover with no fitting card starts a stuck turn (HL-3.4)
 
     def view(self, player: int) -> dict:
         """Exactly what ``player`` may know (HL-8), as a JSON-compatible dict."""
@@ -523,7 +541,7 @@ class State:
     @classmethod
     def from_view(cls, view: dict, rng: Seed = None) -> State:
         """A full state consistent with ``view``, hidden cards dealt at random."""
-        return serialize.state_from_view(cls, view, rng)
+        return serialize.state_from_view(cls.from_dict, view, rng)
 
     def render(self, viewer: int | None = None) -> str:
         """The table as text; ``viewer``'s hand is shown, no hidden card ever is. A viewer who
