@@ -7,9 +7,9 @@
 Read top to bottom: arguments (one dataclass, defaults < the game's TOML config < command line),
 seeding, the self-play league and the vectorised single-agent envs, the model (new or resumed),
 imitation (behaviour cloning of the heuristic for a new model, then DAgger rounds if configured),
-``learn`` with a progress bar (ended early by ``--time-limit``), TensorBoard logs, league updates
-and periodic evaluation (best model kept), then the final checkpoint and an evaluation table
-against random and heuristic play with 95 % intervals.
+``learn`` with a progress bar (with ``--time-limit``, in seconds of that budget, which ends it),
+TensorBoard logs, league updates and periodic evaluation (best model kept), then the final
+checkpoint and an evaluation table against random and heuristic play with 95 % intervals.
 
 Configs: ``training/configs/GAME.toml`` (the defaults, a few minutes on 2 cores),
 ``GAME_long.toml`` (a sitting on a 16-core machine: what trained the shipped checkpoints) and
@@ -190,6 +190,61 @@ class TimeLimit(BaseCallback):
 
     def _on_step(self) -> bool:
         return time.perf_counter() < self.deadline
+
+
+class TimeBudgetBar(BaseCallback):
+    """The progress bar of a run with a time limit, in seconds of its budget: it fills with the
+    time learnt, or with the steps where they would end learning sooner (the step bound), so its
+    total and its ETA are those of the run. SB3's own bar counts towards the step bound, which a
+    time-limited run (a config's ``timesteps`` is an upper bound there) does not reach."""
+
+    REFRESH = 0.5  # seconds between updates
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.seconds = seconds
+        self.bar: Any = None
+
+    def _on_training_start(self) -> None:
+        from tqdm.auto import tqdm
+
+        self.started = self.shown = time.perf_counter()
+        self.first_step = self.model.num_timesteps
+        self.steps = max(self.locals["total_timesteps"] - self.first_step, 1)
+        self.bar = tqdm(
+            total=round(self.seconds),
+            desc="learning",
+            unit="s",
+            bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total} s "
+            "[{elapsed}<{remaining}{postfix}]",
+        )
+
+    def _on_step(self) -> bool:
+        if time.perf_counter() - self.shown >= self.REFRESH:
+            self.show()
+        return True
+
+    def _on_rollout_start(self) -> None:  # after each PPO update
+        self.show()
+
+    def show(self) -> None:
+        self.shown = now = time.perf_counter()
+        steps = self.model.num_timesteps - self.first_step
+        done = min(max((now - self.started) / self.seconds, steps / self.steps), 1.0)
+        self.bar.update(done * self.bar.total - self.bar.n)
+        self.bar.set_postfix_str(f"{steps:,} steps", refresh=False)
+
+    def _on_training_end(self) -> None:
+        self.show()
+        self.bar.close()
+
+
+def progress_callbacks(progress_bar: bool, time_limit: float) -> tuple[bool, list[BaseCallback]]:
+    """SB3's ``progress_bar`` flag and the callbacks that end learning and show its progress:
+    with a time limit, the bar counts seconds of it (:class:`TimeBudgetBar`)."""
+    if time_limit <= 0:
+        return progress_bar, [TimeLimit(0)]
+    return False, [TimeLimit(time_limit), *([TimeBudgetBar(time_limit)] if progress_bar else [])]
 
 
 class UpdateThreads(BaseCallback):
@@ -656,6 +711,8 @@ def run(args: Args, stop: StopSignals) -> int:
             anchor.rng.bit_generator.state = resume.part("anchor")
         resume.restore_streams(model)
     if resume is None or not resume.state["learning_done"]:
+        time_limit = resume.time_limit(args.time_limit) if resume else args.time_limit
+        progress_bar, progress = progress_callbacks(args.progress_bar, time_limit)
         learnt = checkpointer.learn(
             model,
             total_timesteps=target_steps - model.num_timesteps if resume else args.timesteps,
@@ -663,11 +720,11 @@ def run(args: Args, stop: StopSignals) -> int:
                 UpdateThreads(args.update_threads or args.torch_threads, args.torch_threads),
                 league_callback,
                 eval_callback,
-                TimeLimit(resume.time_limit(args.time_limit) if resume else args.time_limit),
+                *progress,
                 CriticWarmup(args.critic_warmup, start=learn_start),
                 *([anchor] if anchor is not None else []),
             ],
-            progress_bar=args.progress_bar,
+            progress_bar=progress_bar,
             reset_num_timesteps=not args.resume,
             tb_log_name="ppo",
         )

@@ -68,3 +68,30 @@ def test_the_training_script_takes_both_backends(monkeypatch) -> None:
     assert seen == [["heisse-luft", "--iterations", "1"]]
     with pytest.raises(SystemExit):
         train.parse_args(["heisse-luft", "--backend", "tf"])
+
+
+def test_a_time_limited_run_shows_its_time_budget(monkeypatch) -> None:
+    """The main job's config bounds the steps at 5,000,000 but stops after 300 s: the bar counts
+    seconds of that budget (total and ETA the run's), or the steps where they end it sooner."""
+    from types import SimpleNamespace
+
+    import hot_envs.training.train as train
+
+    assert train.progress_callbacks(True, 0)[0] is True  # no limit: SB3's bar over the steps
+    assert not [c for c in train.progress_callbacks(False, 300)[1] if hasattr(c, "bar")]
+    sb3_bar, callbacks = train.progress_callbacks(True, 300)
+    assert sb3_bar is False
+    assert [c.seconds for c in callbacks if isinstance(c, train.TimeLimit)] == [300]
+    clock = [1000.0]
+    monkeypatch.setattr(train.time, "perf_counter", lambda: clock[0])
+    for total_steps, steps, shown in [(5_000_000, 40_000, 150), (60_000, 40_000, 200)]:
+        bar = next(c for c in train.progress_callbacks(True, 300)[1] if hasattr(c, "bar"))
+        model = SimpleNamespace(num_timesteps=1_000, get_env=lambda: None, logger=None)
+        bar.init_callback(model)
+        bar.on_training_start({"total_timesteps": 1_000 + total_steps}, {})
+        assert bar.bar.total == 300 and bar.bar.unit == "s"
+        clock[0] += 150  # half the time
+        model.num_timesteps += steps
+        assert bar.on_step()
+        assert bar.bar.n == pytest.approx(shown)  # time, or the larger share of the steps
+        bar.on_training_end()
