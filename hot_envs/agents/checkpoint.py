@@ -68,7 +68,7 @@ def read_metadata(path: str | Path, game: str | None = None) -> dict[str, Any]:
     if not file.is_file():
         raise FileNotFoundError(
             f"checkpoint metadata {file} not found (a checkpoint is NAME.zip + NAME.npz + "
-            "NAME.json, written by hot_envs.agents.checkpoint.export_checkpoint)"
+            "NAME.json, written by hot_envs.training.export.export_checkpoint)"
         )
     try:
         meta = json.loads(file.read_text(encoding="utf-8"))
