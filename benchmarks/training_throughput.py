@@ -306,14 +306,12 @@ def breakdown(args: Args, setup: Setup, timesteps: int) -> dict[str, Any]:
     if isinstance(setup, Batched):
         env: Any = model.env.unwrapped.env
         timers.wrap(env, "step", "env")
-        timers.wrap(env, "_play_opponents", "opponents")
-        env._batched_agent = timed(env._batched_agent, "act_batch")
     else:
         env = model.env.envs[0].unwrapped
         for method in ("step", "reset", "action_masks"):
             timers.wrap(env, method, "env")
-        timers.wrap(env, "_play_opponents", "opponents")
-        env.pool.agent = timed(env.pool.agent, "act")
+    timers.wrap(env.driver, "play_opponents", "opponents")
+    env.driver.batched_agent = timed(env.driver.batched_agent, "act_batch")
     torch.set_num_threads(threads(setup))
     start = time.perf_counter()
     model.learn(timesteps)

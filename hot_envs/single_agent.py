@@ -48,8 +48,7 @@ name per seat, ``None`` for the learner). The final ``step`` adds ``returns`` (p
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any
 
@@ -57,110 +56,26 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from hot_envs.agents.base import Agent, decide
-from hot_envs.agents.features import SPECS, policy_input
+from hot_envs.agents.base import Agent
+from hot_envs.driver import ROTATE, Driver, driven, shaping_potential
 from hot_envs.engine import GameState
-from hot_envs.games import get_game
+from hot_envs.opponents import Opponent, OpponentPool, OpponentSource
 
-OpponentSource = Agent | str | Callable[[int], Agent]
-ROTATE = "rotate"
-_HL_TROPHY_PRICE = {"H": 7, "D": 6, "C": 5, "S": 4}  # RULES HL-6.1
-
-
-@dataclass
-class Opponent:
-    """One pool entry: a ``name`` (shown in ``info`` and logs), its ``source`` and its weight."""
-
-    name: str
-    source: OpponentSource
-    weight: float = 1.0
-
-
-def _entry(item: Opponent | OpponentSource | tuple, index: int) -> Opponent:
-    """An :class:`Opponent` from an entry, ``(source, weight)``, or a bare source."""
-    if isinstance(item, Opponent):
-        return item
-    source, weight = item if isinstance(item, tuple) else (item, 1.0)
-    name = source if isinstance(source, str) else f"{type(source).__name__}#{index}"
-    return Opponent(name, source, float(weight))
-
-
-class OpponentPool:
-    """Weighted opponents for the non-learner seats (sampling rule in the module docstring).
-
-    Entries can be changed between episodes — a self-play league adds snapshots and moves
-    weights with :meth:`set` and :meth:`remove` (through ``VecEnv.env_method`` in training)."""
-
-    def __init__(self, entries: Iterable[Opponent | OpponentSource | tuple] = ("random",)) -> None:
-        self.entries: dict[str, Opponent] = {}
-        self._built: dict[str, Agent] = {}
-        for i, item in enumerate(entries):
-            entry = _entry(item, i)
-            self.set(entry.name, entry.source, entry.weight)
-        if not self.entries:
-            raise ValueError("an opponent pool needs at least one entry")
-
-    def set(self, name: str, source: OpponentSource | None, weight: float = 1.0) -> None:
-        """Add entry ``name`` or replace its source and weight (``source=None``: only the
-        weight of an existing entry)."""
-        if not weight >= 0.0:
-            raise ValueError(f"opponent {name!r}: the weight must be ≥ 0, not {weight!r}")
-        if source is None:
-            if name not in self.entries:
-                raise ValueError(f"no opponent {name!r} in the pool: {sorted(self.entries)}")
-            self.entries[name].weight = float(weight)
-            return
-        is_agent = not isinstance(source, type) and callable(getattr(source, "act", None))
-        if not (isinstance(source, str) or is_agent or callable(source)):
-            raise ValueError(f"opponent {name!r}: {source!r} is no agent, spec or factory")
-        self.entries[name] = Opponent(name, source, float(weight))
-        self._built.pop(name, None)
-
-    def remove(self, name: str) -> None:
-        """Drop entry ``name`` (no error if it is not there)."""
-        self.entries.pop(name, None)
-        self._built.pop(name, None)
-
-    def sample(self, rng: np.random.Generator) -> str:
-        """The name of one entry, drawn with probability weight / total weight."""
-        names = list(self.entries)
-        weights = np.array([self.entries[n].weight for n in names], dtype=np.float64)
-        if weights.sum() <= 0.0:
-            raise ValueError("every opponent in the pool has weight 0")
-        return names[rng.choice(len(names), p=weights / weights.sum())]
-
-    def agent(self, name: str, game: str, rng: np.random.Generator) -> Agent:
-        """Entry ``name`` as an agent, built on first use (seeded from ``rng``)."""
-        if name not in self._built:
-            source = self.entries[name].source
-            seed = int(rng.integers(2**63))
-            if isinstance(source, str):
-                from hot_envs.agents import make_agent
-
-                self._built[name] = make_agent(source, game, seed)
-            elif isinstance(source, type) or not callable(getattr(source, "act", None)):
-                self._built[name] = source(seed)
-            else:
-                self._built[name] = source
-        return self._built[name]
-
-
-def shaping_potential(game: str, view: dict[str, Any], seat: int) -> float:
-    """Φ of the reward shaping (module docstring) from ``seat``'s view of a game in progress."""
-    if game == "heisse-luft":
-        cards = [
-            sum(view["prizes_won"][p].values())
-            + sum(_HL_TROPHY_PRICE[s] for s in view["trophies"][p])
-            for p in (0, 1)
-        ]
-        return (cards[seat] - cards[1 - seat]) / 20.0
-    scores = view["scores"]
-    best_other = max(s for p, s in enumerate(scores) if p != seat)
-    return (scores[seat] - best_other) / 200.0
+__all__ = [
+    "ROTATE",
+    "Opponent",
+    "OpponentPool",
+    "OpponentSource",
+    "SingleAgentEnv",
+    "random_decisions",
+    "random_observations",
+    "shaping_potential",
+]
 
 
 class SingleAgentEnv(gymnasium.Env):
-    """One learner seat against a pool of opponents (module docstring: spaces, rewards, rules).
+    """One learner seat against a pool of opponents (module docstring: spaces, rewards, rules):
+    the one-game view of :class:`hot_envs.driver.Driver`, which plays and scores the game.
 
     Arguments: ``game`` (``"heisse-luft"`` / ``"heisse-karten"``, any spelling
     :func:`hot_envs.games.get_game` takes); ``opponents`` (an :class:`OpponentPool`, or entries
@@ -174,6 +89,10 @@ class SingleAgentEnv(gymnasium.Env):
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+    description, game_name, engine = driven("description"), driven("game_name"), driven("engine")
+    game_options, player_counts = driven("game_options"), driven("player_counts")
+    learner_seat_option, action_features = driven("learner_seat_option"), driven("action_features")
+    pool, shaping = driven("pool", writable=True), driven("shaping", writable=True)
 
     def __init__(
         self,
@@ -187,49 +106,47 @@ class SingleAgentEnv(gymnasium.Env):
         render_mode: str | None = None,
         action_features: bool = False,
     ) -> None:
-        self.description = get_game(game)
-        self.game_name = self.description.name
-        self.engine = self.description.engine
-        if isinstance(opponents, OpponentPool):
-            self.pool = opponents
-        else:
-            self.pool = OpponentPool(["random"] if opponents is None else opponents)
-        self.game_options = dict(game_options or {})
-        if players is None:
-            self.player_counts: tuple[int | None, ...] = (None,)
-        else:
-            self.player_counts = (players,) if isinstance(players, int) else tuple(players)
-        for n in self.player_counts:
-            if n is not None:
-                self.description.check_players(n)
-        # One deal per player count: bad options fail here, not at the first reset.
-        seats = {self._deal(n, np.random.default_rng(0)).num_players for n in self.player_counts}
-        if learner_seat != ROTATE and not (
-            isinstance(learner_seat, int) and 0 <= learner_seat < min(seats)
-        ):
-            raise ValueError(f"learner_seat must be a seat below {min(seats)} or 'rotate'")
+        self.driver = Driver(
+            game,
+            1,
+            opponents,
+            learner_seat,
+            players,
+            game_options,
+            shaping,
+            action_features,
+            single=True,
+        )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "
                 f"not {render_mode!r}"
             )
-        self.learner_seat_option = learner_seat
-        self.shaping = float(shaping)
         self.render_mode = render_mode
-        layout = self.engine.LAYOUT
-        self.action_features = bool(action_features)
-        if self.action_features:
-            size = SPECS[self.game_name].input_size
-            self.observation_space = spaces.Box(-np.inf, np.inf, (size,), dtype=np.float32)
-        else:
-            self.observation_space = spaces.Box(layout.low, layout.high, dtype=np.float32)
+        self.observation_space = self.driver.observation_space
         self.action_space = spaces.Discrete(self.engine.NUM_ACTIONS)
-        self.game: GameState | None = None
-        self.seat = 0
-        self.opponent_names: list[str | None] = []
-        self.opponent_agents: list[Agent | None] = []
-        self._potential = 0.0
         self._initial_seed = seed
+
+    @property
+    def game(self) -> GameState | None:
+        """The game in progress or just ended (``None`` before the first ``reset`` and after an
+        illegal action)."""
+        return self.driver.games[0] if self.driver.games else None
+
+    @property
+    def seat(self) -> int:
+        """The learner's seat in :attr:`game`."""
+        return int(self.driver.seats[0])
+
+    @property
+    def opponent_names(self) -> list[str | None]:
+        """The pool entry of each seat in :attr:`game` (``None`` for the learner)."""
+        return self.driver.opponent_names[0]
+
+    @property
+    def opponent_agents(self) -> list[Agent | None]:
+        """The agent of each seat in :attr:`game` (``None`` for the learner)."""
+        return [None if a is None else a.agent for a in self.driver.seat_agents[0]]
 
     # ------------------------------------------------------------------ Gymnasium API
 
@@ -243,74 +160,30 @@ class SingleAgentEnv(gymnasium.Env):
             seed, self._initial_seed = self._initial_seed, None
         super().reset(seed=seed)
         options = options or {}
-        if "state" in options:
-            self.game = self.engine.State.from_dict(options["state"], seed=self.np_random)
-            if self.game.is_terminal():
-                raise ValueError("reset's state must be a game in progress")
-        else:
-            count = self.player_counts[self.np_random.integers(len(self.player_counts))]
-            self.game = self._deal(count, self.np_random)
-        n = self.game.num_players
-        seat = options.get("learner_seat", self.learner_seat_option)
-        self.seat = int(self.np_random.integers(n)) if seat == ROTATE else int(seat)
-        if not 0 <= self.seat < n:
-            raise ValueError(f"learner seat {self.seat} in a {n}-player game")
-        self.opponent_names = [
-            None if p == self.seat else self.pool.sample(self.np_random) for p in range(n)
-        ]
-        # The episode keeps its agents: pool changes take effect from the next episode.
-        agents = {
-            name: self.pool.agent(name, self.game_name, self.np_random)
-            for name in dict.fromkeys(self.opponent_names)
-            if name is not None
-        }
-        for agent in agents.values():
-            if callable(getattr(agent, "reset", None)):
-                agent.reset()
-        self.opponent_agents = [agents.get(name) for name in self.opponent_names]
-        self._play_opponents()
-        if self.game.is_terminal():
-            raise ValueError(
-                f"the game ends before the learner's first decision (learner seat {self.seat}; "
-                "a turn_limit that small leaves the learner no move)"
-            )
-        self._potential = self._phi()
-        return self._observation(), self._info()
+        self.driver.reset([self.np_random], options.get("state"), options.get("learner_seat"))
+        return self.driver.observations[0].copy(), self.driver.info(0)
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play the learner's action, then the opponents' moves up to the learner's next
         decision or the end of the game; the reward is the learner's (module docstring)."""
         if self.game is None or self.game.is_terminal():
             raise RuntimeError("call reset() before step() (the episode is over)")
-        action = int(action)
-        if not (0 <= action < self.action_space.n and self.action_masks()[action]):
-            info = {**self._info(), "illegal_action": True}
-            observation = self._observation()
-            self.game = None
-            return observation, -1.0, True, False, info
-        self.game.apply(action)
-        self._play_opponents()
-        info = self._info()
-        reward = 0.0
-        if self.game.is_terminal():
-            returns = [float(r) for r in self.game.returns()]
-            best = max(returns)
-            winners = [p for p, r in enumerate(returns) if r == best]
-            share = 1.0 / len(winners) if self.seat in winners else 0.0
-            info.update(returns=returns, winners=winners, win_share=share)
-            info["is_success"] = winners == [self.seat]
-            reward = returns[self.seat]
-        potential = self._phi()
-        reward += self.shaping * (potential - self._potential)
-        self._potential = potential
-        terminated = self.game.is_terminal() and not self.game.is_truncated()
-        return self._observation(), reward, terminated, self.game.is_truncated(), info
+        driver, action = self.driver, int(action)
+        if not (0 <= action < self.action_space.n and driver.masks[0, action]):
+            info = {**driver.info(0), "illegal_action": True}
+            driver.games = []
+            return driver.observations[0].copy(), -1.0, True, False, info
+        rewards, terminated, truncated, finals = driver.step([action])
+        driver.observe()
+        info = finals.get(0) or driver.info(0)
+        observation = driver.observations[0].copy()
+        return observation, float(rewards[0]), bool(terminated[0]), bool(truncated[0]), info
 
     def action_masks(self) -> np.ndarray:
         """Bool vector of the learner's legal actions (all False once the game is over)."""
-        if self.game is None or self.game.is_terminal():
+        if self.game is None:
             return np.zeros(self.action_space.n, dtype=bool)
-        return self.engine.action_mask(self.game, self.seat).astype(bool)
+        return self.driver.masks[0].astype(bool)
 
     def render(self) -> str | np.ndarray | None:
         """The table as the learner sees it: text (``"ansi"``) or an ``H × W × 3`` ``uint8``
@@ -324,7 +197,7 @@ class SingleAgentEnv(gymnasium.Env):
             return frame(self.game, self.seat)
         return self.game.render(viewer=self.seat)
 
-    # ------------------------------------------------------------------ helpers
+    # ------------------------------------------------------------------ the pool
 
     def set_opponent(self, name: str, source: OpponentSource | None, weight: float = 1.0) -> None:
         """Add or replace a pool entry, or (``source=None``) change its weight; effective from
@@ -334,39 +207,6 @@ class SingleAgentEnv(gymnasium.Env):
     def remove_opponent(self, name: str) -> None:
         """Remove a pool entry (effective from the next episode)."""
         self.pool.remove(name)
-
-    def _deal(self, count: int | None, rng: np.random.Generator) -> GameState:
-        return self.engine.State.new(seed=rng, **self.description.options(count, self.game_options))
-
-    def _play_opponents(self) -> None:
-        game = self.game
-        while not game.is_terminal() and game.current_player != self.seat:
-            seat = game.current_player
-            name, agent = self.opponent_names[seat], self.opponent_agents[seat]
-            action = decide(agent, self.engine, game, seat)
-            try:
-                game.apply(int(action))
-            except (ValueError, TypeError) as error:
-                raise ValueError(f"opponent {name!r} in seat {seat}: {error}") from None
-
-    def _phi(self) -> float:
-        if not self.shaping or self.game.is_terminal():
-            return 0.0
-        return shaping_potential(self.game_name, self.game.view(self.seat), self.seat)
-
-    def _observation(self) -> np.ndarray:
-        # Also at the end: SB3 bootstraps a truncated episode's value from its final observation.
-        observation = self.engine.encode(self.game, self.seat)
-        if self.action_features:
-            return policy_input(self.game_name, observation, self.game.view(self.seat))
-        return observation
-
-    def _info(self) -> dict[str, Any]:
-        return {
-            "learner_seat": self.seat,
-            "num_players": self.game.num_players,
-            "opponents": list(self.opponent_names),
-        }
 
 
 def random_observations(

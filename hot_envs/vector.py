@@ -1,12 +1,13 @@
 """Many games in one process, one learner seat in each: :class:`VectorSingleAgentEnv`.
 
-The vectorised :class:`~hot_envs.single_agent.SingleAgentEnv`: ``num_envs`` games side by side,
-each with one learner seat; ``step(actions)`` plays the learner's action in every game, then every
-other seat of every game until each game is back at its learner (or over). The opponents' moves
-are batched: in each round, all the games whose seat to move is played by the same agent are
-decided by one ``act_batch`` call (:mod:`hot_envs.agents.batched`) — a numpy checkpoint or league
-snapshot runs one forward pass for all of them; ordinary agents (heuristic, random, search) play
-their seats one by one through ``act(observation, view)``. A Gymnasium
+The vectorised :class:`~hot_envs.single_agent.SingleAgentEnv`, the Gymnasium batch of
+:class:`hot_envs.driver.Driver` (which plays and scores the games): ``num_envs`` games side by
+side, each with one learner seat; ``step(actions)`` plays the learner's action in every game, then
+every other seat of every game until each game is back at its learner (or over). The opponents'
+moves are batched: in each round, all the games whose seat to move is played by the same agent
+are decided by one ``act_batch`` call (:mod:`hot_envs.agents.batched`) — a numpy checkpoint or
+league snapshot runs one forward pass for all of them; ordinary agents (heuristic, random,
+search) play their seats one by one through ``act(observation, view)``. A Gymnasium
 ``gymnasium.vector.VectorEnv``; :mod:`hot_envs.vector_sb3` hands it to stable-baselines3 as one
 ``VecEnv`` for sb3-contrib's ``MaskablePPO``.
 
@@ -57,17 +58,10 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from hot_envs.agents.batched import BatchedAgent, as_batched
-from hot_envs.agents.features import policy_input
-from hot_envs.engine import GameState
-from hot_envs.single_agent import (
-    ROTATE,
-    Opponent,
-    OpponentPool,
-    OpponentSource,
-    SingleAgentEnv,
-    shaping_potential,
-)
+from hot_envs.driver import ROTATE, Driver, check_actions, driven
+from hot_envs.opponents import Opponent, OpponentPool, OpponentSource
+
+__all__ = ["VectorSingleAgentEnv", "check_actions"]
 
 
 class VectorSingleAgentEnv(VectorEnv):
@@ -82,6 +76,12 @@ class VectorSingleAgentEnv(VectorEnv):
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+    game_name, engine = driven("game_name"), driven("engine")
+    player_counts = driven("player_counts")
+    learner_seat_option, action_features = driven("learner_seat_option"), driven("action_features")
+    pool, shaping = driven("pool", writable=True), driven("shaping", writable=True)
+    games, seats, num_players = driven("games"), driven("seats"), driven("num_players")
+    deal_seeds, opponent_names = driven("deal_seeds"), driven("opponent_names")
 
     def __init__(
         self,
@@ -95,44 +95,16 @@ class VectorSingleAgentEnv(VectorEnv):
         seed: int | None = None,
         action_features: bool = False,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive int, not {num_envs!r}")
-        # SingleAgentEnv checks the arguments (one deal per player count) and holds the pool.
-        self._template = SingleAgentEnv(
-            game, opponents, learner_seat, players, game_options, action_features=action_features
+        self.driver = Driver(
+            game, num_envs, opponents, learner_seat, players, game_options, shaping, action_features
         )
-        self.game_name, self.engine = self._template.game_name, self._template.engine
-        self.pool: OpponentPool = self._template.pool
-        self.player_counts = self._template.player_counts
-        self.learner_seat_option = learner_seat
-        self.shaping = float(shaping)
         self.num_envs = num_envs
-        layout, num_actions = self.engine.LAYOUT, self.engine.NUM_ACTIONS
-        self.action_features = bool(action_features)
-        self.single_observation_space = self._template.observation_space
-        self.single_action_space = spaces.Discrete(num_actions)
+        self.single_observation_space = self.driver.observation_space
+        self.single_action_space = spaces.Discrete(self.engine.NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self._encode, self._legal = self.engine.encode, self.engine.State.legal_actions
-
-        # Per game: the state, the learner's seat, the batched agent of every seat.
-        self.games: list[GameState] = []
-        self.seats = np.zeros(num_envs, dtype=np.int64)
-        self.num_players = np.zeros(num_envs, dtype=np.int64)
-        self.deal_seeds: list[int] = [0] * num_envs
-        self.opponent_names: list[list[str | None]] = [[] for _ in range(num_envs)]
-        self._seat_agents: list[list[BatchedAgent | None]] = [[] for _ in range(num_envs)]
-        self._batched: dict[str, tuple[Any, BatchedAgent]] = {}  # pool entry → its batched agent
         self._rngs: list[np.random.Generator] = []
-        self._potentials = np.zeros(num_envs, dtype=np.float64)
         self._initial_seed = seed
-        # Buffers reused by every step: the learners' and one round of opponents' inputs.
-        self._observations = np.zeros(self.observation_space.shape, dtype=np.float32)
-        self._masks = np.zeros((num_envs, num_actions), dtype=np.int8)
-        self._opponent_observations = np.zeros((num_envs, layout.size), dtype=np.float32)
-        self._layout_size = layout.size
-        self._opponent_masks = np.zeros_like(self._masks)
-        self._rows = np.arange(num_envs)
 
     # ------------------------------------------------------------------ Gymnasium API
 
@@ -148,39 +120,27 @@ class VectorSingleAgentEnv(VectorEnv):
         if seed is not None or not self._rngs:
             sequences = np.random.SeedSequence(seed).spawn(self.num_envs)
             self._rngs = [np.random.default_rng(s) for s in sequences]
-        self.games = [None] * self.num_envs  # type: ignore[list-item]
-        self._new_games(range(self.num_envs))
-        self._observe_learners()
-        return self._observations.copy(), self._info()
+        self.driver.reset(self._rngs)
+        return self.driver.observations.copy(), self._info()
 
     def step(
         self, actions: np.ndarray | Sequence[int]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Play every learner's action, then the opponents up to each learner's next decision;
         finished games are replaced by new ones (module docstring)."""
-        if not self.games:
+        driver = self.driver
+        if not driver.games:
             raise RuntimeError("call reset() before step()")
-        actions = check_actions(actions, self._masks, self.seats)
-        for game, action in zip(self.games, actions, strict=True):
-            game.apply(action)
-        self._play_opponents(self._rows)
-        rewards = np.zeros(self.num_envs, dtype=np.float32)
-        terminated = np.zeros(self.num_envs, dtype=bool)
-        truncated = np.zeros(self.num_envs, dtype=bool)
-        done = [i for i, game in enumerate(self.games) if game.is_terminal()]
-        finals = self._finish(done, rewards, terminated, truncated) if done else None
-        if self.shaping:
-            rewards += self._shaping_rewards()
-        self._new_games(done)
-        self._observe_learners()
-        info = self._info()
-        if finals is not None:
-            info.update(finals)
-        return self._observations.copy(), rewards, terminated, truncated, info
+        actions = check_actions(actions, driver.masks, driver.seats)
+        rewards, terminated, truncated, finals = driver.step(actions)
+        final = self._final(finals) if finals else {}
+        driver.new_games(finals, self._rngs)
+        driver.observe()
+        return driver.observations.copy(), rewards, terminated, truncated, self._info() | final
 
     def action_masks(self) -> np.ndarray:
         """``(num_envs, num_actions)`` bool: the learners' legal actions now."""
-        return self._masks.astype(bool)
+        return self.driver.masks.astype(bool)
 
     # ------------------------------------------------------------------ the pool
 
@@ -195,145 +155,15 @@ class VectorSingleAgentEnv(VectorEnv):
 
     # ------------------------------------------------------------------ internals
 
-    def _agents(self) -> tuple[list[str], np.ndarray]:
-        """The pool's entry names and draw probabilities now (stale batched agents dropped)."""
-        names = list(self.pool.entries)
-        weights = np.array([self.pool.entries[n].weight for n in names], dtype=np.float64)
-        if weights.sum() <= 0.0:
-            raise ValueError("every opponent in the pool has weight 0")
-        for name in set(self._batched) - set(names):
-            del self._batched[name]
-        return names, weights / weights.sum()
-
-    def _batched_agent(self, name: str, rng: np.random.Generator) -> BatchedAgent:
-        agent = self.pool.agent(name, self.game_name, rng)
-        cached = self._batched.get(name)
-        if cached is None or cached[0] is not agent:
-            cached = self._batched[name] = (agent, as_batched(agent))
-        return cached[1]
-
-    def _new_games(self, indices: Iterable[int]) -> None:
-        """Deal, seat the learner and draw the opponents in each game of ``indices``, then play
-        up to every learner's first decision."""
-        indices = list(indices)
-        if not indices:
-            return
-        names, p = self._agents()
-        counts = self.player_counts
-        for i in indices:
-            rng = self._rngs[i]
-            count = counts[int(rng.integers(len(counts)))] if len(counts) > 1 else counts[0]
-            self.deal_seeds[i] = seed = int(rng.integers(2**63))
-            game = self.games[i] = self._template._deal(count, seed)
-            n = self.num_players[i] = game.num_players
-            option = self.learner_seat_option
-            seat = self.seats[i] = int(rng.integers(n)) if option == ROTATE else option
-            drawn = iter(rng.choice(len(names), size=n - 1, p=p).tolist())
-            self.opponent_names[i] = [None if s == seat else names[next(drawn)] for s in range(n)]
-            self._seat_agents[i] = [
-                None if name is None else self._batched_agent(name, rng)
-                for name in self.opponent_names[i]
-            ]
-        self._play_opponents(indices)
-        for i in indices:
-            if self.games[i].is_terminal():
-                raise ValueError(
-                    f"game {i} ends before the learner's first decision (learner seat "
-                    f"{self.seats[i]}; a turn_limit that small leaves the learner no move)"
-                )
-            if self.shaping:
-                self._potentials[i] = self._potential(i)
-
-    def _play_opponents(self, indices: Iterable[int]) -> None:
-        """Play the non-learner seats of the games ``indices`` until each is at its learner or
-        over: in rounds, one ``act_batch`` call per agent and round."""
-        games, seats, agents = self.games, self.seats, self._seat_agents
-        pending = [i for i in indices if games[i].current_player not in (None, seats[i])]
-        while pending:
-            groups: dict[int, tuple[BatchedAgent, list[int]]] = {}
-            for i in pending:
-                agent = agents[i][games[i].current_player]
-                groups.setdefault(id(agent), (agent, []))[1].append(i)
-            for agent, members in groups.values():
-                self._decide(agent, members)
-            pending = [i for i in pending if games[i].current_player not in (None, seats[i])]
-
-    def _decide(self, agent: BatchedAgent, members: list[int]) -> None:
-        """One ``act_batch`` call for the seats to move in games ``members``; play the actions."""
-        observations, masks = self._opponent_observations, self._opponent_masks
-        k = len(members)
-        states = [self.games[i] for i in members]
-        to_move = [state.current_player for state in states]
-        self._fill(states, to_move, observations, masks)
-        chosen = np.asarray(agent.act_batch(states, np.array(to_move), observations[:k], masks[:k]))
-        if chosen.shape != (k,) or not np.issubdtype(chosen.dtype, np.integer):
-            raise ValueError(f"{agent!r}.act_batch gave {chosen!r}, not {k} action ids")
-        num_actions = masks.shape[1]
-        for j, (state, seat, action) in enumerate(
-            zip(states, to_move, chosen.tolist(), strict=True)
-        ):
-            if not (0 <= action < num_actions and masks[j, action]):
-                name = self.opponent_names[members[j]][seat]
-                raise ValueError(
-                    f"opponent {name!r} in seat {seat} of game {members[j]} chose the illegal "
-                    f"action {action!r}; legal: {np.flatnonzero(masks[j]).tolist()}"
-                )
-            state.apply(action)
-
-    def _fill(
-        self,
-        states: Sequence[GameState],
-        seats: Sequence[int],
-        observations: np.ndarray,
-        masks: np.ndarray,
-    ) -> None:
-        """Rows ``0…k-1`` of ``observations`` and ``masks``: each seat's observation and legal
-        actions (a mask of zeros where the game is over)."""
-        encode, legal, d = self._encode, self._legal, self._layout_size
-        masks[: len(states)] = 0
-        for j, (state, seat) in enumerate(zip(states, seats, strict=True)):
-            observations[j, :d] = encode(state, seat)
-            if state.current_player == seat:
-                masks[j].put(legal(state), 1)
-
-    def _observe_learners(self) -> None:
-        self._fill(self.games, self.seats.tolist(), self._observations, self._masks)
-        if self.action_features:  # the observation, then the features of each legal action
-            d = self._layout_size
-            for i, (game, seat) in enumerate(zip(self.games, self.seats.tolist(), strict=True)):
-                self._observations[i] = policy_input(
-                    self.game_name, self._observations[i, :d], game.view(seat)
-                )
-
-    def _finish(
-        self, done: list[int], rewards: np.ndarray, terminated: np.ndarray, truncated: np.ndarray
-    ) -> dict[str, Any]:
-        """Rewards, flags and ``final_obs`` / ``final_info`` of the games that just ended."""
-        final_obs = np.zeros_like(self._observations)
+    def _final(self, finals: dict[int, dict[str, Any]]) -> dict[str, Any]:
+        """``final_obs`` / ``final_info`` and their masks, for the games that just ended
+        (before they are dealt anew)."""
+        final_obs = np.zeros_like(self.driver.observations)
         final_info = np.full(self.num_envs, None, dtype=object)
         mask = np.zeros(self.num_envs, dtype=bool)
-        mask[done] = True
-        for i in done:
-            game, seat = self.games[i], int(self.seats[i])
-            observation = self._encode(game, seat)
-            if self.action_features:
-                observation = policy_input(self.game_name, observation, game.view(seat))
-            final_obs[i] = observation
-            returns = [float(r) for r in game.returns()]
-            best = max(returns)
-            winners = [p for p, r in enumerate(returns) if r == best]
-            rewards[i] = returns[seat]
-            truncated[i] = game.is_truncated()
-            terminated[i] = not truncated[i]
-            final_info[i] = {
-                "learner_seat": seat,
-                "num_players": game.num_players,
-                "opponents": list(self.opponent_names[i]),
-                "returns": returns,
-                "winners": winners,
-                "win_share": 1.0 / len(winners) if seat in winners else 0.0,
-                "is_success": winners == [seat],
-            }
+        for i, info in finals.items():
+            final_obs[i] = self.driver.learner_observation(i)
+            final_info[i], mask[i] = info, True
         return {
             "final_obs": final_obs,
             "_final_obs": mask,
@@ -341,40 +171,5 @@ class VectorSingleAgentEnv(VectorEnv):
             "_final_info": mask.copy(),
         }
 
-    def _potential(self, i: int) -> float:
-        game, seat = self.games[i], int(self.seats[i])
-        if game.is_terminal():
-            return 0.0
-        return shaping_potential(self.game_name, game.view(seat), seat)
-
-    def _shaping_rewards(self) -> np.ndarray:
-        """``c · (Φ(s') − Φ(s))`` per game, before finished games are replaced (Φ = 0 at the
-        end; a new game starts from its own Φ, without a reward)."""
-        after = np.array([self._potential(i) for i in range(self.num_envs)])
-        shaping = self.shaping * (after - self._potentials)
-        self._potentials = after
-        return shaping.astype(np.float32)
-
     def _info(self) -> dict[str, Any]:
         return {"learner_seat": self.seats.copy(), "num_players": self.num_players.copy()}
-
-
-def check_actions(
-    actions: np.ndarray | Sequence[int], masks: np.ndarray, seats: np.ndarray | None = None
-) -> list[int]:
-    """One learner action per row of ``masks`` (the games' legal actions), as ints; a
-    ``ValueError`` names the first illegal one (and its learner's seat, if ``seats`` is given)."""
-    array = np.asarray(actions)
-    num_envs, num_actions = masks.shape
-    if array.shape != (num_envs,) or not np.issubdtype(array.dtype, np.integer):
-        raise ValueError(f"actions must be {num_envs} integers, not {actions!r}")
-    in_range = (array >= 0) & (array < num_actions)
-    legal = in_range & (masks[np.arange(num_envs), np.where(in_range, array, 0)] != 0)
-    if not legal.all():
-        i = int(np.flatnonzero(~legal)[0])
-        seat = "" if seats is None else f" (seat {seats[i]})"
-        raise ValueError(
-            f"illegal action {int(array[i])} for the learner in game {i}{seat}; "
-            f"legal: {np.flatnonzero(masks[i]).tolist()}"
-        )
-    return array.tolist()

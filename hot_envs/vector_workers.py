@@ -52,8 +52,9 @@ import numpy as np
 from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from hot_envs.single_agent import OpponentSource
-from hot_envs.vector import VectorSingleAgentEnv, check_actions
+from hot_envs.driver import check_actions
+from hot_envs.opponents import OpponentSource
+from hot_envs.vector import VectorSingleAgentEnv
 
 
 class WorkerError(RuntimeError):

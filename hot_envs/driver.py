@@ -1,0 +1,413 @@
+"""The one step loop of the single-agent environments: :class:`Driver`.
+
+``num_envs`` games side by side, one *learner* seat in each, every other seat played by an agent
+of an :class:`~hot_envs.opponents.OpponentPool`. The driver deals a game, plays the opponents
+until the learner's turn, applies the learners' actions and scores the games that end (returns,
+winners, win share, success, shaping rewards) — once, for every consumer, as Pgx's ``core.Env``
+is one step that its users batch: :class:`~hot_envs.single_agent.SingleAgentEnv` is its one-game
+view, :class:`~hot_envs.vector.VectorSingleAgentEnv` its Gymnasium batch (which deals a finished
+game anew), and the worker-process and stable-baselines3 envs move that batch's data.
+
+The opponents' moves are batched: in each round, all the games whose seat to move is played by
+the same agent are decided by one ``act_batch`` call (:mod:`hot_envs.agents.batched`); ordinary
+agents play their seats one by one through ``act(observation, view)``. Every opponent action is
+checked against the seat's legal actions before it is played.
+
+``single=True`` keeps the one-game env's own conventions, so a seed deals the games it always
+dealt: a deal draws from the game's generator itself (the batched env draws an int seed per deal
+instead, kept in ``deal_seeds`` so the game can be dealt again, and draws a player count only
+where there is a choice); every opponent plays through ``act`` and is reset at each deal (it may
+keep memory within its one game); rewards are float64 (the batched env's float32).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from hot_envs.agents.base import observe
+from hot_envs.agents.batched import BatchedAgent, PerSeatAgent, as_batched
+from hot_envs.agents.features import SPECS, policy_input
+from hot_envs.engine import GameState
+from hot_envs.games import get_game
+from hot_envs.opponents import Opponent, OpponentPool, OpponentSource
+
+ROTATE = "rotate"
+_HL_TROPHY_PRICE = {"H": 7, "D": 6, "C": 5, "S": 4}  # RULES HL-6.1
+
+
+def shaping_potential(game: str, view: dict[str, Any], seat: int) -> float:
+    """Φ of the reward shaping (:mod:`hot_envs.single_agent`) from ``seat``'s view of a game in
+    progress."""
+    if game == "heisse-luft":
+        cards = [
+            sum(view["prizes_won"][p].values())
+            + sum(_HL_TROPHY_PRICE[s] for s in view["trophies"][p])
+            for p in (0, 1)
+        ]
+        return (cards[seat] - cards[1 - seat]) / 20.0
+    scores = view["scores"]
+    best_other = max(s for p, s in enumerate(scores) if p != seat)
+    return (scores[seat] - best_other) / 200.0
+
+
+def score(game: GameState, seat: int) -> dict[str, Any]:
+    """The end-of-game accounting for the learner in ``seat``: ``returns`` per seat, ``winners``
+    (the seats with the best return), ``win_share`` (1/W for a win shared by W players, else 0,
+    as the arena counts it) and ``is_success`` (the learner won alone)."""
+    returns = [float(r) for r in game.returns()]
+    best = max(returns)
+    winners = [p for p, r in enumerate(returns) if r == best]
+    return {
+        "returns": returns,
+        "winners": winners,
+        "win_share": 1.0 / len(winners) if seat in winners else 0.0,
+        "is_success": winners == [seat],
+    }
+
+
+def driven(name: str, writable: bool = False) -> property:
+    """A property of an env that reads (and, ``writable``, sets) attribute ``name`` of its
+    ``driver``: the env's state lives in the driver alone."""
+
+    def get(env: Any) -> Any:
+        return getattr(env.driver, name)
+
+    def set_(env: Any, value: Any) -> None:
+        setattr(env.driver, name, value)
+
+    return property(get, set_ if writable else None, doc=f"The driver's ``{name}``.")
+
+
+class Driver:
+    """``num_envs`` games, one learner seat each, against a pool (module docstring).
+
+    Arguments as the envs': ``game``; ``opponents`` (an :class:`OpponentPool` or its entries);
+    ``learner_seat`` (a seat or ``"rotate"``); ``players`` (a count or counts drawn per game);
+    ``game_options``; ``shaping``; ``action_features``; ``single`` (the one-game env's
+    conventions). Bad arguments fail here: one game is dealt per player count."""
+
+    def __init__(
+        self,
+        game: str = "heisse-luft",
+        num_envs: int = 1,
+        opponents: OpponentPool | Iterable[Opponent | OpponentSource | tuple] | None = None,
+        learner_seat: int | str = ROTATE,
+        players: int | Sequence[int] | None = None,
+        game_options: dict[str, Any] | None = None,
+        shaping: float = 0.0,
+        action_features: bool = False,
+        single: bool = False,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, not {num_envs!r}")
+        self.description = get_game(game)
+        self.game_name, self.engine = self.description.name, self.description.engine
+        if isinstance(opponents, OpponentPool):
+            self.pool = opponents
+        else:
+            self.pool = OpponentPool(["random"] if opponents is None else opponents)
+        self.game_options = dict(game_options or {})
+        if players is None:
+            self.player_counts: tuple[int | None, ...] = (None,)
+        else:
+            self.player_counts = (players,) if isinstance(players, int) else tuple(players)
+        for n in self.player_counts:
+            if n is not None:
+                self.description.check_players(n)
+        seats = {self.deal(n, np.random.default_rng(0)).num_players for n in self.player_counts}
+        if learner_seat != ROTATE and not (
+            isinstance(learner_seat, int) and 0 <= learner_seat < min(seats)
+        ):
+            raise ValueError(f"learner_seat must be a seat below {min(seats)} or 'rotate'")
+        self.learner_seat_option = learner_seat
+        self.shaping = float(shaping)
+        self.action_features = bool(action_features)
+        self.single = single
+        self.num_envs = num_envs
+        layout, num_actions = self.engine.LAYOUT, self.engine.NUM_ACTIONS
+        if self.action_features:
+            size = SPECS[self.game_name].input_size
+            self.observation_space = spaces.Box(-np.inf, np.inf, (size,), dtype=np.float32)
+        else:
+            self.observation_space = spaces.Box(layout.low, layout.high, dtype=np.float32)
+        self._encode, self._legal = self.engine.encode, self.engine.State.legal_actions
+        self._layout_size = layout.size
+
+        # Per game: the state, the learner's seat, the batched agent of every seat.
+        self.games: list[GameState] = []
+        self.seats = np.zeros(num_envs, dtype=np.int64)
+        self.num_players = np.zeros(num_envs, dtype=np.int64)
+        self.deal_seeds: list[int] = [0] * num_envs
+        self.opponent_names: list[list[str | None]] = [[] for _ in range(num_envs)]
+        self.seat_agents: list[list[BatchedAgent | None]] = [[] for _ in range(num_envs)]
+        self._batched: dict[str, tuple[Any, BatchedAgent]] = {}  # pool entry → its batched agent
+        self._potentials = np.zeros(num_envs, dtype=np.float64)
+        # Buffers reused by every step: the learners' and one round of opponents' inputs.
+        self.observations = np.zeros((num_envs, *self.observation_space.shape), dtype=np.float32)
+        self.masks = np.zeros((num_envs, num_actions), dtype=np.int8)
+        self._opponent_observations = np.zeros((num_envs, layout.size), dtype=np.float32)
+        self._opponent_masks = np.zeros_like(self.masks)
+
+    # ------------------------------------------------------------------ the loop
+
+    def reset(
+        self,
+        rngs: Sequence[np.random.Generator],
+        state: dict[str, Any] | None = None,
+        seat: int | str | None = None,
+    ) -> None:
+        """Deal every game anew (game ``i`` from generator ``rngs[i]``) and observe the
+        learners; ``state`` and ``seat`` as :meth:`new_games`."""
+        self.games = [None] * self.num_envs  # type: ignore[list-item]
+        self.new_games(range(self.num_envs), rngs, state, seat)
+        self.observe()
+
+    def new_games(
+        self,
+        indices: Iterable[int],
+        rngs: Sequence[np.random.Generator],
+        state: dict[str, Any] | None = None,
+        seat: int | str | None = None,
+    ) -> None:
+        """Deal game ``i`` of ``indices`` from ``rngs[i]`` (or set up ``state``, a
+        ``State.to_dict()`` game in progress), seat the learner (``seat`` overrides the rule),
+        draw the opponents, then play them up to every learner's first decision."""
+        indices = list(indices)
+        if not indices:
+            return
+        names, p = self._entries()
+        for i in indices:
+            self._new_game(i, rngs[i], names, p, state, seat)
+        self.play_opponents(indices)
+        for i in indices:
+            if self.games[i].is_terminal():
+                raise ValueError(
+                    f"game {i} ends before the learner's first decision (learner seat "
+                    f"{self.seats[i]}; a turn_limit that small leaves the learner no move)"
+                )
+            if self.shaping:
+                self._potentials[i] = self._potential(i)
+
+    def step(
+        self, actions: Sequence[int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[int, dict[str, Any]]]:
+        """Apply each learner's (legal) action and play the opponents up to each learner's next
+        decision or the end: rewards (the learner's return at the end, plus shaping),
+        terminated, truncated, and the final info of each game that ended, by index."""
+        for game, action in zip(self.games, actions, strict=True):
+            game.apply(action)
+        self.play_opponents(range(self.num_envs))
+        rewards = np.zeros(self.num_envs, dtype=np.float64 if self.single else np.float32)
+        terminated = np.zeros(self.num_envs, dtype=bool)
+        truncated = np.zeros(self.num_envs, dtype=bool)
+        finals = {}
+        for i, game in enumerate(self.games):
+            if game.is_terminal():
+                seat = int(self.seats[i])
+                finals[i] = final = {**self.info(i), **score(game, seat)}
+                rewards[i] = final["returns"][seat]
+                truncated[i] = game.is_truncated()
+                terminated[i] = not truncated[i]
+        if self.shaping:
+            rewards += self._shaping_rewards().astype(rewards.dtype)
+        return rewards, terminated, truncated, finals
+
+    def observe(self) -> None:
+        """``observations`` and ``masks``: every learner's input and legal actions now (no legal
+        action where its game is over)."""
+        self._fill(self.games, self.seats.tolist(), self.observations, self.masks)
+        if self.action_features:  # the observation, then the features of each legal action
+            d = self._layout_size
+            for i, (game, seat) in enumerate(zip(self.games, self.seats.tolist(), strict=True)):
+                self.observations[i] = policy_input(
+                    self.game_name, self.observations[i, :d], game.view(seat)
+                )
+
+    def learner_observation(self, i: int) -> np.ndarray:
+        """The learner's observation in game ``i`` (also of a finished game: a truncated
+        episode's value is bootstrapped from it)."""
+        game, seat = self.games[i], int(self.seats[i])
+        observation = self._encode(game, seat)
+        if self.action_features:
+            return policy_input(self.game_name, observation, game.view(seat))
+        return observation
+
+    def info(self, i: int) -> dict[str, Any]:
+        """Game ``i``'s ``learner_seat``, ``num_players`` and ``opponents`` (per seat)."""
+        return {
+            "learner_seat": int(self.seats[i]),
+            "num_players": self.games[i].num_players,
+            "opponents": list(self.opponent_names[i]),
+        }
+
+    def deal(self, count: int | None, seed: int | np.random.Generator) -> GameState:
+        """A new game with ``count`` players (``None``: the game's default) and the options."""
+        return self.engine.State.new(
+            seed=seed, **self.description.options(count, self.game_options)
+        )
+
+    # ------------------------------------------------------------------ opponents
+
+    def play_opponents(self, indices: Iterable[int]) -> None:
+        """Play the non-learner seats of the games ``indices`` until each is at its learner or
+        over: in rounds, one ``act_batch`` call per agent and round."""
+        games, seats, agents = self.games, self.seats, self.seat_agents
+        pending = [i for i in indices if games[i].current_player not in (None, seats[i])]
+        while pending:
+            groups: dict[int, tuple[BatchedAgent, list[int]]] = {}
+            for i in pending:
+                agent = agents[i][games[i].current_player]
+                groups.setdefault(id(agent), (agent, []))[1].append(i)
+            for agent, members in groups.values():
+                self._decide(agent, members)
+            pending = [i for i in pending if games[i].current_player not in (None, seats[i])]
+
+    def batched_agent(self, name: str, rng: np.random.Generator) -> BatchedAgent:
+        """Pool entry ``name`` as a batched agent (built on first use, seeded from ``rng``)."""
+        agent = self.pool.agent(name, self.game_name, rng)
+        cached = self._batched.get(name)
+        if cached is None or cached[0] is not agent:
+            batched = PerSeatAgent(agent) if self.single else as_batched(agent)
+            cached = self._batched[name] = (agent, batched)
+        return cached[1]
+
+    def _entries(self) -> tuple[list[str], np.ndarray]:
+        """The pool's entry names and draw probabilities now (stale batched agents dropped)."""
+        names = list(self.pool.entries)
+        weights = np.array([self.pool.entries[n].weight for n in names], dtype=np.float64)
+        if weights.sum() <= 0.0:
+            raise ValueError("every opponent in the pool has weight 0")
+        for name in set(self._batched) - set(names):
+            del self._batched[name]
+        return names, weights / weights.sum()
+
+    def _new_game(
+        self,
+        i: int,
+        rng: np.random.Generator,
+        names: list[str],
+        p: np.ndarray,
+        state: dict[str, Any] | None,
+        seat: int | str | None,
+    ) -> None:
+        """Game ``i``: its deal, learner seat and opponents, drawn from ``rng``."""
+        counts = self.player_counts
+        if state is not None:
+            game = self.engine.State.from_dict(state, seed=rng)
+            if game.is_terminal():
+                raise ValueError("reset's state must be a game in progress")
+        elif self.single:
+            game = self.deal(counts[rng.integers(len(counts))], rng)
+        else:
+            count = counts[int(rng.integers(len(counts)))] if len(counts) > 1 else counts[0]
+            self.deal_seeds[i] = int(rng.integers(2**63))
+            game = self.deal(count, self.deal_seeds[i])
+        self.games[i] = game
+        n = self.num_players[i] = game.num_players
+        option = self.learner_seat_option if seat is None else seat
+        learner = int(rng.integers(n)) if option == ROTATE else int(option)
+        if not 0 <= learner < n:
+            raise ValueError(f"learner seat {learner} in a {n}-player game")
+        self.seats[i] = learner
+        drawn = iter(rng.choice(len(names), size=n - 1, p=p).tolist())
+        self.opponent_names[i] = [None if s == learner else names[next(drawn)] for s in range(n)]
+        self.seat_agents[i] = [
+            None if name is None else self.batched_agent(name, rng)
+            for name in self.opponent_names[i]
+        ]
+        if self.single:  # an agent of one game may remember it: it starts afresh
+            for name in dict.fromkeys(n for n in self.opponent_names[i] if n is not None):
+                agent = self._batched[name][0]
+                if callable(getattr(agent, "reset", None)):
+                    agent.reset()
+
+    def _decide(self, agent: BatchedAgent, members: list[int]) -> None:
+        """Decide and play the seats to move in games ``members``: an ordinary agent seat by
+        seat through ``act(observation, view)``, a batched one in one ``act_batch`` call."""
+        games = self.games
+        if isinstance(agent, PerSeatAgent):
+            act, engine = agent.agent.act, self.engine
+            for i in members:
+                state = games[i]
+                seat = state.current_player
+                observation = observe(engine, state, seat)
+                action = act(observation, state.view(seat))
+                self._play(i, seat, int(action), observation["action_mask"])
+            return
+        observations, masks = self._opponent_observations, self._opponent_masks
+        k = len(members)
+        states = [games[i] for i in members]
+        to_move = [state.current_player for state in states]
+        self._fill(states, to_move, observations, masks)
+        chosen = np.asarray(agent.act_batch(states, np.array(to_move), observations[:k], masks[:k]))
+        if chosen.shape != (k,) or not np.issubdtype(chosen.dtype, np.integer):
+            raise ValueError(f"{agent!r}.act_batch gave {chosen!r}, not {k} action ids")
+        for j, (i, seat, action) in enumerate(zip(members, to_move, chosen.tolist(), strict=True)):
+            self._play(i, seat, action, masks[j])
+
+    def _play(self, i: int, seat: int, action: int, mask: np.ndarray) -> None:
+        """Play opponent ``seat``'s ``action`` in game ``i``, if ``mask`` holds it."""
+        if not (0 <= action < len(mask) and mask[action]):
+            name = self.opponent_names[i][seat]
+            raise ValueError(
+                f"opponent {name!r} in seat {seat} of game {i} chose the illegal action "
+                f"{action!r}; legal: {np.flatnonzero(mask).tolist()}"
+            )
+        self.games[i].apply(action)
+
+    def _fill(
+        self,
+        states: Sequence[GameState],
+        seats: Sequence[int],
+        observations: np.ndarray,
+        masks: np.ndarray,
+    ) -> None:
+        """Rows ``0…k-1`` of ``observations`` and ``masks``: each seat's observation and legal
+        actions (a mask of zeros where the game is over)."""
+        encode, legal, d = self._encode, self._legal, self._layout_size
+        masks[: len(states)] = 0
+        for j, (state, seat) in enumerate(zip(states, seats, strict=True)):
+            observations[j, :d] = encode(state, seat)
+            if state.current_player == seat:
+                masks[j].put(legal(state), 1)
+
+    # ------------------------------------------------------------------ shaping
+
+    def _potential(self, i: int) -> float:
+        game, seat = self.games[i], int(self.seats[i])
+        if game.is_terminal():
+            return 0.0
+        return shaping_potential(self.game_name, game.view(seat), seat)
+
+    def _shaping_rewards(self) -> np.ndarray:
+        """``c · (Φ(s') − Φ(s))`` per game, before finished games are replaced (Φ = 0 at the
+        end; a new game starts from its own Φ, without a reward)."""
+        after = np.array([self._potential(i) for i in range(self.num_envs)])
+        shaping = self.shaping * (after - self._potentials)
+        self._potentials = after
+        return shaping
+
+
+def check_actions(
+    actions: np.ndarray | Sequence[int], masks: np.ndarray, seats: np.ndarray | None = None
+) -> list[int]:
+    """One learner action per row of ``masks`` (the games' legal actions), as ints; a
+    ``ValueError`` names the first illegal one (and its learner's seat, if ``seats`` is given)."""
+    array = np.asarray(actions)
+    num_envs, num_actions = masks.shape
+    if array.shape != (num_envs,) or not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(f"actions must be {num_envs} integers, not {actions!r}")
+    in_range = (array >= 0) & (array < num_actions)
+    legal = in_range & (masks[np.arange(num_envs), np.where(in_range, array, 0)] != 0)
+    if not legal.all():
+        i = int(np.flatnonzero(~legal)[0])
+        seat = "" if seats is None else f" (seat {seats[i]})"
+        raise ValueError(
+            f"illegal action {int(array[i])} for the learner in game {i}{seat}; "
+            f"legal: {np.flatnonzero(masks[i]).tolist()}"
+        )
+    return array.tolist()
