@@ -6,6 +6,8 @@
 * :mod:`hot_envs.training.imitation` — behaviour cloning of the heuristic as a warm start;
 * :mod:`hot_envs.training.evaluate` — arena evaluations with 95 % intervals, tables, learning
   curves;
+* :mod:`hot_envs.training.export` — a trained model as a checkpoint (``export_checkpoint``), as a
+  numpy snapshot (``numpy_policy``), and a checkpoint's ``.zip`` as an agent (``SB3Agent``);
 * ``training/configs/*.toml`` — hyper-parameters per game.
 
 Needs the ``train`` extra (torch, stable-baselines3, sb3-contrib, tensorboard).
