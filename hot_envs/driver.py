@@ -255,7 +255,7 @@ class Driver:
     def play_opponents(self, indices: Iterable[int]) -> None:
         """Play the non-learner seats of the games ``indices`` until each is at its learner or
         over: in rounds, one ``act_batch`` call per agent and round."""
-        games, seats, agents = self.games, self.seats, self.seat_agents
+        games, seats, agents = self.games, self.seats.tolist(), self.seat_agents
         pending = [i for i in indices if games[i].current_player not in (None, seats[i])]
         while pending:
             groups: dict[int, tuple[BatchedAgent, list[int]]] = {}
