@@ -390,24 +390,3 @@ class Driver:
         shaping = self.shaping * (after - self._potentials)
         self._potentials = after
         return shaping
-
-
-def check_actions(
-    actions: np.ndarray | Sequence[int], masks: np.ndarray, seats: np.ndarray | None = None
-) -> list[int]:
-    """One learner action per row of ``masks`` (the games' legal actions), as ints; a
-    ``ValueError`` names the first illegal one (and its learner's seat, if ``seats`` is given)."""
-    array = np.asarray(actions)
-    num_envs, num_actions = masks.shape
-    if array.shape != (num_envs,) or not np.issubdtype(array.dtype, np.integer):
-        raise ValueError(f"actions must be {num_envs} integers, not {actions!r}")
-    in_range = (array >= 0) & (array < num_actions)
-    legal = in_range & (masks[np.arange(num_envs), np.where(in_range, array, 0)] != 0)
-    if not legal.all():
-        i = int(np.flatnonzero(~legal)[0])
-        seat = "" if seats is None else f" (seat {seats[i]})"
-        raise ValueError(
-            f"illegal action {int(array[i])} for the learner in game {i}{seat}; "
-            f"legal: {np.flatnonzero(masks[i]).tolist()}"
-        )
-    return array.tolist()

@@ -58,10 +58,8 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from hot_envs.driver import ROTATE, Driver, check_actions, driven
+from hot_envs.driver import ROTATE, Driver, driven
 from hot_envs.opponents import Opponent, OpponentPool, OpponentSource
-
-__all__ = ["VectorSingleAgentEnv", "check_actions"]
 
 
 class VectorSingleAgentEnv(VectorEnv):
@@ -173,3 +171,24 @@ class VectorSingleAgentEnv(VectorEnv):
 
     def _info(self) -> dict[str, Any]:
         return {"learner_seat": self.seats.copy(), "num_players": self.num_players.copy()}
+
+
+def check_actions(
+    actions: np.ndarray | Sequence[int], masks: np.ndarray, seats: np.ndarray | None = None
+) -> list[int]:
+    """One learner action per row of ``masks`` (the games' legal actions), as ints; a
+    ``ValueError`` names the first illegal one (and its learner's seat, if ``seats`` is given)."""
+    array = np.asarray(actions)
+    num_envs, num_actions = masks.shape
+    if array.shape != (num_envs,) or not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(f"actions must be {num_envs} integers, not {actions!r}")
+    in_range = (array >= 0) & (array < num_actions)
+    legal = in_range & (masks[np.arange(num_envs), np.where(in_range, array, 0)] != 0)
+    if not legal.all():
+        i = int(np.flatnonzero(~legal)[0])
+        seat = "" if seats is None else f" (seat {seats[i]})"
+        raise ValueError(
+            f"illegal action {int(array[i])} for the learner in game {i}{seat}; "
+            f"legal: {np.flatnonzero(masks[i]).tolist()}"
+        )
+    return array.tolist()

@@ -52,9 +52,8 @@ import numpy as np
 from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from hot_envs.driver import check_actions
 from hot_envs.opponents import OpponentSource
-from hot_envs.vector import VectorSingleAgentEnv
+from hot_envs.vector import VectorSingleAgentEnv, check_actions
 
 
 class WorkerError(RuntimeError):
