@@ -18,6 +18,13 @@ dealt: a deal draws from the game's generator itself (the batched env draws an i
 instead, kept in ``deal_seeds`` so the game can be dealt again, and draws a player count only
 where there is a choice); every opponent plays through ``act`` and is reset at each deal (it may
 keep memory within its one game); rewards are float64 (the batched env's float32).
+
+>>> driver = Driver("heisse-karten", num_envs=2, players=3)
+>>> driver.reset([np.random.default_rng(0), np.random.default_rng(1)])
+>>> rewards, terminated, truncated, finals = driver.step([int(m.argmax()) for m in driver.masks])
+>>> driver.observe()
+>>> driver.observations.shape, rewards.dtype
+((2, 670), dtype('float32'))
 """
 
 from __future__ import annotations
