@@ -8,10 +8,9 @@ is one step that its users batch: :class:`~hot_envs.single_agent.SingleAgentEnv`
 view, :class:`~hot_envs.vector.VectorSingleAgentEnv` its Gymnasium batch (which deals a finished
 game anew), and the worker-process and stable-baselines3 envs move that batch's data.
 
-The opponents' moves are batched: in each round, all the games whose seat to move is played by
-the same agent are decided by one ``act_batch`` call (:mod:`hot_envs.agents.batched`); ordinary
-agents play their seats one by one through ``act(observation, view)``. Every opponent action is
-checked against the seat's legal actions before it is played.
+The opponents' moves are batched: each round, the games whose seat to move is played by one
+agent are decided in one ``act_batch`` call (:mod:`hot_envs.agents.batched`); ordinary agents
+play seat by seat through ``act(observation, view)``. Every opponent action is checked first.
 
 ``single=True`` keeps the one-game env's own conventions, so a seed deals the games it always
 dealt: a deal draws from the game's generator itself (the batched env draws an int seed per deal
@@ -41,39 +40,9 @@ from hot_envs.agents.features import SPECS, policy_input
 from hot_envs.engine import GameState
 from hot_envs.games import get_game
 from hot_envs.opponents import Opponent, OpponentPool, OpponentSource
+from hot_envs.scoring import score, shaping_potential
 
 ROTATE = "rotate"
-_HL_TROPHY_PRICE = {"H": 7, "D": 6, "C": 5, "S": 4}  # RULES HL-6.1
-
-
-def shaping_potential(game: str, view: dict[str, Any], seat: int) -> float:
-    """Φ of the reward shaping (:mod:`hot_envs.single_agent`) from ``seat``'s view of a game in
-    progress."""
-    if game == "heisse-luft":
-        cards = [
-            sum(view["prizes_won"][p].values())
-            + sum(_HL_TROPHY_PRICE[s] for s in view["trophies"][p])
-            for p in (0, 1)
-        ]
-        return (cards[seat] - cards[1 - seat]) / 20.0
-    scores = view["scores"]
-    best_other = max(s for p, s in enumerate(scores) if p != seat)
-    return (scores[seat] - best_other) / 200.0
-
-
-def score(game: GameState, seat: int) -> dict[str, Any]:
-    """The end-of-game accounting for the learner in ``seat``: ``returns`` per seat, ``winners``
-    (the seats with the best return), ``win_share`` (1/W for a win shared by W players, else 0,
-    as the arena counts it) and ``is_success`` (the learner won alone)."""
-    returns = [float(r) for r in game.returns()]
-    best = max(returns)
-    winners = [p for p, r in enumerate(returns) if r == best]
-    return {
-        "returns": returns,
-        "winners": winners,
-        "win_share": 1.0 / len(winners) if seat in winners else 0.0,
-        "is_success": winners == [seat],
-    }
 
 
 def driven(name: str, writable: bool = False) -> property:
@@ -87,6 +56,25 @@ def driven(name: str, writable: bool = False) -> property:
         setattr(env.driver, name, value)
 
     return property(get, set_ if writable else None, doc=f"The driver's ``{name}``.")
+
+
+class DrivenEnv:
+    """What the envs over a :class:`Driver` share: its settings as attributes, and changes to
+    the opponent pool, which reach new games (games in progress keep their opponents)."""
+
+    driver: Driver
+    description, game_name, engine = driven("description"), driven("game_name"), driven("engine")
+    game_options, player_counts = driven("game_options"), driven("player_counts")
+    learner_seat_option, action_features = driven("learner_seat_option"), driven("action_features")
+    pool, shaping = driven("pool", writable=True), driven("shaping", writable=True)
+
+    def set_opponent(self, name: str, source: OpponentSource | None, weight: float = 1.0) -> None:
+        """Add or replace a pool entry, or (``source=None``) change its weight."""
+        self.pool.set(name, source, weight)
+
+    def remove_opponent(self, name: str) -> None:
+        """Remove a pool entry (no error if it is not there)."""
+        self.pool.remove(name)
 
 
 class Driver:

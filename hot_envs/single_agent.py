@@ -57,9 +57,10 @@ import numpy as np
 from gymnasium import spaces
 
 from hot_envs.agents.base import Agent
-from hot_envs.driver import ROTATE, Driver, driven, shaping_potential
+from hot_envs.driver import ROTATE, DrivenEnv, Driver
 from hot_envs.engine import GameState
 from hot_envs.opponents import Opponent, OpponentPool, OpponentSource
+from hot_envs.scoring import shaping_potential
 
 __all__ = [
     "ROTATE",
@@ -73,7 +74,7 @@ __all__ = [
 ]
 
 
-class SingleAgentEnv(gymnasium.Env):
+class SingleAgentEnv(DrivenEnv, gymnasium.Env):
     """One learner seat against a pool of opponents (module docstring: spaces, rewards, rules):
     the one-game view of :class:`hot_envs.driver.Driver`, which plays and scores the game.
 
@@ -89,10 +90,6 @@ class SingleAgentEnv(gymnasium.Env):
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
-    description, game_name, engine = driven("description"), driven("game_name"), driven("engine")
-    game_options, player_counts = driven("game_options"), driven("player_counts")
-    learner_seat_option, action_features = driven("learner_seat_option"), driven("action_features")
-    pool, shaping = driven("pool", writable=True), driven("shaping", writable=True)
 
     def __init__(
         self,
@@ -196,17 +193,6 @@ class SingleAgentEnv(gymnasium.Env):
 
             return frame(self.game, self.seat)
         return self.game.render(viewer=self.seat)
-
-    # ------------------------------------------------------------------ the pool
-
-    def set_opponent(self, name: str, source: OpponentSource | None, weight: float = 1.0) -> None:
-        """Add or replace a pool entry, or (``source=None``) change its weight; effective from
-        the next episode."""
-        self.pool.set(name, source, weight)
-
-    def remove_opponent(self, name: str) -> None:
-        """Remove a pool entry (effective from the next episode)."""
-        self.pool.remove(name)
 
 
 def random_observations(

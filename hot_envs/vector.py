@@ -58,11 +58,11 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from hot_envs.driver import ROTATE, Driver, driven
+from hot_envs.driver import ROTATE, DrivenEnv, Driver, driven
 from hot_envs.opponents import Opponent, OpponentPool, OpponentSource
 
 
-class VectorSingleAgentEnv(VectorEnv):
+class VectorSingleAgentEnv(DrivenEnv, VectorEnv):
     """``num_envs`` games, one learner seat each, batched opponents (module docstring).
 
     Arguments as :class:`~hot_envs.single_agent.SingleAgentEnv`: ``game``; ``num_envs``;
@@ -74,10 +74,6 @@ class VectorSingleAgentEnv(VectorEnv):
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
-    game_name, engine = driven("game_name"), driven("engine")
-    player_counts = driven("player_counts")
-    learner_seat_option, action_features = driven("learner_seat_option"), driven("action_features")
-    pool, shaping = driven("pool", writable=True), driven("shaping", writable=True)
     games, seats, num_players = driven("games"), driven("seats"), driven("num_players")
     deal_seeds, opponent_names = driven("deal_seeds"), driven("opponent_names")
 
@@ -139,17 +135,6 @@ class VectorSingleAgentEnv(VectorEnv):
     def action_masks(self) -> np.ndarray:
         """``(num_envs, num_actions)`` bool: the learners' legal actions now."""
         return self.driver.masks.astype(bool)
-
-    # ------------------------------------------------------------------ the pool
-
-    def set_opponent(self, name: str, source: OpponentSource | None, weight: float = 1.0) -> None:
-        """Add or replace a pool entry, or (``source=None``) change its weight; new games draw
-        from the changed pool, games in progress keep their opponents."""
-        self.pool.set(name, source, weight)
-
-    def remove_opponent(self, name: str) -> None:
-        """Remove a pool entry (no error if it is not there), from the next new game on."""
-        self.pool.remove(name)
 
     # ------------------------------------------------------------------ internals
 
