@@ -18,7 +18,8 @@ import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 from stable_baselines3.common.vec_env import VecMonitor  # noqa: E402
 
-from hot_envs.agents.checkpoint import CheckpointAgent, numpy_policy  # noqa: E402
+from hot_envs.agents.checkpoint import CheckpointAgent  # noqa: E402
+from hot_envs.training.export import numpy_policy  # noqa: E402
 from hot_envs.vector import VectorSingleAgentEnv  # noqa: E402
 from hot_envs.vector_sb3 import SB3VectorEnv  # noqa: E402
 from tests.training.vec_env_checks import step_and_check_final_infos  # noqa: E402
