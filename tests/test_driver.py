@@ -1,0 +1,85 @@
+"""``hot_envs.driver.Driver``, the one loop of the single-agent envs, on its own: the end-of-game
+accounting, the learners' rewards, and that ``SingleAgentEnv`` is its one-game view."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hot_envs.driver import Driver
+from hot_envs.scoring import score
+from hot_envs.single_agent import SingleAgentEnv
+
+
+class Ended:
+    """A finished game as ``score`` reads it."""
+
+    def __init__(self, returns: list[float]) -> None:
+        self._returns = returns
+
+    def returns(self) -> list[float]:
+        return self._returns
+
+
+@pytest.mark.parametrize(
+    ("returns", "seat", "winners", "share", "success"),
+    [
+        ([1, -1], 0, [0], 1.0, True),
+        ([1, -1], 1, [0], 0.0, False),
+        ([0, 0], 1, [0, 1], 0.5, False),  # a 2-player draw is half a win
+        ([1, 1, -1], 0, [0, 1], 0.5, False),
+        ([-1, 1, 1, 1], 0, [1, 2, 3], 0.0, False),
+    ],
+)
+def test_score_counts_shared_wins_as_the_arena_does(returns, seat, winners, share, success):
+    result = score(Ended(returns), seat)
+    assert result == {
+        "returns": [float(r) for r in returns],
+        "winners": winners,
+        "win_share": share,
+        "is_success": success,
+    }
+
+
+def test_the_driver_pays_each_learner_its_return_when_its_game_ends():
+    driver = Driver("heisse-karten", num_envs=4, players=[2, 3], opponents=["heuristic"])
+    rngs = [np.random.default_rng(i) for i in range(4)]
+    driver.reset(rngs)
+    pick = np.random.default_rng(0)
+    ended = 0
+    for _ in range(40):
+        actions = [int(pick.choice(np.flatnonzero(mask))) for mask in driver.masks]
+        rewards, terminated, truncated, finals = driver.step(actions)
+        assert rewards.dtype == np.float32 and not truncated.any()
+        assert set(np.flatnonzero(terminated).tolist()) == set(finals)
+        for i, final in finals.items():
+            seat = final["learner_seat"]
+            assert rewards[i] == final["returns"][seat] == driver.games[i].returns()[seat]
+            opponents = final["opponents"]
+            assert opponents[seat] is None and len(opponents) == final["num_players"]
+        ended += len(finals)
+        assert not rewards[~terminated].any()
+        driver.new_games(finals, rngs)
+        driver.observe()
+    assert ended >= 4
+
+
+def test_single_agent_env_is_the_one_game_driver():
+    """The same generator, the same learner actions: the same observations, rewards and ends."""
+    env = SingleAgentEnv("heisse-luft", opponents=["random", "heuristic"], shaping=0.5, seed=3)
+    driver = Driver("heisse-luft", opponents=["random", "heuristic"], shaping=0.5, single=True)
+    rng = np.random.default_rng(3)  # what gymnasium's reset(seed=3) seeds the env with
+    observation, info = env.reset()
+    driver.reset([rng])
+    pick = np.random.default_rng(0)
+    for _ in range(300):
+        np.testing.assert_array_equal(observation, driver.observations[0])
+        assert info["learner_seat"] == driver.seats[0]
+        action = int(pick.choice(np.flatnonzero(env.action_masks())))
+        observation, reward, terminated, truncated, info = env.step(action)
+        rewards, *_ = driver.step([action])
+        driver.observe()
+        assert reward == rewards[0]
+        if terminated or truncated:
+            observation, info = env.reset()
+            driver.reset([rng])
