@@ -10,13 +10,12 @@ docs folder of its own, so there it needs the document's path, ``python -m hot_e
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from hot_envs import heisse_karten, heisse_luft
-from hot_envs.heisse_karten import state_encoding as heisse_karten_state
-from hot_envs.heisse_luft import state_encoding as heisse_luft_state
+from hot_envs.games import GAMES
 
 BEGIN = "<!-- observation tables are generated: python -m hot_envs.docs -->"
 END = "<!-- end of generated observation tables -->"
@@ -39,8 +38,8 @@ def checkout_doc() -> Path | None:
 def observation_tables() -> str:
     """The generated block, markers included."""
     parts = [BEGIN]
-    for title, engine in (("Heiße Luft", heisse_luft), ("Heiße Karten", heisse_karten)):
-        layout = engine.LAYOUT
+    for game in GAMES.values():
+        title, layout = game.title, game.engine.LAYOUT
         parts += [
             f"### {title} observation (layout version {layout.version}, {layout.size} floats)",
             "",
@@ -54,8 +53,9 @@ def observation_tables() -> str:
 def state_tables() -> str:
     """The generated block of the full-state layouts (``env.state()``), markers included."""
     parts = [STATE_BEGIN]
-    for title, module in (("Heiße Luft", heisse_luft_state), ("Heiße Karten", heisse_karten_state)):
-        layout = module.STATE_LAYOUT
+    for game in GAMES.values():
+        title = game.title
+        layout = importlib.import_module(f"{game.engine_module}.state_encoding").STATE_LAYOUT
         parts += [
             f"### {title} state (layout version {layout.version}, {layout.size} floats)",
             "",

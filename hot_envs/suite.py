@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hot_envs.games import get_game
+from hot_envs.games import GAMES, get_game
 
 TRAINING, HELD_OUT = "training", "held-out"
 POOLS = (TRAINING, HELD_OUT)
@@ -31,41 +31,9 @@ class Opponent:
     costly: bool = False  # tens of milliseconds a decision or more (the search agent)
 
 
+# Each game's ``suite``: (spec, pool, style[, costly]) rows.
 SUITES: dict[str, tuple[Opponent, ...]] = {
-    "heisse-luft": (
-        Opponent("heuristic", TRAINING, "the project's rule-based player, the usual teacher"),
-        Opponent("heuristic:0.2", TRAINING, "the heuristic with a fifth of its moves random"),
-        Opponent("high-hoarder", TRAINING, "keeps J, Q, K back, plays its lowest card"),
-        Opponent("search:20", TRAINING, "the search agent at 20 rollouts a decision", True),
-        Opponent("search:80", TRAINING, "the search agent at 80 rollouts a decision", True),
-        Opponent(
-            "heisse_luft_v0_2026_12_01",
-            TRAINING,
-            "the policy shipped on 2026-12-01 before its last PPO sitting (the shipped one's "
-            "snapshots trained against its descendants)",
-        ),
-        Opponent("beginner", HELD_OUT, "beginner's advice: finish sure wins, dump on lost stages"),
-        Opponent("stage-finisher", HELD_OUT, "always plays on the stage nearest completion"),
-        Opponent("trophy-rusher", HELD_OUT, "plays only for the stages of one trophy's suit"),
-        Opponent(
-            "heisse_luft_v0_2026_11_30", HELD_OUT, "the MLP policy shipped on 2026-11-30 (DAgger)"
-        ),
-    ),
-    "heisse-karten": (
-        Opponent("heuristic", TRAINING, "the project's rule-based player, the usual teacher"),
-        Opponent("heuristic:0.2", TRAINING, "the heuristic with a fifth of its moves random"),
-        Opponent("low-dumper", TRAINING, "always plays its lowest card"),
-        Opponent("search:30", TRAINING, "the search agent at 30 rollouts a decision", True),
-        Opponent("search:120", TRAINING, "the search agent at 120 rollouts a decision", True),
-        Opponent("trick-taker", HELD_OUT, "takes every trick it can, cheapest winner"),
-        Opponent("trick-avoider", HELD_OUT, "ducks under every trick it can"),
-        Opponent("card-counter", HELD_OUT, "counts cards, best expected points this trick"),
-        Opponent(
-            "heisse_karten_v0_2026_11_30",
-            HELD_OUT,
-            "the policy shipped before the PPO sittings (2026-11-30)",
-        ),
-    ),
+    game.name: tuple(Opponent(*row) for row in game.suite) for game in GAMES.values()
 }
 
 

@@ -19,7 +19,7 @@ from hot_envs.agents import make_agent
 from hot_envs.agents.base import decide
 from hot_envs.arena import derive_seed, game_options
 from hot_envs.engine import GameState
-from hot_envs.games import get_game
+from hot_envs.games import GAMES, get_game
 
 Read = Callable[[str], str]
 Write = Callable[[str], None]
@@ -36,39 +36,7 @@ class TableGuide:
     legend: str
 
 
-GUIDES = {
-    "heisse-luft": TableGuide(
-        numbered=True,
-        syntax="""\
-Moves: type a move's number from the list, or its name: its words in order,
-each may be cut short. Cards: h d c s for ♥ ♦ ♣ ♠, then the value (a j q k for
-ace, jack, queen, king).
-  h7 3 own     ♥7 on stage 3, your own side
-  d10 2 opp    ♦10 on stage 2, the opponent's side
-  ex sq        choose ♠Q for the exchange (HL-3.4); done ends the choice
-  claim s      claim the ♠ trophy (HL-6); stop stops claiming
-? lists the moves, help shows this, q quits.""",
-        legend="""\
-Table: Stage N  terrain  prizes  P0: cards (sum)  P1: cards (sum)  last: Pn
-  lowland: the lower sum wins the stage; mountain: the higher sum (HL-4.2).
-  prizes: a suit symbol per prize card; each side takes one balloon card per
-  prize, of its suit (HL-3.1).
-  last: Pn put the stage's last card and wins a tie (HL-4.3).
-  P0 prizes ♥n ♦n ♣n ♠n: prize cards won; trophies: suits claimed (HL-6);
-  two trophies win (HL-7.1).""",
-    ),
-    "heisse-karten": TableGuide(
-        numbered=False,
-        syntax="""\
-Moves: type the number of a card in your hand (36 plays card 36).
-? lists your moves, help shows this, q quits.""",
-        legend="""\
-Cards: 36b is black and counts +36, 17r is red and counts -17 (HK-1.1).
-A trick with a black card goes to its highest black card, else to its highest
-red one (HK-3.2). Trick: the cards played so far, in order; Last trick: the
-trick taken before and who took it (they lead the next, HK-3.3).""",
-    ),
-}
+GUIDES = {game.name: TableGuide(**game.guide) for game in GAMES.values()}  # the specs' guides
 
 
 def play(

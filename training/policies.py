@@ -21,6 +21,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
 from hot_envs.agents.features import SPECS
+from hot_envs.games import DEFAULT_GAME
 
 FILL = -1e8  # the logit of an action that is not in the input's slots
 
@@ -100,7 +101,7 @@ class ActionScorerPolicy(MaskableActorCriticPolicy):
     def __init__(
         self,
         *args: Any,
-        game: str = "heisse-luft",
+        game: str = DEFAULT_GAME,
         state_arch: list[int] | tuple[int, ...] = (256, 64),
         scorer_arch: list[int] | tuple[int, ...] = (128, 128),
         value_arch: list[int] | tuple[int, ...] = (256, 256),

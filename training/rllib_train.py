@@ -39,14 +39,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from hot_envs.games import get_game
+from hot_envs.games import DEFAULT_GAME, GAMES, get_game
 
 
 @dataclass
 class Args:
     """Every knob of a run (``--name`` on the command line, ``_`` written as ``-``)."""
 
-    game: str = "heisse-luft"
+    game: str = DEFAULT_GAME
     players: int | None = None  # Heiße Karten: 2–6, default 2 (one count per run)
     mode: str = "shared"  # shared: one policy in every seat; league: main vs snapshots (+ fixed)
     fixed: list[str] = field(default_factory=list)  # league: fixed opponents (agent specs)
@@ -86,7 +86,7 @@ def parse_args(argv: list[str] | None) -> Args:
     parser = argparse.ArgumentParser(
         prog="hot-envs train --backend rllib", description=__doc__.splitlines()[0]
     )
-    parser.add_argument("game", help="heisse-luft or heisse-karten")
+    parser.add_argument("game", help=" or ".join(GAMES))
     defaults = Args()
     for f in fields(Args):
         if f.name in ("game", "game_options"):

@@ -47,7 +47,7 @@ from hot_envs.agents import make_agent
 from hot_envs.agents.checkpoint import read_metadata, update_metadata
 from hot_envs.agents.shipped import find_checkpoint
 from hot_envs.arguments import BACKENDS, non_negative_int, positive_int, split_backend
-from hot_envs.games import get_game
+from hot_envs.games import DEFAULT_GAME, GAMES, get_game
 from hot_envs.single_agent import Opponent, SingleAgentEnv
 from hot_envs.training.evaluate import (
     EvaluationCallback,
@@ -95,7 +95,7 @@ class Args:
     (:class:`UpdateThreads`).
     """
 
-    game: str = "heisse-luft"
+    game: str = DEFAULT_GAME
     players: list[int] | None = None  # Heiße Karten: table sizes, one drawn per episode
     timesteps: int = 200_000  # env steps of learning (added to a resumed model's count)
     time_limit: float = 0.0  # stop learning after this many seconds (0: no limit); then finish
@@ -424,7 +424,7 @@ def parse_args(argv: list[str] | None) -> Args:
         description=__doc__.splitlines()[0],
         epilog="Options not given come from the config (training/configs/GAME.toml).",
     )
-    parser.add_argument("game", help="heisse-luft or heisse-karten")
+    parser.add_argument("game", help=" or ".join(GAMES))
     parser.add_argument(
         "--backend",
         choices=list(BACKENDS),  # main hands rllib to training.rllib_train, as hot-envs train

@@ -41,8 +41,7 @@ from types import ModuleType
 from hot_envs.agents.base import Agent, legal_actions
 from hot_envs.agents.search import SearchAgent, agent_rollout, random_rollout
 from hot_envs.agents.shipped import SUFFIXES, earlier_names, is_checkpoint, shipped_names
-from hot_envs.engine import GameState
-from hot_envs.games import get_game
+from hot_envs.games import GAMES, get_game
 
 __all__ = [
     "Agent",
@@ -56,50 +55,14 @@ __all__ = [
 ]
 
 
-def karten_value(state: GameState, seat: int) -> float:
-    """A finished Heiße Karten rollout: the win reward plus half the score reward (HK-4.3)."""
-    from hot_envs.heisse_karten.state import score_returns
-
-    return state.returns()[seat] + 0.5 * score_returns(state.totals, state.round + 1)[seat]
-
-
-# What ``search`` means per game: the strongest settings measured against the heuristic at under
-# 0.5 s (CPU) per decision (docs/agents.md). Random rollouts misjudge skilled Heiße Luft play,
-# so there the heuristic plays the first plies of each rollout, and its own move stands unless
-# the search finds one better by ``margin``. In Heiße Karten whole heuristic rollouts are cheap;
-# a win-or-loss rollout ties often, so the score margin (``karten_value``) breaks the ties.
-SEARCH_PRESETS: dict[str, dict] = {
-    "heisse-luft": {
-        "simulations": 400,
-        "rollout": "heuristic",
-        "rollout_plies": 6,
-        "prior": "heuristic",
-        "margin": 0.1,
-    },
-    "heisse-karten": {
-        "simulations": 600,
-        "rollout": "heuristic",
-        "prior": "heuristic",
-        "margin": 0.05,
-        "value": karten_value,
-    },
-}
-
-
-_HEURISTICS = {
-    "heisse-luft": ("hot_envs.agents.heuristic_luft", "HeisseLuftHeuristic"),
-    "heisse-karten": ("hot_envs.agents.heuristic_karten", "HeisseKartenHeuristic"),
-}
+# What ``search`` means per game (the game's ``search`` settings): the strongest settings
+# measured against the heuristic at under 0.5 s (CPU) per decision (docs/agents.md).
+SEARCH_PRESETS: dict[str, dict] = {game.name: dict(game.search) for game in GAMES.values()}
 # STYLE[:EPSILON] specs: name → (game, module, class), each of one game only.
 STYLES = {
-    "beginner": ("heisse-luft", "hot_envs.agents.styles_luft", "BeginnerAdvice"),
-    "stage-finisher": ("heisse-luft", "hot_envs.agents.styles_luft", "GreedyStageFinisher"),
-    "trophy-rusher": ("heisse-luft", "hot_envs.agents.styles_luft", "TrophyRusher"),
-    "high-hoarder": ("heisse-luft", "hot_envs.agents.styles_luft", "HighCardHoarder"),
-    "low-dumper": ("heisse-karten", "hot_envs.agents.styles_karten", "LowCardDumper"),
-    "trick-taker": ("heisse-karten", "hot_envs.agents.styles_karten", "GreedyTrickTaker"),
-    "trick-avoider": ("heisse-karten", "hot_envs.agents.styles_karten", "TrickAvoider"),
-    "card-counter": ("heisse-karten", "hot_envs.agents.styles_karten", "CardCounter"),
+    style: (game.name, *entry.split(":"))
+    for game in GAMES.values()
+    for style, entry in game.styles.items()
 }
 _IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 SPEC_HELP = (
@@ -123,8 +86,8 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
 
         return RandomAgent(seed)
     if name == "heuristic":
-        module, cls = _HEURISTICS[game]
-        return getattr(importlib.import_module(module), cls)(seed, epsilon=_number(spec, arg, 0.0))
+        heuristic = get_game(game).load("heuristic")
+        return heuristic(seed, epsilon=_number(spec, arg, 0.0))
     if name in STYLES:
         return _style_agent(spec, name, arg, game, seed)
     if name == "search":

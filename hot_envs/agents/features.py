@@ -19,7 +19,8 @@ is :data:`SPECS`; :func:`unpack` splits a batch of such vectors again.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -27,7 +28,7 @@ import numpy as np
 
 from hot_envs.agents import heuristic_karten as hk
 from hot_envs.agents import heuristic_luft as hl
-from hot_envs.games import get_game
+from hot_envs.games import GAMES, get_game
 from hot_envs.heisse_karten.facts import CARD_VALUE as HK_VALUE
 from hot_envs.heisse_karten.facts import NUM_CARDS as HK_CARDS
 from hot_envs.heisse_karten.facts import TRICK_RANK
@@ -75,6 +76,7 @@ class ActionRows(NamedTuple):
 # exchange: chosen, in the heuristic's throw list, its rank there; claim: trophy price.
 HL_FEATURES = 39
 HL_SLOTS = 64  # 8 hand cards × 4 stages × 2 sides; exchange ≤ 9, trophy phase ≤ 5
+HL_SHAPE = (HL_SLOTS, HL_FEATURES)  # the game's feature_shape
 _KIND_PLAY, _KIND_PICK, _KIND_DONE, _KIND_CLAIM, _KIND_STOP = range(5)
 
 
@@ -206,6 +208,7 @@ def _luft_exchange(
 # value now, value usually, chance to take the trick, heuristic score, score − best, is best.
 HK_FEATURES = 21
 HK_SLOTS = 8  # HK-2.2 hands hold 8 cards
+HK_SHAPE = (HK_SLOTS, HK_FEATURES)  # the game's feature_shape
 
 
 def karten_features(view: dict[str, Any], legal: Sequence[int]) -> np.ndarray:
@@ -280,19 +283,15 @@ _HK_RANK = np.asarray(TRICK_RANK)
 
 # ---------------------------------------------------------------------- packing
 
-_FEATURES = {"heisse-luft": luft_features, "heisse-karten": karten_features}
 SPECS = {
-    name: FeatureSpec(name, get_game(name).engine.LAYOUT.size, slots, size)
-    for name, slots, size in (
-        ("heisse-luft", HL_SLOTS, HL_FEATURES),
-        ("heisse-karten", HK_SLOTS, HK_FEATURES),
-    )
+    game.name: FeatureSpec(game.name, game.engine.LAYOUT.size, *game.load("feature_shape"))
+    for game in GAMES.values()
 }
 
 
 def action_features(game: str, view: dict[str, Any], legal: Sequence[int]) -> np.ndarray:
     """The feature rows of ``legal`` (ascending action ids) in ``view``'s position."""
-    return _FEATURES[get_game(game).name](view, legal)
+    return _features(get_game(game).name)(view, legal)
 
 
 def policy_input(game: str, observation: np.ndarray, view: dict[str, Any]) -> np.ndarray:
@@ -306,7 +305,7 @@ def policy_input(game: str, observation: np.ndarray, view: dict[str, Any]) -> np
     packed[: spec.observation_size] = observation
     start = spec.observation_size
     block = packed[start : start + spec.slots * spec.size].reshape(spec.slots, spec.size)
-    block[: len(legal)] = _FEATURES[spec.game](view, legal)
+    block[: len(legal)] = _features(spec.game)(view, legal)
     ids = packed[start + spec.slots * spec.size :]
     ids[:] = -1.0
     ids[: len(legal)] = legal
@@ -332,3 +331,9 @@ __all__ = [
     "policy_input",
     "unpack",
 ]
+
+
+@functools.cache
+def _features(game: str) -> Callable[[dict[str, Any], Sequence[int]], np.ndarray]:
+    """The game's per-view action features (its spec's ``features``), looked up once."""
+    return get_game(game).load("features")

@@ -18,14 +18,14 @@ with its decision and slot, what a scorer that scores only the legal actions rea
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from itertools import chain
 from typing import Any
 
 import numpy as np
 
 from hot_envs.agents import features as ft
-from hot_envs.agents import features_batch_karten, features_batch_luft
 from hot_envs.agents.features import ActionRows
 from hot_envs.games import get_game
 
@@ -61,7 +61,7 @@ def action_features_batch(
     features = np.zeros((len(actions), spec.size), np.float32)
     rows = ActionRows(lengths, decision, slot, actions.astype(np.int64), features)
     if len(actions):
-        _FILL[spec.game](rows, starts, views, legal)
+        _fill(spec.game)(rows, starts, views, legal)
     return rows
 
 
@@ -90,9 +90,10 @@ def policy_input_batch(
     return packed
 
 
-_FILL = {
-    "heisse-luft": features_batch_luft.fill_rows,
-    "heisse-karten": features_batch_karten.fill_rows,
-}
+@functools.cache
+def _fill(game: str) -> Callable[..., None]:
+    """The game's ``fill_rows`` (its spec's ``features_batch``), imported once."""
+    return get_game(game).load("features_batch")
+
 
 __all__ = ["ActionRows", "action_features_batch", "policy_input_batch"]

@@ -44,13 +44,13 @@ import numpy as np
 
 from hot_envs.agents.base import Agent, legal_actions
 from hot_envs.engine import GameState
-from hot_envs.games import get_game
+from hot_envs.games import GAMES, get_game
 
 RolloutPolicy = Callable[[GameState, random.Random], int]
 
-# Random rollouts per decision that keep a decision under 0.5 s (CPU) on one core: a random
-# Heiße Luft rollout costs about 0.4 ms, a Heiße Karten one about 0.06 ms.
-DEFAULT_SIMULATIONS = {"heisse_luft": 1000, "heisse_karten": 4000}
+# Random rollouts per decision that keep a decision under 0.5 s (CPU) on one core, by engine
+# name (each game's ``search_simulations``).
+DEFAULT_SIMULATIONS = {game.key: game.search_simulations for game in GAMES.values()}
 
 
 def engine_module(game: str | ModuleType | type) -> ModuleType:

@@ -17,7 +17,7 @@ except ImportError as error:  # pragma: no cover - depends on the installation
 import numpy as np
 
 from hot_envs.engine import GameState
-from hot_envs.pictures import heisse_karten, heisse_luft
+from hot_envs.games import GAMES
 from hot_envs.pictures.animation import animation_path, write_animation
 from hot_envs.pictures.draw import HEIGHT, WIDTH
 
@@ -31,12 +31,13 @@ __all__ = [
     "write_animation",
 ]
 
-_DRAWERS = {"heisse_luft": heisse_luft.draw, "heisse_karten": heisse_karten.draw}
+# view["game"] (the engine's name) → its game, whose ``picture`` draws it (imported on first use).
+_GAMES = {game.key: game for game in GAMES.values()}
 
 
 def picture_of_view(view: dict, spectator: bool = False) -> Image.Image:
     """The table as the view's player sees it (``spectator``: without that player's hand)."""
-    return _DRAWERS[view["game"]](view, spectator)
+    return _GAMES[view["game"]].load("picture")(view, spectator)
 
 
 def picture(state: GameState, seat: int | None = None) -> Image.Image:

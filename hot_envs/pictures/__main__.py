@@ -8,14 +8,12 @@ from pathlib import Path
 
 from hot_envs.agents import make_agent
 from hot_envs.agents.base import decide
-from hot_envs.games import get_game
+from hot_envs.games import GAMES, get_game
 from hot_envs.pictures import picture
 
-# (game, options, deal seed, moves played before the picture): positions with a full table.
-SHOTS = {
-    "heisse_luft_frame.png": ("heisse-luft", {}, 9, 87),
-    "heisse_karten_frame.png": ("heisse-karten", {"num_players": 4}, 0, 22),
-}
+# (game, options, deal seed, moves played before the picture): positions with a full table,
+# each game's ``picture_shot``.
+SHOTS = {f"{game.key}_frame.png": (game.name, *game.picture_shot) for game in GAMES.values()}
 
 
 def write_docs_frames(folder: str | Path) -> list[Path]:

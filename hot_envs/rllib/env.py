@@ -32,7 +32,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from hot_envs.agents import make_agent
 from hot_envs.agents.base import Agent, decide, observe
-from hot_envs.games import get_game
+from hot_envs.games import DEFAULT_GAME, get_game
 
 CONFIG_KEYS = {"game", "players", "game_options", "fixed_agents"}
 
@@ -53,7 +53,7 @@ class TurnBasedEnv(MultiAgentEnv):
             raise ValueError(
                 f"unknown TurnBasedEnv config keys {unknown}; use {sorted(CONFIG_KEYS)}"
             )
-        self.game = get_game(config.get("game", "heisse-luft"))
+        self.game = get_game(config.get("game", DEFAULT_GAME))
         self.engine = self.game.engine
         players = config.get("players")
         self.options = self.game.options(

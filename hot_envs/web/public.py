@@ -88,8 +88,3 @@ def karten_trick(before: dict, mover: int, action: int, after: dict) -> dict | N
         "winner": winner,
         "points": sum(KARTEN_VALUE[card] for _, card in cards),
     }
-
-
-# Per game (CLI name): how to spell out a move, and which finished event a move can cause.
-MOVES = {"heisse-luft": luft_move, "heisse-karten": karten_move}
-EVENTS = {"heisse-luft": luft_flight, "heisse-karten": karten_trick}

@@ -24,8 +24,7 @@ import numpy as np
 
 from hot_envs.arena import derive_seed, game_options
 from hot_envs.engine import GameState
-from hot_envs.games import get_game
-from hot_envs.web.public import EVENTS, MOVES
+from hot_envs.games import GAMES, get_game
 from hot_envs.web.seats import SeatAgent
 
 HUMAN = "human"  # the seat spec of the person at the browser
@@ -37,7 +36,7 @@ MAX_REPLAY_MOVES = 10_000  # longer than any game with the default options (docs
 TABLE_BYTES = 16 * 2**10
 SEAT_BYTES = 4 * 2**10  # an agent seat (a checkpoint's weights are shared, counted once)
 MOVE_BYTES = 8  # an action and its mover
-STATE_BYTES = {"heisse-luft": 8 * 2**10, "heisse-karten": 3 * 2**10}  # a state and its `last`
+STATE_BYTES = {game.name: game.web_state_bytes for game in GAMES.values()}  # a state, its `last`
 
 
 class RequestError(ValueError):
@@ -144,7 +143,7 @@ class Table:
         mover = self.state.current_player
         before = self.state.view(mover)
         self.state.apply(action)
-        event = EVENTS[self.game.name](before, mover, action, self.state.view(mover))
+        event = self.game.load("web_event")(before, mover, action, self.state.view(mover))
         if event is not None:
             self.last[event["kind"]] = event
         if self.at == len(self.actions):  # a new move (a replay stepping on has it already)
@@ -202,7 +201,7 @@ class Table:
         view = state.view(seat)
         mover = state.current_player
         yours = self.mode == "play" and seat == self.human
-        describe = MOVES[self.game.name]
+        describe = self.game.load("web_move")
         over = state.is_terminal()
         first = max(0, self.at - LOG_LENGTH)
         log = []
