@@ -118,6 +118,15 @@ def test_every_entry_point_resolves(game: Game) -> None:
     assert game.web_state_bytes > 0 and game.learning_speed > 0 and game.search_simulations > 0
 
 
+@pytest.mark.parametrize("game", GAMES.values(), ids=lambda g: g.name)
+def test_the_shipped_checkpoint_plays_its_game(game: Game) -> None:
+    from hot_envs.agents.checkpoint import CheckpointAgent
+    from hot_envs.agents.shipped import shipped_names
+
+    assert game.checkpoint in shipped_names()
+    assert CheckpointAgent.load(game.checkpoint).game == game.name
+
+
 def test_styles_belong_to_one_game_each() -> None:
     styles = [style for game in GAMES.values() for style in game.styles]
     assert len(styles) == len(set(styles))
