@@ -33,8 +33,10 @@ import math
 import os
 import pickle
 import time
+import warnings
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -244,24 +246,54 @@ def _run_groups(
             if bar is not None:
                 bar.update(len(group))
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(play_group, *task) for task in tasks]
+        remaining = dict(enumerate(tasks))
+        for attempt in range(_POOL_ATTEMPTS):
             try:
-                for future in as_completed(futures):
-                    group = future.result()
-                    records.extend(group)
-                    if on_group is not None:
-                        on_group(group)
-                    if bar is not None:
-                        bar.update(len(group))
-            except BaseException:
-                for future in futures:
-                    future.cancel()
-                raise
+                _run_pool(remaining, min(workers, len(remaining)), records, on_group, bar)
+                break
+            except BrokenProcessPool:
+                if attempt + 1 == _POOL_ATTEMPTS:
+                    raise
+                warnings.warn(
+                    f"an arena worker process died; the {len(remaining)} group(s) not yet "
+                    "finished are played again in a fresh pool (same deals, same seeds)",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
     if bar is not None:
         bar.close()
     records.sort(key=lambda r: (r.matchup, r.index))
     return records
+
+
+_POOL_ATTEMPTS = 2  # a pool whose worker died (killed by the OS, say) is replaced once
+
+
+def _run_pool(
+    remaining: dict[int, tuple],
+    workers: int,
+    records: list[GameRecord],
+    on_group: Callable[[list[GameRecord]], None] | None,
+    bar: Any,
+) -> None:
+    """Play the ``remaining`` tasks in one process pool; each finished one leaves ``remaining``
+    (so a broken pool's caller knows what is left; groups are deterministic, so playing one
+    again gives the same games)."""
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(play_group, *task): key for key, task in remaining.items()}
+        try:
+            for future in as_completed(futures):
+                group = future.result()
+                del remaining[futures[future]]
+                records.extend(group)
+                if on_group is not None:
+                    on_group(group)
+                if bar is not None:
+                    bar.update(len(group))
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
 
 
 def progress_bar(total: int, unit: str = "game", desc: str = "games") -> Any:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from collections import Counter
+from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
@@ -292,6 +295,40 @@ def test_agent_objects_go_to_workers_only_if_they_pickle():
         play_match("heisse-luft", [Counting(), "random"], 2, workers=2, progress=False)
     with pytest.raises(ValueError, match="neither an agent spec"):
         play_match("heisse-luft", [42, "random"], 2, progress=False)
+
+
+class DiesOnce(FirstLegal):
+    """Ends its worker process abruptly at its first decision unless ``flag`` exists (as the OS
+    ends a process it kills); creates ``flag`` first, so only one worker dies where it can."""
+
+    def __init__(self, flag: str) -> None:
+        self.flag = flag
+
+    def act(self, observation, view):
+        if not os.path.exists(self.flag):
+            with contextlib.suppress(OSError):
+                open(self.flag, "w").close()
+            os._exit(1)
+        return super().act(observation, view)
+
+
+def test_a_dead_worker_is_replaced_and_its_groups_played_again(tmp_path):
+    kwargs = {"players": 2, "seed": 4, "progress": False}
+    with pytest.warns(RuntimeWarning, match="worker process died"):
+        result = play_match(
+            "heisse-luft", [DiesOnce(str(tmp_path / "died")), "random"], 8, workers=2, **kwargs
+        )
+    assert (tmp_path / "died").exists()
+    alone = play_match("heisse-luft", [f"{HERE}:first_legal", "random"], 8, workers=1, **kwargs)
+    assert result.records == alone.records  # every game once, the same games
+
+
+def test_a_worker_that_keeps_dying_ends_the_match(tmp_path):
+    """No flag can be made (its folder is missing): every worker dies; one new pool, then the
+    error."""
+    agent = DiesOnce(str(tmp_path / "missing" / "flag"))
+    with pytest.raises(BrokenProcessPool), pytest.warns(RuntimeWarning):
+        play_match("heisse-luft", [agent, "random"], 4, workers=2, progress=False)
 
 
 @pytest.mark.parametrize("workers", [0, -1, True])

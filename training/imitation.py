@@ -201,28 +201,44 @@ def _collect_in_parallel(
     progress: bool,
 ) -> Demonstrations:
     """:func:`collect` split over ``workers`` processes (``options``: its keyword arguments);
-    the parts in worker order."""
+    the parts in worker order. A pool whose worker died (killed by the OS, say) is replaced
+    once: the parts are seeded, so collecting them again gives the same decisions."""
     import multiprocessing
+    import warnings
     from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
 
     shares = [decisions // workers + (i < decisions % workers) for i in range(workers)]
     seeds = np.random.SeedSequence(seed).generate_state(workers)
     counter = multiprocessing.Value("q", 0)
     bar = _progress_bar(decisions) if progress else None
-    with ProcessPoolExecutor(workers, initializer=_count_into, initargs=(counter,)) as pool:
-        futures = [
-            pool.submit(collect, game, player_counts, share, int(part_seed), **options)
-            for share, part_seed in zip(shares, seeds, strict=True)
-            if share > 0
-        ]
-        pending = futures
-        while pending:
-            done, pending = wait(pending, timeout=0.5, return_when=FIRST_EXCEPTION)
-            if bar is not None:
-                bar.update(min(counter.value, decisions) - bar.n)
-            if any(future.exception() is not None for future in done):
-                break
-        parts = [future.result() for future in futures]  # raises a worker's exception
+    for attempt in range(2):
+        counter.value = 0
+        try:
+            with ProcessPoolExecutor(workers, initializer=_count_into, initargs=(counter,)) as pool:
+                futures = [
+                    pool.submit(collect, game, player_counts, share, int(part_seed), **options)
+                    for share, part_seed in zip(shares, seeds, strict=True)
+                    if share > 0
+                ]
+                pending = futures
+                while pending:
+                    done, pending = wait(pending, timeout=0.5, return_when=FIRST_EXCEPTION)
+                    if bar is not None:
+                        bar.update(min(counter.value, decisions) - bar.n)
+                    if any(future.exception() is not None for future in done):
+                        break
+                parts = [future.result() for future in futures]  # raises a worker's exception
+            break
+        except BrokenProcessPool:
+            if attempt:
+                raise
+            warnings.warn(
+                "a worker process collecting demonstrations died; collecting again in a "
+                "fresh pool (same seeds)",
+                RuntimeWarning,
+                stacklevel=2,
+            )
     if bar is not None:
         bar.close()
     columns = zip(*map(_fields, parts), strict=True)
