@@ -11,6 +11,9 @@ game anew), and the worker-process and stable-baselines3 envs move that batch's 
 The opponents' moves are batched: each round, the games whose seat to move is played by one
 agent are decided in one ``act_batch`` call (:mod:`hot_envs.agents.batched`); ordinary agents
 play seat by seat through ``act(observation, view)``. Every opponent action is checked first.
+The learners' action features (``action_features=True``) are computed for all games at once
+(:func:`~hot_envs.agents.features_batch.policy_input_batch`, the rows ``policy_input`` gives
+per game, bit for bit).
 
 ``single=True`` keeps the one-game env's own conventions, so a seed deals the games it always
 dealt: a deal draws from the game's generator itself (the batched env draws an int seed per deal
@@ -37,6 +40,7 @@ from gymnasium import spaces
 from hot_envs.agents.base import observe
 from hot_envs.agents.batched import BatchedAgent, PerSeatAgent, as_batched
 from hot_envs.agents.features import SPECS, policy_input
+from hot_envs.agents.features_batch import policy_input_batch
 from hot_envs.engine import GameState
 from hot_envs.games import get_game
 from hot_envs.opponents import Opponent, OpponentPool, OpponentSource
@@ -218,12 +222,17 @@ class Driver:
     def observe(self) -> None:
         """``observations`` and ``masks``: every learner's input and legal actions now (no legal
         action where its game is over)."""
-        self._fill(self.games, self.seats.tolist(), self.observations, self.masks)
+        seats = self.seats.tolist()
+        self._fill(self.games, seats, self.observations, self.masks)
         if self.action_features:  # the observation, then the features of each legal action
-            d = self._layout_size
-            for i, (game, seat) in enumerate(zip(self.games, self.seats.tolist(), strict=True)):
-                self.observations[i] = policy_input(
-                    self.game_name, self.observations[i, :d], game.view(seat)
+            views = [game.view(seat) for game, seat in zip(self.games, seats, strict=True)]
+            if len(views) == 1:  # one game: the per-decision function costs less
+                self.observations[0] = policy_input(
+                    self.game_name, self.observations[0, : self._layout_size], views[0]
+                )
+            else:  # all games at once, the same rows bit for bit
+                self.observations[:] = policy_input_batch(
+                    self.game_name, self.observations[:, : self._layout_size], views
                 )
 
     def learner_observation(self, i: int) -> np.ndarray:

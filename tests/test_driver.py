@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from hot_envs.agents.features import SPECS, policy_input
 from hot_envs.driver import Driver
 from hot_envs.scoring import score
 from hot_envs.single_agent import SingleAgentEnv
@@ -83,3 +84,40 @@ def test_single_agent_env_is_the_one_game_driver():
         if terminated or truncated:
             observation, info = env.reset()
             driver.reset([rng])
+
+
+@pytest.mark.parametrize(
+    ("game", "players"),
+    [("heisse-luft", None), ("heisse-karten", 2), ("heisse-karten", [3, 4]), ("heisse-karten", 6)],
+)
+def test_the_batched_action_features_are_the_per_game_ones_bit_for_bit(game, players):
+    """The driver computes every learner's features at once (``policy_input_batch``); each row
+    is what ``policy_input`` gives for that learner's decision alone, to the bit."""
+    driver = Driver(
+        game, num_envs=16, players=players, opponents=["heuristic", "random"], action_features=True
+    )
+    assert driver.observations.shape[1] == SPECS[driver.game_name].input_size
+    rngs = [np.random.default_rng(100 + i) for i in range(driver.num_envs)]
+    compared = 0
+
+    def check() -> None:  # also the finished games, before they are dealt anew
+        nonlocal compared
+        for i, (state, seat) in enumerate(zip(driver.games, driver.seats.tolist(), strict=True)):
+            expected = policy_input(
+                driver.game_name, driver.engine.encode(state, seat), state.view(seat)
+            )
+            assert driver.observations[i].tobytes() == expected.tobytes()
+            compared += 1
+
+    driver.reset(rngs)
+    pick = np.random.default_rng(1)
+    for _ in range(60):
+        check()
+        actions = [int(pick.choice(np.flatnonzero(mask))) for mask in driver.masks]
+        _, _, _, finals = driver.step(actions)
+        if finals:
+            driver.observe()
+            check()
+        driver.new_games(finals, rngs)
+        driver.observe()
+    assert compared >= 60 * driver.num_envs
