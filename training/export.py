@@ -8,7 +8,6 @@ This is the torch side of the checkpoints; the library loads and plays them with
 
 from __future__ import annotations
 
-import json
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -19,16 +18,15 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.torch_layers import FlattenExtractor
 
 from hot_envs.agents.checkpoint import (
-    FORMAT,
-    FORMAT_VERSION,
     NumpyPolicy,
-    atomic_file,
+    mlp_arrays,
     read_metadata,
     scores_actions,
+    write_checkpoint,
 )
 from hot_envs.agents.features import SPECS, policy_input
 from hot_envs.agents.scorer import ARCHITECTURE, NumpyScorer
-from hot_envs.agents.shipped import checkpoint_stem, find_checkpoint
+from hot_envs.agents.shipped import find_checkpoint
 from hot_envs.games import get_game
 from hot_envs.training.policies import ActionScorerPolicy
 
@@ -55,12 +53,11 @@ def policy_layers(model: Any) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]
 
 
 def export_checkpoint(model: Any, path: str | Path, metadata: dict[str, Any]) -> Path:
-    """Write ``NAME.zip``, ``NAME.npz`` and ``NAME.json`` for a trained ``MaskablePPO`` model.
+    """Write ``NAME.zip``, ``NAME.npz`` and ``NAME.json`` for a trained ``MaskablePPO`` model
+    (:func:`hot_envs.agents.checkpoint.write_checkpoint`).
 
     ``metadata`` needs ``game``; ``options``, ``training`` and ``evaluation`` are copied, the rest
     (format, observation layout, action count, network) is filled in. Returns the stem path."""
-    stem = checkpoint_stem(path)
-    stem.parent.mkdir(parents=True, exist_ok=True)
     game = get_game(metadata["game"])
     if is_action_scorer(model):
         arrays, activation = scorer_arrays(model)
@@ -75,40 +72,18 @@ def export_checkpoint(model: Any, path: str | Path, metadata: dict[str, Any]) ->
         input_size = SPECS[game.name].input_size
     else:
         layers, activation = policy_layers(model)
-        arrays = {}
-        for i, (w, b) in enumerate(layers):
-            arrays[f"layer_{i}.weight"], arrays[f"layer_{i}.bias"] = w, b
+        arrays = mlp_arrays(layers)
         network = {
             "architecture": "mlp",
             "hidden": [w.shape[0] for w, _ in layers[:-1]],
             "activation": activation,
         }
         input_size = game.engine.LAYOUT.size
-    meta = {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "game": game.name,
-        "options": metadata.get("options", "any"),
-        "observation": {
-            "layout_version": game.engine.LAYOUT.version,
-            "size": game.engine.LAYOUT.size,
-        },
-        "num_actions": game.engine.NUM_ACTIONS,
-        "network": network,
-        "files": {kind: f"{stem.name}.{kind}" for kind in ("zip", "npz", "json")},
-    }
-    meta.update({k: v for k, v in metadata.items() if k not in meta})  # training, evaluation …
     if model.observation_space.shape != (input_size,):
         raise ValueError(
             f"the model's observations {model.observation_space.shape} are not {game.name}'s"
         )
-    with atomic_file(stem.with_suffix(".zip")) as file:
-        model.save(file)
-    with atomic_file(stem.with_suffix(".npz")) as file:
-        np.savez(file, **arrays)
-    with atomic_file(stem.with_suffix(".json")) as file:
-        file.write((json.dumps(meta, indent=2, default=str) + "\n").encode())
-    return stem
+    return write_checkpoint(path, game.name, arrays, network, metadata, model=model.save)
 
 
 def _widths(arrays: dict[str, np.ndarray], prefix: str) -> list[int]:

@@ -41,7 +41,7 @@ import contextlib
 import json
 import os
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -357,6 +357,56 @@ def fsync_dir(path: str | Path) -> None:
             os.fsync(descriptor)
         finally:
             os.close(descriptor)
+
+
+def write_checkpoint(
+    path: str | Path,
+    game: str,
+    arrays: dict[str, np.ndarray],
+    network: dict[str, Any],
+    metadata: dict[str, Any] | None = None,
+    model: Callable[[IO[bytes]], Any] | None = None,
+) -> Path:
+    """Write checkpoint ``path``: ``NAME.npz`` (``arrays``) and ``NAME.json``, and with ``model``
+    also ``NAME.zip`` (``model(file)`` writes it: a training backend's own model, for further
+    training). The JSON's format, ``game``, observation layout, action count, ``network`` and
+    ``files`` are filled in; ``options`` (default ``"any"``) and the other ``metadata`` keys
+    (``training``, ``evaluation``, …) are copied. Every file is replaced atomically, the model
+    first and the JSON last, and the result is checked by reading its metadata back. Both
+    training backends export through this. Returns the stem."""
+    stem = checkpoint_stem(path)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    engine = get_game(game).engine
+    kinds = ("zip", "npz", "json") if model is not None else ("npz", "json")
+    meta: dict[str, Any] = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "game": get_game(game).name,
+        "options": (metadata or {}).get("options", "any"),
+        "observation": {"layout_version": engine.LAYOUT.version, "size": engine.LAYOUT.size},
+        "num_actions": engine.NUM_ACTIONS,
+        "network": network,
+        "files": {kind: f"{stem.name}.{kind}" for kind in kinds},
+    }
+    meta.update({k: v for k, v in (metadata or {}).items() if k not in meta})
+    if model is not None:
+        with atomic_file(stem.with_suffix(".zip")) as file:
+            model(file)
+    with atomic_file(stem.with_suffix(".npz")) as file:
+        np.savez(file, **arrays)
+    with atomic_file(stem.with_suffix(".json")) as file:
+        file.write((json.dumps(meta, indent=2, default=str) + "\n").encode())
+    read_metadata(stem, meta["game"])
+    return stem
+
+
+def mlp_arrays(layers: Sequence[tuple[np.ndarray, np.ndarray]]) -> dict[str, np.ndarray]:
+    """An MLP's ``(weight, bias)`` layers (torch's ``(out, in)`` weights) as a checkpoint's
+    ``layer_0.weight``, ``layer_0.bias``, … arrays."""
+    arrays = {}
+    for i, (weight, bias) in enumerate(layers):
+        arrays[f"layer_{i}.weight"], arrays[f"layer_{i}.bias"] = weight, bias
+    return arrays
 
 
 def update_metadata(path: str | Path, **fields: Any) -> dict[str, Any]:

@@ -10,8 +10,6 @@ and has no ``.zip``: continue training from the RLlib checkpoint itself.
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +17,7 @@ import numpy as np
 import torch
 from ray.rllib.core.rl_module.rl_module import RLModule
 
-from hot_envs.agents.checkpoint import FORMAT, FORMAT_VERSION, checkpoint_stem, read_metadata
+from hot_envs.agents.checkpoint import mlp_arrays, write_checkpoint
 from hot_envs.games import GAMES
 from hot_envs.rllib.league import MAIN
 from hot_envs.rllib.module import ACTIVATIONS, MaskedPPOTorchRLModule
@@ -81,40 +79,11 @@ def export_checkpoint(
     if module.activation not in ACTIVATIONS:
         raise ValueError(f"cannot export activation {module.activation!r}")
     game = GAMES[game_of(module)]
-    layers = module_layers(module)
-    stem = checkpoint_stem(path)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    meta = {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "game": game.name,
+    layers = [(w.astype(np.float32), b.astype(np.float32)) for w, b in module_layers(module)]
+    network = {"hidden": [w.shape[0] for w, _ in layers[:-1]], "activation": module.activation}
+    metadata = {
         "options": options,
-        "observation": {
-            "layout_version": game.engine.LAYOUT.version,
-            "size": game.engine.LAYOUT.size,
-        },
-        "num_actions": game.engine.NUM_ACTIONS,
-        "network": {
-            "hidden": [w.shape[0] for w, _ in layers[:-1]],
-            "activation": module.activation,
-        },
-        "files": {kind: f"{stem.name}.{kind}" for kind in ("npz", "json")},
         "training": {"backend": "rllib", "rllib_checkpoint": str(checkpoint), **(training or {})},
         "evaluation": {},
     }
-    arrays = {}
-    for i, (w, b) in enumerate(layers):
-        arrays[f"layer_{i}.weight"] = w.astype(np.float32)
-        arrays[f"layer_{i}.bias"] = b.astype(np.float32)
-    # Each file is written beside its final name and renamed over it, so a reader (or a run
-    # killed mid-export) sees the old file or the new one, never half of one.
-    npz, meta_path = stem.with_suffix(".npz"), stem.with_suffix(".json")
-    with open(npz.with_name(f".{npz.name}.partial"), "wb") as file:
-        np.savez(file, **arrays)
-    os.replace(file.name, npz)
-    meta_path.with_name(f".{meta_path.name}.partial").write_text(
-        json.dumps(meta, indent=2, default=str) + "\n"
-    )
-    os.replace(meta_path.with_name(f".{meta_path.name}.partial"), meta_path)
-    read_metadata(stem, game.name)
-    return stem
+    return write_checkpoint(path, game.name, mlp_arrays(layers), network, metadata)
