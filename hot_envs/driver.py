@@ -42,9 +42,9 @@ from hot_envs.agents.batched import BatchedAgent, PerSeatAgent, as_batched
 from hot_envs.agents.features import SPECS, policy_input
 from hot_envs.agents.features_batch import policy_input_batch
 from hot_envs.engine import GameState
-from hot_envs.games import get_game
+from hot_envs.games import DEFAULT_GAME, get_game
 from hot_envs.opponents import Opponent, OpponentPool, OpponentSource
-from hot_envs.scoring import score, shaping_potential
+from hot_envs.scoring import score
 
 ROTATE = "rotate"
 # An ordinary agent's seats go through the shared buffers (and PerSeatAgent) from this many
@@ -95,7 +95,7 @@ class Driver:
 
     def __init__(
         self,
-        game: str = "heisse-luft",
+        game: str = DEFAULT_GAME,
         num_envs: int = 1,
         opponents: OpponentPool | Iterable[Opponent | OpponentSource | tuple] | None = None,
         learner_seat: int | str = ROTATE,
@@ -127,6 +127,8 @@ class Driver:
         ):
             raise ValueError(f"learner_seat must be a seat below {min(seats)} or 'rotate'")
         self.learner_seat_option = learner_seat
+        if shaping and self.description.shaping is None:
+            raise ValueError(f"{self.description.title} has no reward shaping (its spec's shaping)")
         self.shaping = float(shaping)
         self.action_features = bool(action_features)
         self.single = single
@@ -390,7 +392,7 @@ class Driver:
         game, seat = self.games[i], int(self.seats[i])
         if game.is_terminal():
             return 0.0
-        return shaping_potential(self.game_name, game.view(seat), seat)
+        return self.description.shaping(game.view(seat), seat)
 
     def _shaping_rewards(self) -> np.ndarray:
         """``c · (Φ(s') − Φ(s))`` per game, before finished games are replaced (Φ = 0 at the

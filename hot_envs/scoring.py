@@ -1,29 +1,20 @@
 """What a game is worth to the learner of the single-agent envs: :func:`score`, the
-end-of-game accounting, and :func:`shaping_potential`, Φ of the reward shaping (both used by
-:class:`hot_envs.driver.Driver`, the one place that scores the games)."""
+end-of-game accounting (used by :class:`hot_envs.driver.Driver`, the one place that scores the
+games), and :func:`shaping_potential`, Φ of the reward shaping by the game's name (the driver
+asks its game's spec, ``Game.shaping``, directly)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from hot_envs.engine import GameState
-
-_HL_TROPHY_PRICE = {"H": 7, "D": 6, "C": 5, "S": 4}  # RULES HL-6.1
+from hot_envs.games import get_game
 
 
 def shaping_potential(game: str, view: dict[str, Any], seat: int) -> float:
     """Φ of the reward shaping (:mod:`hot_envs.single_agent`) from ``seat``'s view of a game in
-    progress."""
-    if game == "heisse-luft":
-        cards = [
-            sum(view["prizes_won"][p].values())
-            + sum(_HL_TROPHY_PRICE[s] for s in view["trophies"][p])
-            for p in (0, 1)
-        ]
-        return (cards[seat] - cards[1 - seat]) / 20.0
-    scores = view["scores"]
-    best_other = max(s for p, s in enumerate(scores) if p != seat)
-    return (scores[seat] - best_other) / 200.0
+    progress: the game's own (its spec's ``shaping``, :class:`hot_envs.game_type.Game`)."""
+    return get_game(game).shaping(view, seat)
 
 
 def score(game: GameState, seat: int) -> dict[str, Any]:

@@ -59,6 +59,7 @@ from gymnasium import spaces
 from hot_envs.agents.base import Agent
 from hot_envs.driver import ROTATE, DrivenEnv, Driver
 from hot_envs.engine import GameState
+from hot_envs.games import DEFAULT_GAME
 from hot_envs.opponents import Opponent, OpponentPool, OpponentSource
 from hot_envs.scoring import shaping_potential
 
@@ -79,8 +80,9 @@ class SingleAgentEnv(DrivenEnv, gymnasium.Env):
     the one-game view of :class:`hot_envs.driver.Driver`, which plays and scores the game.
 
     Arguments: ``game`` (``"heisse-luft"`` / ``"heisse-karten"``, any spelling
-    :func:`hot_envs.games.get_game` takes); ``opponents`` (an :class:`OpponentPool`, or entries
-    for one: agents, specs, factories, ``(source, weight)`` pairs; default ``["random"]``);
+    :func:`hot_envs.games.get_game` takes; default :data:`hot_envs.games.DEFAULT_GAME`, Heiße
+    Luft); ``opponents`` (an :class:`OpponentPool`, or entries for one: agents, specs,
+    factories, ``(source, weight)`` pairs; default ``["random"]``);
     ``learner_seat`` (a seat or ``"rotate"``); ``players`` (Heiße Karten: a player count, or a
     sequence of counts drawn uniformly per episode); ``game_options`` (engine options such as
     ``turn_limit``); ``shaping`` (coefficient c of the potential-based shaping, 0 = off);
@@ -93,7 +95,7 @@ class SingleAgentEnv(DrivenEnv, gymnasium.Env):
 
     def __init__(
         self,
-        game: str = "heisse-luft",
+        game: str = DEFAULT_GAME,
         opponents: OpponentPool | Iterable[Opponent | OpponentSource | tuple] | None = None,
         learner_seat: int | str = ROTATE,
         players: int | Sequence[int] | None = None,

@@ -59,6 +59,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from hot_envs.driver import ROTATE, DrivenEnv, Driver, driven
+from hot_envs.games import DEFAULT_GAME
 from hot_envs.opponents import Opponent, OpponentPool, OpponentSource
 
 
@@ -79,7 +80,7 @@ class VectorSingleAgentEnv(DrivenEnv, VectorEnv):
 
     def __init__(
         self,
-        game: str = "heisse-luft",
+        game: str = DEFAULT_GAME,
         num_envs: int = 16,
         opponents: OpponentPool | Iterable[Opponent | OpponentSource | tuple] | None = None,
         learner_seat: int | str = ROTATE,

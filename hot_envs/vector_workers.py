@@ -52,6 +52,7 @@ import numpy as np
 from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from hot_envs.games import DEFAULT_GAME
 from hot_envs.opponents import OpponentSource
 from hot_envs.vector import VectorSingleAgentEnv, check_actions
 
@@ -71,7 +72,7 @@ class SubprocVectorSingleAgentEnv(VectorEnv):
 
     def __init__(
         self,
-        game: str = "heisse-luft",
+        game: str = DEFAULT_GAME,
         num_envs: int = 16,
         workers: int = 2,
         seed: int | None = None,

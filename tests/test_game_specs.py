@@ -23,12 +23,6 @@ ENTRIES += ("web_move", "web_event")
 EXCEPTIONS = {
     # PettingZoo's ids, registered when ``import hot_envs`` runs, before any game module loads.
     "hot_envs/__init__.py",
-    # the driver reads the spec's shaping next
-    "hot_envs/driver.py",
-    "hot_envs/scoring.py",
-    "hot_envs/single_agent.py",
-    "hot_envs/vector.py",
-    "hot_envs/vector_workers.py",
 }
 
 
