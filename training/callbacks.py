@@ -1,0 +1,103 @@
+"""The callbacks that shape ``learn`` in :mod:`hot_envs.training.train` beyond the league, the
+evaluations and the run checkpoints: the time limit, its progress bar, and torch's threads
+during the PPO update."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import torch
+from stable_baselines3.common.callbacks import BaseCallback
+
+
+class TimeLimit(BaseCallback):
+    """Ends ``learn`` once ``seconds`` have passed since it started (0: never), so a run fits a
+    sitting; the final evaluation and checkpoints follow as after the last step."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.seconds, self.deadline = seconds, float("inf")
+
+    def _on_training_start(self) -> None:
+        if self.seconds > 0:
+            self.deadline = time.perf_counter() + self.seconds
+
+    def _on_step(self) -> bool:
+        return time.perf_counter() < self.deadline
+
+
+class TimeBudgetBar(BaseCallback):
+    """The progress bar of a run with a time limit, in seconds of its budget: it fills with the
+    time learnt, or with the steps where they would end learning sooner (the step bound), so its
+    total and its ETA are those of the run. SB3's own bar counts towards the step bound, which a
+    time-limited run (a config's ``timesteps`` is an upper bound there) does not reach."""
+
+    REFRESH = 0.5  # seconds between updates
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.seconds = seconds
+        self.bar: Any = None
+
+    def _on_training_start(self) -> None:
+        from tqdm.auto import tqdm
+
+        self.started = self.shown = time.perf_counter()
+        self.first_step = self.model.num_timesteps
+        self.steps = max(self.locals["total_timesteps"] - self.first_step, 1)
+        self.bar = tqdm(
+            total=round(self.seconds),
+            desc="learning",
+            unit="s",
+            bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total} s "
+            "[{elapsed}<{remaining}{postfix}]",
+        )
+
+    def _on_step(self) -> bool:
+        if time.perf_counter() - self.shown >= self.REFRESH:
+            self.show()
+        return True
+
+    def _on_rollout_start(self) -> None:  # after each PPO update
+        self.show()
+
+    def show(self) -> None:
+        self.shown = now = time.perf_counter()
+        steps = self.model.num_timesteps - self.first_step
+        done = min(max((now - self.started) / self.seconds, steps / self.steps), 1.0)
+        self.bar.update(done * self.bar.total - self.bar.n)
+        self.bar.set_postfix_str(f"{steps:,} steps", refresh=False)
+
+    def _on_training_end(self) -> None:
+        self.show()
+        self.bar.close()
+
+
+def progress_callbacks(progress_bar: bool, time_limit: float) -> tuple[bool, list[BaseCallback]]:
+    """SB3's ``progress_bar`` flag and the callbacks that end learning and show its progress:
+    with a time limit, the bar counts seconds of it (:class:`TimeBudgetBar`)."""
+    if time_limit <= 0:
+        return progress_bar, [TimeLimit(0)]
+    return False, [TimeLimit(time_limit), *([TimeBudgetBar(time_limit)] if progress_bar else [])]
+
+
+class UpdateThreads(BaseCallback):
+    """``threads`` torch threads while the PPO update runs, ``rollout_threads`` while the
+    rollouts are collected — the env workers wait during the update, so their cores are free."""
+
+    def __init__(self, threads: int, rollout_threads: int) -> None:
+        super().__init__()
+        self.threads, self.rollout_threads = threads, rollout_threads
+
+    def _on_rollout_start(self) -> None:
+        torch.set_num_threads(self.rollout_threads)
+
+    def _on_rollout_end(self) -> None:
+        torch.set_num_threads(self.threads)
+
+    def _on_training_end(self) -> None:
+        torch.set_num_threads(self.rollout_threads)
+
+    def _on_step(self) -> bool:
+        return True

@@ -1,0 +1,370 @@
+"""The settings of a training run (:mod:`hot_envs.training.train`): a config file
+(``training/configs/GAME.toml``), then the command line over it.
+
+A config has the sections ``[run]``, ``[ppo]``, ``[finetune]``, ``[imitation]``, ``[league]``
+and ``[eval]``, one dataclass each below; a key belongs to the section whose dataclass has it.
+An unknown key or section, a key in another section than its own and a value of the wrong type
+are errors that name the file. Keys outside any section are read as well (``hot-envs exploit``
+writes its configs flat), and ``game_options``, a table of engine options, may stand on its own
+(``[game_options]``).
+
+A run's settings are :class:`Args`: the sections' fields side by side, as every key is unique.
+They stay flat where they are kept: ``args.json``, ``run_state.json`` and the checkpoints'
+``training.config``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import types
+import typing
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from hot_envs.agents import make_agent
+from hot_envs.agents.checkpoint import read_metadata
+from hot_envs.agents.shipped import find_checkpoint
+from hot_envs.arguments import BACKENDS, non_negative_int, positive_int
+from hot_envs.games import DEFAULT_GAME, GAMES, get_game
+from hot_envs.single_agent import SingleAgentEnv
+from hot_envs.training.league import FixedOpponent
+from hot_envs.training.run_state import STATE_FILE, continuing_args, is_run_dir
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+CONFIGS = Path(__file__).parent / "configs"
+
+
+@dataclass
+class RunSettings:
+    """``[run]``: the game and its tables, the budget of steps and seconds, the folders, the seed,
+    and the processes and threads the run uses.
+
+    ``batched_envs`` games run in ``batched_workers`` processes (``SB3VectorEnv(workers=…)``;
+    1: all in this one; 0: one per core). The split decides the games, so a seed repeats a run
+    only with the same count. This process steps its share while the others step theirs, and
+    they idle while it runs the policy's forward passes and the PPO update: ``torch_threads``
+    up to the core count could use their cores then, but only cores that no other job uses — a
+    torch thread waiting for a busy core stalls every operation (on a busy 2-core machine 2
+    threads made ``learn`` 4–7× slower). ``update_threads`` gives torch more threads for the
+    PPO update alone, when the workers have finished their rollouts and wait
+    (:class:`hot_envs.training.callbacks.UpdateThreads`).
+    """
+
+    game: str = DEFAULT_GAME
+    players: list[int] | None = None  # Heiße Karten: table sizes, one drawn per episode
+    timesteps: int = 200_000  # env steps of learning (added to a resumed model's count)
+    time_limit: float = 0.0  # stop learning after this many seconds (0: no limit); then finish
+    out: str | None = None  # run directory; default runs/<game>-<timestamp>
+    config: str | None = None  # TOML file; default training/configs/<game>.toml
+    seed: int = 0
+    resume: str | None = None  # checkpoint to warm-start from (its .zip), or a run to continue
+    checkpoint_minutes: float = 2.0  # what resuming needs, written at least this often
+    n_envs: int = 0  # 0: default_n_envs() — several per core, so one forward pass serves many
+    batched_envs: int = 0  # > 0: that many batched games instead (hot_envs.vector_sb3)
+    batched_workers: int = 1  # processes they run in (hot_envs.vector_workers); 0: one per core
+    torch_threads: int = 1
+    update_threads: int = 0  # torch threads during the PPO update only; 0: torch_threads
+    progress_bar: bool = True
+    verbose: int = 1  # 1: SB3's table of PPO figures (approx_kl, clip_fraction, …) per update
+    shaping: float = 0.0  # reward shaping coefficient (hot_envs.single_agent); 0 = off
+    game_options: dict[str, Any] = field(default_factory=dict)  # engine options, e.g. turn_limit
+
+
+@dataclass
+class PPOSettings:
+    """``[ppo]``: MaskablePPO's hyperparameters and the network."""
+
+    learning_rate: float = 3e-4
+    rollout_steps: int = 4096  # steps per PPO update, over all envs (n_steps = this / n_envs)
+    batch_size: int = 256
+    n_epochs: int = 5
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    target_kl: float | None = None  # stop an update's epochs early past 1.5 × this KL
+    policy: str = "mlp"  # or "action_scorer" (hot_envs.training.policies)
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])  # the MLP policy and value
+    state_arch: list[int] = field(default_factory=lambda: [256, 64])  # action_scorer: embedding
+    scorer_arch: list[int] = field(default_factory=lambda: [128, 128])  # … shared scorer
+    value_arch: list[int] = field(default_factory=lambda: [256, 256])  # … critic
+    activation: str = "tanh"  # or "relu"
+
+
+@dataclass
+class FinetuneSettings:
+    """``[finetune]``: PPO's first steps on a clone (hot_envs.training.finetune)."""
+
+    critic_warmup: int = 0  # steps of learning the critic alone before the actor moves
+    anchor_coef: float = 0.0  # weight of behaviour-cloning steps on the teacher's data …
+    anchor_decay: int = 100_000  # … decaying linearly to 0 over these steps
+
+
+@dataclass
+class ImitationSettings:
+    """``[imitation]``: behaviour cloning of the teacher for a new model, then DAgger rounds
+    (hot_envs.training.imitation)."""
+
+    bc_decisions: int = 0  # teacher decisions to clone (a resumed model is not cloned)
+    bc_epochs: int = 4
+    bc_batch_size: int = 256
+    bc_learning_rate: float = 1e-3
+    bc_label_smoothing: float = 0.0  # share of the target spread over the legal actions
+    bc_teacher: str = "heuristic"
+    dagger_rounds: int = 0  # DAgger rounds after cloning (hot_envs.training.imitation.dagger)
+    dagger_decisions: int = 50_000  # teacher-labelled decisions each round adds
+    dagger_epochs: int = 2  # cloning epochs over all the data after each round
+    dagger_opponent: str = ""  # agent spec for the learner's opponents; "": the teacher plays them
+    dagger_own_labels: list[int] = field(default_factory=list)  # sizes the learner labels itself
+    dagger_improve: bool = False  # the search teacher corrects the learner's own moves (its prior)
+    dagger_margin: float = 0.1  # … only by moves better by this mean return (dagger_improve)
+    imitation_workers: int = 1  # processes collecting teacher decisions; 0: one per core
+
+
+@dataclass
+class LeagueSettings:
+    """``[league]``: who sits in the other seats (hot_envs.training.league): fixed opponents
+    (agent specs with weights, a curriculum of random moves for some) and snapshots of the
+    learner."""
+
+    opponents: list[dict[str, Any]] = field(
+        default_factory=lambda: [{"spec": "random"}, {"spec": "heuristic", "curriculum": True}]
+    )
+    snapshot_share: float = 0.5
+    snapshot_every: int = 20_000
+    max_snapshots: int = 5
+    epsilon_start: float = 0.5
+    epsilon_min: float = 0.0
+    epsilon_step: float = 0.1
+    win_low: float = 0.2
+    win_high: float = 0.6
+    curriculum_window: int = 200
+    pfsp: bool = False  # snapshots weighted by how often they beat the learner
+
+
+@dataclass
+class EvalSettings:
+    """``[eval]``: the evaluations during learning and the final table
+    (hot_envs.training.evaluate)."""
+
+    eval_opponent: str = "heuristic"
+    eval_players: list[int] | None = None  # player counts evaluated; default: those trained on
+    eval_every: int = 50_000
+    eval_games: int = 100
+    final_eval_games: int = 300
+    eval_workers: int = 0  # processes for evaluation games; 0: one per core
+
+
+SECTIONS: dict[str, type] = {
+    "run": RunSettings,
+    "ppo": PPOSettings,
+    "finetune": FinetuneSettings,
+    "imitation": ImitationSettings,
+    "league": LeagueSettings,
+    "eval": EvalSettings,
+}
+
+
+@dataclass
+class Args(
+    EvalSettings, LeagueSettings, ImitationSettings, FinetuneSettings, PPOSettings, RunSettings
+):
+    """Every setting of a run: the sections' fields (in the order of :data:`SECTIONS`)."""
+
+
+SECTION_OF = {f.name: name for name, cls in SECTIONS.items() for f in fields(cls)}
+TYPES = {key: hint for cls in SECTIONS.values() for key, hint in typing.get_type_hints(cls).items()}
+# What a config may set: the types above, but players before parse_args resolves it to sizes.
+CONFIG_TYPES = {**TYPES, "players": int | str | list[int]}
+
+
+def load_config(path: str | Path) -> dict[str, Any]:
+    """The settings a TOML config sets, flat; errors (module docstring) raise ``ValueError``."""
+    with open(path, "rb") as file:
+        data = tomllib.load(file)
+    flat: dict[str, Any] = {}
+    problems = []
+    for name, value in data.items():
+        if name in SECTIONS and isinstance(value, dict):
+            entries = [(name, key, v) for key, v in value.items()]
+        elif name not in SECTION_OF and isinstance(value, dict):
+            problems.append(f"unknown section [{name}]")
+            continue
+        else:
+            entries = [(None, name, value)]
+        for section, key, v in entries:
+            problem = check_key(section, key, v)
+            if problem:
+                problems.append(problem)
+            elif key in flat:
+                problems.append(f"{key} is set twice")
+            flat[key] = v
+    if problems:
+        raise ValueError(f"{path}: " + "; ".join(problems))
+    return flat
+
+
+def check_key(section: str | None, key: str, value: Any) -> str | None:
+    """What is wrong with ``key = value`` in ``[section]`` (None: outside any), if anything."""
+    where = f"[{section}] " if section else ""
+    if key not in SECTION_OF:
+        return f"unknown key {where}{key}"
+    if section is not None and SECTION_OF[key] != section:
+        return f"{key} belongs in [{SECTION_OF[key]}], not in [{section}]"
+    if not conforms(value, CONFIG_TYPES[key]):
+        return f"{where}{key} must be {type_name(CONFIG_TYPES[key])}, not {value!r}"
+    return None
+
+
+def conforms(value: Any, hint: Any) -> bool:
+    """Whether ``value`` is of the annotated type ``hint`` (an int is a float, a bool no number;
+    lists are checked item by item, dicts only as dicts)."""
+    origin, inner = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(conforms(value, option) for option in inner)
+    if origin is list:
+        return isinstance(value, list) and all(conforms(item, inner[0]) for item in value)
+    if origin is dict:
+        return isinstance(value, dict)
+    if hint is Any:
+        return True
+    if hint is type(None):
+        return value is None
+    if hint in (int, float) and isinstance(value, bool):
+        return False
+    return isinstance(value, int | float) if hint is float else isinstance(value, hint)
+
+
+def type_name(hint: Any) -> str:
+    """``hint`` as an error message says it: "of type float", "of type list[int] or None", …"""
+    text = str(hint) if typing.get_args(hint) else hint.__name__
+    return "of type " + text.replace("NoneType", "None").replace(" | ", " or ")
+
+
+def parse_args(argv: list[str] | None) -> Args:
+    """The settings of the run that ``argv`` asks for: defaults, then the config (the game's
+    own unless ``--config``), then the options given. ``--resume RUN_DIR`` takes the run's own
+    settings instead. Bad settings raise ``ValueError`` (``FileNotFoundError`` for a missing
+    file) before anything starts."""
+    cli = command_line(argv)
+    game = get_game(cli["game"]).name
+    if is_run_dir(cli.get("resume")):  # continue that run, with its own settings
+        values = continuing_args({**cli, "game": game}, set(SECTION_OF))
+    elif cli.get("resume") and Path(cli["resume"]).is_dir():
+        raise ValueError(
+            f"--resume {cli['resume']}: a folder without {STATE_FILE}, so no run to continue "
+            "(stopped before its first checkpoint?); name a checkpoint to start from its network"
+        )
+    else:
+        config = Path(cli.get("config") or CONFIGS / f"{game.replace('-', '_')}.toml")
+        values = {**load_config(config), **cli, "game": game, "config": str(config)}
+    values["players"] = table_sizes(game, values.get("players"))
+    args = Args(**values)
+    check(args)
+    return args
+
+
+def command_line(argv: list[str] | None) -> dict[str, Any]:
+    """The options given on the command line (``hot-envs train GAME …``), by setting."""
+    parser = argparse.ArgumentParser(
+        prog="hot-envs train",
+        description="Train sb3-contrib MaskablePPO on Heiße Luft or Heiße Karten, CleanRL style.",
+        epilog="Options not given come from the config (training/configs/GAME.toml).",
+    )
+    parser.add_argument("game", help=" or ".join(GAMES))
+    parser.add_argument(
+        "--backend",
+        choices=list(BACKENDS),  # train.main hands rllib to training.rllib_train
+        help="sb3: MaskablePPO, these options (the default); rllib: Ray RLlib, its own "
+        "options (hot-envs train --backend rllib -h)",
+    )
+    parser.add_argument("--players", help="Heiße Karten: a player count 2–6, or 'all'")
+    parser.add_argument("--timesteps", type=positive_int, help="environment steps to learn for")
+    parser.add_argument("--out", help="run folder (default runs/GAME-TIMESTAMP/)")
+    parser.add_argument("--config", help="TOML config (default training/configs/GAME.toml)")
+    parser.add_argument("--seed", type=non_negative_int, help="seed of the run")
+    parser.add_argument(
+        "--resume",
+        help="a run folder: continue that run where it stopped; a checkpoint: a new run from "
+        "its network",
+    )
+    parser.add_argument(
+        "--checkpoint-minutes",
+        type=float,
+        dest="checkpoint_minutes",
+        help="save what resuming needs at least this often (default 2)",
+    )
+    parser.add_argument(
+        "--n-envs", type=positive_int, dest="n_envs", help="env workers (default: by cores)"
+    )
+    parser.add_argument(
+        "--time-limit", type=float, dest="time_limit", help="seconds of learning at most"
+    )
+    parser.add_argument(
+        "--no-progress",
+        action="store_false",
+        dest="progress_bar",
+        default=None,
+        help="no progress bar",
+    )
+    cli = {k: v for k, v in vars(parser.parse_args(argv)).items() if v is not None}
+    cli.pop("backend", None)  # train.main dispatched on it already
+    return cli
+
+
+def table_sizes(game: str, players: Any) -> list[int] | None:
+    """The player counts to train at: ``players`` from the config or ``--players`` (a count,
+    counts, or "all"), checked; None for a game of one size (Heiße Luft)."""
+    description = get_game(game)
+    if players == "all" or players is None:
+        players = list(description.players)
+    elif isinstance(players, str | int):
+        players = [int(players)] if str(players).isdigit() else [players]
+    sizes = [description.check_players(n) for n in players]
+    return None if description.min_players == description.max_players else sizes
+
+
+def check(args: Args) -> None:
+    """Raise ``ValueError`` (or ``FileNotFoundError``) for settings that would fail later: bad
+    counts, player counts, options, agent specs or checkpoints fail here, not inside a worker.
+    A checkpoint to start from decides the network (``policy``)."""
+    for key in SECTION_OF:  # the command line's and a continued run's too
+        if not conforms(getattr(args, key), TYPES[key]):
+            raise ValueError(f"{key} must be {type_name(TYPES[key])}, not {getattr(args, key)!r}")
+    for key in ("batched_workers", "imitation_workers", "update_threads"):
+        if getattr(args, key) < 0:
+            raise ValueError(f"{key} must be an int ≥ 0, not {getattr(args, key)!r}")
+    if args.batched_envs > 0 and args.batched_workers > args.batched_envs:
+        raise ValueError(
+            f"batched_workers ({args.batched_workers}) must not exceed batched_envs "
+            f"({args.batched_envs})"
+        )
+    if not args.checkpoint_minutes > 0:
+        raise ValueError(f"checkpoint_minutes must be > 0, not {args.checkpoint_minutes!r}")
+    if not args.opponents:
+        raise ValueError("the league needs at least one fixed opponent (weight 0 is fine)")
+    for opponent in args.opponents:
+        try:
+            FixedOpponent(**opponent)
+        except TypeError:
+            raise ValueError(
+                f"an opponent has spec, weight and curriculum, not {opponent!r}"
+            ) from None
+    SingleAgentEnv(args.game, players=args.players, game_options=args.game_options)
+    if args.dagger_opponent:
+        make_agent(args.dagger_opponent, args.game)
+    for n in args.dagger_own_labels:
+        get_game(args.game).check_players(n)
+    if args.dagger_improve and not args.bc_teacher.partition(":")[0] == "search":
+        raise ValueError(f"dagger_improve needs a search teacher, not {args.bc_teacher!r}")
+    if args.resume and not is_run_dir(args.resume):  # the checkpoint decides the network …
+        network = read_metadata(args.resume, args.game)["network"]
+        args.policy = network.get("architecture", "mlp")
+        if not find_checkpoint(args.resume).with_suffix(".zip").is_file():
+            raise FileNotFoundError(f"--resume {args.resume}: no .zip model next to the checkpoint")
