@@ -1,6 +1,6 @@
 """Argument types and the training backend choice, shared by the ``hot-envs`` command line
-(:mod:`hot_envs.cli`) and the training scripts (:mod:`hot_envs.training.train`), so that neither
-imports the other."""
+(:mod:`hot_envs.cli`) and the training script's (:mod:`hot_envs.training.settings`,
+:mod:`hot_envs.training.train`), so that neither imports the other."""
 
 from __future__ import annotations
 

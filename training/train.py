@@ -111,13 +111,15 @@ def run(args: Args, stop: StopSignals) -> int:
     torch.set_num_threads(args.torch_threads)
     league = make_league(args, resume)
     envs = stop.closing(make_envs(args, league.league, resume, stop))
-    record = make_model(args, envs, league, out, resume)
-
-    demos = imitate(record, resume, out)
-    evaluation = learn(record, demos, resume, out, stop)
-    if stop.signum is not None:  # latest is saved
+    learner = make_learner(args, envs, league, out, resume)
+    # 1. Behaviour cloning of the teacher, then DAgger rounds; the start checkpoint.
+    demos = imitate(learner, resume, out)
+    # 2. PPO.
+    evaluation = learn(learner, demos, resume, out, stop)
+    if stop.signum is not None:  # a signal stopped learning; latest is saved
         return report_stop(args.game, out, stop.exit_code)
-    final_table(record, evaluation, out)
+    # 3. The final checkpoint and the table.
+    final_table(learner, evaluation, out)
     return 0
 
 
@@ -195,9 +197,9 @@ def default_n_envs() -> int:
 
 
 @dataclass
-class Record:
-    """The run's model and what the checkpoints' metadata say of the run (:meth:`metadata`): the
-    model's origin (``resumed_from``, that checkpoint's ``previous`` training block), its
+class Learner:
+    """The model being trained, and what the checkpoints' metadata say of it (:meth:`metadata`):
+    its origin (``resumed_from``, that checkpoint's ``previous`` training block), its
     imitation, the league, and learning's start."""
 
     args: Args
@@ -254,10 +256,10 @@ class Record:
         return {"target_steps": self.target_steps, **self.league.summary()}
 
 
-def make_model(
+def make_learner(
     args: Args, envs: VecEnv, league: LeagueCallback, out: Path, resume: Resume | None
-) -> Record:
-    """The model on ``envs``, in the run's record: a stopped run's (``--resume RUN_DIR``), a
+) -> Learner:
+    """The model on ``envs`` and its origin: a stopped run's (``--resume RUN_DIR``), a
     checkpoint's network with this run's PPO settings (``--resume CHECKPOINT``), or new."""
     tensorboard_log = str(out / "tb")
     if resume is not None:
@@ -265,7 +267,7 @@ def make_model(
             envs, args.seed, tensorboard_log=tensorboard_log, verbose=args.verbose
         )
         bc_history, previous, resumed_from = resume.part("run")
-        return Record(args, model, league, resumed_from, previous, bc_history)
+        return Learner(args, model, league, resumed_from, previous, bc_history)
     if args.resume:
         metadata = read_metadata(args.resume, args.game)
         zip_path = find_checkpoint(args.resume).with_suffix(".zip")
@@ -279,8 +281,8 @@ def make_model(
             **ppo_settings(args, envs.num_envs),
         )
         print(f"resumed from {zip_path} at step {model.num_timesteps}")
-        return Record(args, model, league, args.resume, metadata.get("training", {}))
-    return Record(args, build_model(args, envs, tensorboard_log), league)
+        return Learner(args, model, league, args.resume, metadata.get("training", {}))
+    return Learner(args, build_model(args, envs, tensorboard_log), league)
 
 
 def ppo_settings(args: Args, num_envs: int) -> dict[str, Any]:
@@ -334,28 +336,28 @@ def build_model(args: Args, envs: VecEnv, tensorboard_log: str | None = None) ->
 # --- Step 1: behaviour cloning and DAgger ---------------------------------------------------------
 
 
-def imitate(record: Record, resume: Resume | None, out: Path) -> Demonstrations | None:
+def imitate(learner: Learner, resume: Resume | None, out: Path) -> Demonstrations | None:
     """Cloning the teacher warm-starts a new model; DAgger rounds follow, on a model from a
     checkpoint too (they correct a trained policy in the positions it reaches itself). A
     continued run had them before it learnt. The ``start`` checkpoint is the policy before RL:
     a new model after its imitation, one from a checkpoint as it was loaded. Returns the
     teacher's demonstrations if the teacher anchor needs them (a continued run's again)."""
-    args, model = record.args, record.model
+    args, model = learner.args, learner.model
     if args.resume and resume is None:
-        export_checkpoint(model, out / "start", record.start_metadata())
+        export_checkpoint(model, out / "start", learner.start_metadata())
     demos = None
     if resume is None and ((args.bc_decisions > 0 and not args.resume) or args.dagger_rounds > 0):
         started = time.perf_counter()
         demos = teacher_demos(args)
         if not args.resume:
-            record.bc_history = clone(model, demos, args, started)
+            learner.bc_history = clone(model, demos, args, started)
         if args.dagger_rounds > 0:
             demos, rounds = dagger_rounds(model, demos, args)
-            record.bc_history += rounds
+            learner.bc_history += rounds
     elif args.anchor_coef > 0 and args.bc_decisions > 0:
         demos = teacher_demos(args)
     if not args.resume:
-        export_checkpoint(model, out / "start", record.start_metadata())
+        export_checkpoint(model, out / "start", learner.start_metadata())
     return demos
 
 
@@ -435,7 +437,7 @@ def report_dagger_round(entry: dict[str, float]) -> None:
 
 
 def learn(
-    record: Record,
+    learner: Learner,
     demos: Demonstrations | None,
     resume: Resume | None,
     out: Path,
@@ -445,9 +447,9 @@ def learn(
     seconds, with the league's updates, periodic evaluations, run checkpoints, the fine-tuning
     callbacks and the progress bar; the evaluations' callback, which holds their history. After
     a signal (``stop.signum``) ``latest`` is saved and the envs are closed."""
-    args, model = record.args, record.model
-    record.learn_started, record.start_steps = time.perf_counter(), model.num_timesteps
-    record.target_steps = (
+    args, model = learner.args, learner.model
+    learner.learn_started, learner.start_steps = time.perf_counter(), model.num_timesteps
+    learner.target_steps = (
         resume.state["target_steps"] if resume else model.num_timesteps + args.timesteps
     )
     evaluation = EvaluationCallback(
@@ -456,7 +458,7 @@ def learn(
         args.eval_opponent,
         args.eval_games,
         args.eval_players or args.players or [2],
-        record.metadata,
+        learner.metadata,
         seed=args.seed + 1,
         workers=args.eval_workers,
         stopped=lambda: stop.signum is not None,
@@ -467,22 +469,7 @@ def learn(
         anchor = TeacherAnchor(
             demos, args.anchor_coef, args.anchor_decay, seed=args.seed, start=learn_start
         )
-    checkpointer = Checkpointer(
-        out,
-        args.checkpoint_minutes,
-        stop,
-        args.game,
-        resume.state["args"] if resume else asdict(args),
-        {
-            "league": record.league.state,
-            "evaluation": evaluation.state,
-            "run": record.origin,
-            "anchor": partial(rng_state, anchor),
-        },
-        record.summary,
-        record.metadata,
-        resume,
-    )
+    checkpointer = run_checkpointer(learner, evaluation, anchor, resume, out, stop)
     if resume is not None:
         evaluation.restore(resume.part("evaluation"))
         if anchor is not None:
@@ -495,10 +482,10 @@ def learn(
     progress_bar, progress = progress_callbacks(args.progress_bar, time_limit)
     learnt = checkpointer.learn(
         model,
-        total_timesteps=record.target_steps - model.num_timesteps,
+        total_timesteps=learner.target_steps - model.num_timesteps,
         callback=[
             UpdateThreads(args.update_threads or args.torch_threads, args.torch_threads),
-            record.league,
+            learner.league,
             evaluation,
             *progress,
             CriticWarmup(args.critic_warmup, start=learn_start),
@@ -510,10 +497,40 @@ def learn(
     )
     if learnt:
         model.get_env().close()
-        seconds = time.perf_counter() - record.learn_started
-        steps = model.num_timesteps - record.start_steps
+        seconds = time.perf_counter() - learner.learn_started
+        steps = model.num_timesteps - learner.start_steps
         print(f"learned {steps} steps in {seconds:.0f} s ({steps / seconds:.0f} steps/s)")
     return evaluation
+
+
+def run_checkpointer(
+    learner: Learner,
+    evaluation: EvaluationCallback,
+    anchor: TeacherAnchor | None,
+    resume: Resume | None,
+    out: Path,
+    stop: StopSignals,
+) -> Checkpointer:
+    """The callback that saves what resuming needs (:mod:`hot_envs.training.run_state`): the
+    model and this process's random streams, and the parts named here, which a continued run
+    restores."""
+    args = learner.args
+    return Checkpointer(
+        out,
+        args.checkpoint_minutes,
+        stop,
+        args.game,
+        resume.state["args"] if resume else asdict(args),
+        {
+            "league": learner.league.state,
+            "evaluation": evaluation.state,
+            "run": learner.origin,
+            "anchor": partial(rng_state, anchor),
+        },
+        learner.summary,
+        learner.metadata,
+        resume,
+    )
 
 
 def rng_state(anchor: TeacherAnchor | None) -> Any:
@@ -524,12 +541,12 @@ def rng_state(anchor: TeacherAnchor | None) -> Any:
 # --- Step 3: the final table ---------------------------------------------------------------------
 
 
-def final_table(record: Record, evaluation: EvaluationCallback, out: Path) -> None:
+def final_table(learner: Learner, evaluation: EvaluationCallback, out: Path) -> None:
     """The ``final`` checkpoint, the evaluations' log and learning curve, and the table: start
     and final against random and the heuristic, and final against start, on the same deals with
     seats rotated."""
-    args = record.args
-    final = export_checkpoint(record.model, out / "final", record.metadata())
+    args = learner.args
+    final = export_checkpoint(learner.model, out / "final", learner.metadata())
     (out / "evaluations.json").write_text(json.dumps(evaluation.history, indent=2) + "\n")
     plot_learning_curve(
         evaluation.history, out / "learning_curve.png", f"{args.game} vs {args.eval_opponent}"
