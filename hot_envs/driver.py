@@ -40,7 +40,7 @@ from gymnasium import spaces
 from hot_envs.agents.base import observe
 from hot_envs.agents.batched import BatchedAgent, PerSeatAgent, as_batched
 from hot_envs.agents.features import SPECS, policy_input
-from hot_envs.agents.features_batch import policy_input_batch
+from hot_envs.agents.features_batch import batched_heuristic, policy_input_batch
 from hot_envs.engine import GameState
 from hot_envs.games import DEFAULT_GAME, get_game
 from hot_envs.opponents import Opponent, OpponentPool, OpponentSource
@@ -150,6 +150,7 @@ class Driver:
         self.opponent_names: list[list[str | None]] = [[] for _ in range(num_envs)]
         self.seat_agents: list[list[BatchedAgent | None]] = [[] for _ in range(num_envs)]
         self._batched: dict[str, tuple[Any, BatchedAgent]] = {}  # pool entry → its batched agent
+        self._drawn: tuple[tuple, tuple[list[str], np.ndarray]] | None = None  # _entries' last
         self._potentials = np.zeros(num_envs, dtype=np.float64)
         # Buffers reused by every step: the learners' and one round of opponents' inputs.
         self.observations = np.zeros((num_envs, *self.observation_space.shape), dtype=np.float32)
@@ -221,6 +222,26 @@ class Driver:
             rewards += self._shaping_rewards().astype(rewards.dtype)
         return rewards, terminated, truncated, finals
 
+    def step_one(self, action: int) -> tuple[float, bool, bool, dict[str, Any] | None]:
+        """:meth:`step` of a one-game driver (``num_envs=1``) as Python values: the reward,
+        terminated, truncated and the final info (``None`` while the game goes on) — the same
+        numbers, without the arrays."""
+        game = self.games[0]
+        game.apply(action)
+        self.play_opponents((0,))
+        reward, terminated, truncated, final = 0.0, False, False, None
+        if game.is_terminal():
+            seat = int(self.seats[0])
+            final = {**self.info(0), **score(game, seat)}
+            reward = final["returns"][seat]
+            truncated = game.is_truncated()
+            terminated = not truncated
+        if self.shaping:
+            rewards = np.array([reward], dtype=np.float64 if self.single else np.float32)
+            rewards += self._shaping_rewards().astype(rewards.dtype)
+            reward = float(rewards[0])
+        return reward, terminated, truncated, final
+
     def observe(self) -> None:
         """``observations`` and ``masks``: every learner's input and legal actions now (no legal
         action where its game is over)."""
@@ -265,6 +286,10 @@ class Driver:
     def play_opponents(self, indices: Iterable[int]) -> None:
         """Play the non-learner seats of the games ``indices`` until each is at its learner or
         over: in rounds, one ``act_batch`` call per agent and round."""
+        if self.single:  # one game (the one-game env): its seats in turn, without rounds
+            for i in indices:
+                self._play_alone(i)
+            return
         games, seats, agents = self.games, self.seats.tolist(), self.seat_agents
         pending = [i for i in indices if games[i].current_player not in (None, seats[i])]
         while pending:
@@ -281,19 +306,27 @@ class Driver:
         agent = self.pool.agent(name, self.game_name, rng)
         cached = self._batched.get(name)
         if cached is None or cached[0] is not agent:
-            batched = PerSeatAgent(agent) if self.single else as_batched(agent)
+            if self.single:
+                batched = PerSeatAgent(agent)
+            else:  # the game's heuristic decides with array arithmetic where it has that
+                batched = batched_heuristic(self.game_name, agent) or as_batched(agent)
             cached = self._batched[name] = (agent, batched)
         return cached[1]
 
     def _entries(self) -> tuple[list[str], np.ndarray]:
-        """The pool's entry names and draw probabilities now (stale batched agents dropped)."""
+        """The pool's entry names and draw probabilities now (stale batched agents dropped;
+        kept from the last deal while the names and weights are the same)."""
+        key = tuple((name, entry.weight) for name, entry in self.pool.entries.items())
+        if self._drawn is not None and self._drawn[0] == key:
+            return self._drawn[1]
         names = list(self.pool.entries)
         weights = np.array([self.pool.entries[n].weight for n in names], dtype=np.float64)
         if weights.sum() <= 0.0:
             raise ValueError("every opponent in the pool has weight 0")
         for name in set(self._batched) - set(names):
             del self._batched[name]
-        return names, weights / weights.sum()
+        self._drawn = key, (names, weights / weights.sum())
+        return self._drawn[1]
 
     def _new_game(
         self,
@@ -335,6 +368,24 @@ class Driver:
                 if callable(getattr(agent, "reset", None)):
                     agent.reset()
 
+    def _play_alone(self, i: int) -> None:
+        """Play game ``i``'s opponents up to its learner or the end, move by move: an ordinary
+        agent through ``act`` on a fresh observation (what :meth:`_decide` does for few rows,
+        without its rounds' bookkeeping)."""
+        state, learner, agents = self.games[i], int(self.seats[i]), self.seat_agents[i]
+        engine = self.engine
+        while (seat := state.current_player) is not None and seat != learner:
+            agent = agents[seat]
+            if not isinstance(agent, PerSeatAgent):
+                self._decide(agent, [i])
+                continue
+            observation = observe(engine, state, seat)
+            action = int(agent.agent.act(observation, state.view(seat)))
+            mask = observation["action_mask"]
+            if not (0 <= action < len(mask) and mask[action]):
+                self._play(i, seat, action, mask)  # names the opponent and its illegal action
+            state.apply(action)
+
     def _decide(self, agent: BatchedAgent, members: list[int]) -> None:
         """Decide and play the seats to move in games ``members``: in one ``act_batch`` call,
         or (an ordinary agent in fewer than ``_BUFFERED_ROWS`` games) seat by seat through
@@ -353,7 +404,7 @@ class Driver:
         k = len(members)
         states = [games[i] for i in members]
         to_move = [state.current_player for state in states]
-        self._fill(states, to_move, observations, masks)
+        self._fill(states, to_move, observations, masks, getattr(agent, "reads_observations", True))
         chosen = np.asarray(agent.act_batch(states, np.array(to_move), observations[:k], masks[:k]))
         if chosen.shape != (k,) or not np.issubdtype(chosen.dtype, np.integer):
             raise ValueError(f"{agent!r}.act_batch gave {chosen!r}, not {k} action ids")
@@ -376,13 +427,24 @@ class Driver:
         seats: Sequence[int],
         observations: np.ndarray,
         masks: np.ndarray,
+        encode: bool = True,
     ) -> None:
-        """Rows ``0…k-1`` of ``observations`` and ``masks``: each seat's observation and legal
-        actions (a mask of zeros where the game is over)."""
-        encode, legal, d = self._encode, self._legal, self._layout_size
+        """Rows ``0…k-1`` of ``observations`` and ``masks``: each seat's observation (not
+        written unless ``encode``: for an agent that reads the views alone) and legal actions
+        (a mask of zeros where the game is over)."""
+        legal, d = self._legal, self._layout_size
+        if len(states) == 1:  # one game (the one-game env): the same rows, fewer numpy calls
+            state, seat, row = states[0], seats[0], masks[0]
+            if encode:
+                observations[0, :d] = self._encode(state, seat)
+            row.fill(0)
+            if state.current_player == seat:
+                row.put(legal(state), 1)
+            return
         masks[: len(states)] = 0
         for j, (state, seat) in enumerate(zip(states, seats, strict=True)):
-            observations[j, :d] = encode(state, seat)
+            if encode:
+                observations[j, :d] = self._encode(state, seat)
             if state.current_player == seat:
                 masks[j].put(legal(state), 1)
 

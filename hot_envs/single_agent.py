@@ -172,11 +172,10 @@ class SingleAgentEnv(DrivenEnv, gymnasium.Env):
             info = {**driver.info(0), "illegal_action": True}
             driver.games = []
             return driver.observations[0].copy(), -1.0, True, False, info
-        rewards, terminated, truncated, finals = driver.step([action])
+        reward, terminated, truncated, final = driver.step_one(action)
         driver.observe()
-        info = finals.get(0) or driver.info(0)
-        observation = driver.observations[0].copy()
-        return observation, float(rewards[0]), bool(terminated[0]), bool(truncated[0]), info
+        info = final or driver.info(0)
+        return driver.observations[0].copy(), reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """Bool vector of the learner's legal actions (all False once the game is over)."""

@@ -121,3 +121,27 @@ def test_the_batched_action_features_are_the_per_game_ones_bit_for_bit(game, pla
         driver.new_games(finals, rngs)
         driver.observe()
     assert compared >= 60 * driver.num_envs
+
+
+def test_the_batched_heuristic_scores_are_the_heuristics_own_numbers():
+    """``play_scores_batch`` (what the driver's batched Heiße Luft heuristic decides by) gives
+    ``play_scores``'s float64 numbers exactly: ties within 1e-12 break as the agent's do."""
+    from hot_envs.agents import heuristic_luft as hl
+    from hot_envs.agents.features_batch_luft import play_scores_batch
+
+    engine = Driver("heisse-luft").engine
+    rng = np.random.default_rng(7)
+    views = []
+    for deal in range(12):
+        state = engine.State.new(seed=deal)
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            if len(legal) > 1 and legal[0] < hl.EXCHANGE_PICK:
+                views.append(state.view(state.current_player))
+            state.apply(legal[rng.integers(len(legal))])
+    assert len(views) > 300
+    for start in range(0, len(views), 64):
+        part = views[start : start + 64]
+        legal = [view["legal_actions"] for view in part]
+        expected = [hl.play_scores(hl._Table(view), view["legal_actions"]) for view in part]
+        assert play_scores_batch(part, legal) == expected

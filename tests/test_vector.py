@@ -316,3 +316,25 @@ def test_an_action_scoring_checkpoint_decides_batched_as_one_by_one(game):
     ]
     assert batch.tolist() == one_by_one
     assert sum(map(len, log.values())) > 0  # the opponents played through act_batch
+
+
+@pytest.mark.parametrize("spec", ["heuristic", "heuristic:0.3"])
+def test_the_batched_heuristic_plays_the_games_the_per_seat_one_plays(spec, monkeypatch):
+    """The game's heuristic decides in arrays (``batched_heuristic``) where it can: the same
+    seeds give the same games as its ``act`` seat by seat — ties and ``epsilon`` draws too."""
+    from hot_envs import driver as driver_module
+
+    def run():
+        env = VectorSingleAgentEnv("heisse-luft", num_envs=16, opponents=[spec, "random"])
+        return play(env, 120, seed=4)
+
+    batched_outputs, batched_finished = run()
+    monkeypatch.setattr(driver_module, "batched_heuristic", lambda game, agent: None)
+    outputs, finished = run()
+    assert len(finished) == len(batched_finished) > 0
+    for got, expected in zip(batched_outputs[1:], outputs[1:], strict=True):
+        for a, b in zip(got, expected, strict=True):
+            np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(batched_outputs[0], outputs[0])
+    for got, expected in zip(batched_finished, finished, strict=True):
+        assert got[1].to_dict() == expected[1].to_dict()

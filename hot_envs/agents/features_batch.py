@@ -19,6 +19,7 @@ with its decision and slot, what a scorer that scores only the legal actions rea
 from __future__ import annotations
 
 import functools
+import importlib
 from collections.abc import Callable, Sequence
 from itertools import chain
 from typing import Any
@@ -90,10 +91,23 @@ def policy_input_batch(
     return packed
 
 
+def batched_heuristic(game: str, agent: Any) -> Any | None:
+    """``agent`` as a batched agent (:mod:`hot_envs.agents.batched`) that decides with the
+    batched arithmetic — where ``agent`` is exactly the game's heuristic class and the game's
+    batched features module has a ``BatchedHeuristic`` for it — else ``None``. It chooses what
+    ``agent.act`` would, decision by decision, drawing the same numbers."""
+    description = get_game(game)
+    if not description.heuristic or type(agent) is not description.load("heuristic"):
+        return None
+    module = importlib.import_module(description.features_batch.partition(":")[0])
+    batched = getattr(module, "BatchedHeuristic", None)
+    return None if batched is None else batched(agent)
+
+
 @functools.cache
 def _fill(game: str) -> Callable[..., None]:
     """The game's ``fill_rows`` (its spec's ``features_batch``), imported once."""
     return get_game(game).load("features_batch")
 
 
-__all__ = ["ActionRows", "action_features_batch", "policy_input_batch"]
+__all__ = ["ActionRows", "action_features_batch", "batched_heuristic", "policy_input_batch"]

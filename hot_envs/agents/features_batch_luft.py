@@ -3,6 +3,11 @@
 :func:`hl.play_terms`, :func:`hl.scores_of_terms` and the feature columns over every play of
 every decision at once, in the heuristic's order of float64 operations; exchange and trophy
 decisions (rare, ≤ 9 actions) take :func:`~hot_envs.agents.features.luft_features`.
+
+The same arithmetic decides for the heuristic itself: :func:`play_scores_batch` gives
+:func:`hl.play_scores` of many decisions at once, and :class:`BatchedHeuristic` plays a
+:class:`hl.HeisseLuftHeuristic` as a batched agent (:mod:`hot_envs.agents.batched`) that chooses
+what its ``act`` chooses, decision by decision, from the same generator.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import numpy as np
 from hot_envs.agents import features as ft
 from hot_envs.agents import heuristic_luft as hl
 from hot_envs.agents.features import ActionRows
+from hot_envs.engine import GameState
 from hot_envs.heisse_luft.facts import CARD_INDEX, EXCHANGE_PICK, NUM_CARDS, SUITS
 
 
@@ -40,6 +46,73 @@ def fill_rows(rows: ActionRows, starts: np.ndarray, views: Sequence[dict], legal
     out = np.zeros((int(played.sum()), ft.HL_FEATURES), np.float32)
     _luft_plays(out, _LuftTables([views[j] for j in games.tolist()]), rows, played, index)
     rows.features[played] = out
+
+
+def play_scores_batch(views: Sequence[dict], legal: Sequence[Sequence[int]]) -> list[list[float]]:
+    """``hl.play_scores(hl._Table(views[j]), legal[j])`` for every ``j`` (play decisions: every
+    action of ``legal[j]`` a placement, in any order), as arrays: the same float64 numbers."""
+    lengths = np.fromiter(map(len, legal), np.int64, len(legal))
+    if not lengths.sum():
+        return [[] for _ in legal]
+    actions = np.fromiter(chain.from_iterable(legal), np.int64, int(lengths.sum()))
+    game = np.repeat(np.arange(len(legal)), lengths)
+    scores = _Terms(_LuftTables(list(views)), game, actions).scores.tolist()
+    ends = np.cumsum(lengths).tolist()
+    return [scores[end - n : end] for n, end in zip(lengths.tolist(), ends, strict=True)]
+
+
+_BATCHED_PLAYS = 4  # from this many play decisions on the arrays cost less (about 1 ms for one)
+
+
+class BatchedHeuristic:
+    """A :class:`hl.HeisseLuftHeuristic` (exactly that class) as a batched agent: the scores of
+    the batch's play decisions come from :func:`play_scores_batch`, then each decision in turn
+    takes the steps of the agent's ``act`` — a forced move, the ``epsilon`` draw, the best score
+    with ties drawn from the agent's generator, exchange and trophy decisions by its ``choose``
+    — so it plays the same actions and draws the same numbers as ``act`` decision by decision.
+    It reads the views alone (``reads_observations``: the observations may be left unfilled)."""
+
+    reads_observations = False
+
+    def __init__(self, agent: hl.HeisseLuftHeuristic) -> None:
+        if type(agent) is not hl.HeisseLuftHeuristic:
+            raise TypeError(f"{agent!r} is not a plain HeisseLuftHeuristic")
+        self.agent = agent
+
+    def act_batch(
+        self,
+        states: Sequence[GameState],
+        seats: np.ndarray,
+        observations: np.ndarray,
+        masks: np.ndarray,
+    ) -> np.ndarray:
+        agent = self.agent
+        views = [state.view(seat) for state, seat in zip(states, seats.tolist(), strict=True)]
+        legal = [
+            list(view["legal_actions"]) or np.flatnonzero(masks[j]).tolist()  # as base.act
+            for j, view in enumerate(views)
+        ]
+        plays = [j for j, actions in enumerate(legal) if len(actions) > 1]
+        plays = [j for j in plays if legal[j][0] < EXCHANGE_PICK]
+        if len(plays) >= _BATCHED_PLAYS:
+            found = play_scores_batch([views[j] for j in plays], [legal[j] for j in plays])
+        else:  # too few for the arrays to pay: the heuristic's own function, the same numbers
+            found = [hl.play_scores(hl._Table(views[j]), legal[j]) for j in plays]
+        scores = dict(zip(plays, found, strict=True))
+        chosen = np.empty(len(views), dtype=np.int64)
+        for j, (view, actions) in enumerate(zip(views, legal, strict=True)):
+            if len(actions) == 1:
+                chosen[j] = actions[0]
+            elif agent.epsilon and agent.rng.random() < agent.epsilon:
+                chosen[j] = actions[agent.rng.integers(len(actions))]
+            elif j in scores:
+                chosen[j] = agent.best(actions, scores[j])
+            else:
+                chosen[j] = agent.choose(view, actions)
+        return chosen
+
+    def __repr__(self) -> str:
+        return f"BatchedHeuristic({self.agent!r})"
 
 
 class _LuftTables:
@@ -139,53 +212,65 @@ def _luft_plays(
 ) -> None:
     """The play rows (``played`` of ``rows``): :func:`hl.play_terms`, :func:`hl.scores_of_terms`
     and the feature columns, over all of them at once."""
-    st = t.stage
-    in_play, sign = st[..., t.IN_PLAY] > 0, st[..., t.SIGN]
-    sums, slots, stake = st[..., t.SUMS : t.SUMS + 2], st[..., t.SLOTS], t.stake
-    ours, theirs = st[..., t.OURS : t.OURS + 4], st[..., t.THEIRS : t.THEIRS + 4]
-    # Per stage, in play_terms' order of operations (sums of four terms left to right).
-    lean = (ours - theirs) * t.mean[:, None, :]
-    width = (ours + theirs) * t.var[:, None, :]
-    expected = (
-        sums[..., 0] - sums[..., 1] + (lean[..., 0] + lean[..., 1] + lean[..., 2] + lean[..., 3])
-    )
-    spread = width[..., 0] + width[..., 1] + width[..., 2] + width[..., 3]
-    stake = stake * np.where(_blocked(t, in_play, ours + theirs), hl.BLOCKED_FACTOR, 1.0)
-    diff = sign * expected
-    now = _chance(diff, spread)
-    # Per play action, its stage's values gathered.
     game = index[rows.decision[played]]
     actions = rows.actions[played]
-    card, stage, side = actions >> 3, actions >> 1 & 3, actions & 1
-    suit, value = ft._HL_SUIT[card], _VALUE[card]
-    at = (game, stage)
-    left, sgn = slots[at] - 1, sign[at]
-    after = np.empty(len(actions))
-    done = left == 0  # the card completes the stage: exact, a tie ours (HL-4.3)
-    final = sums[at][:, 0] - sums[at][:, 1] + np.where(side == 0, value, -value)
-    after[done] = sgn[done] * final[done] >= 0
-    wide = left >= 2
-    shift = sgn * (value - t.mean[game, suit])
-    moved = np.where(side == 0, diff[at] + shift, diff[at] - shift)
-    after[wide] = _chance(moved[wide], (spread[at] - t.var[game, suit])[wide])
-    last = left == 1
-    if last.any():
-        after[last] = _last_slot(t, game[last], card[last], side[last], stage[last], sgn[last])
-    scores = stake[at] * (after - now[at]) - _KEEP[card]
+    terms = _Terms(t, game, actions)
+    st, at = t.stage, terms.at
     ft.play_columns(
         out,
         actions,
-        (sign[at] > 0).astype(np.float32),
+        (terms.sign[at] > 0).astype(np.float32),
         (st[..., t.PRIZES : t.PRIZES + 4][at] * 0.25).astype(np.float32),
-        sums[at].astype(np.float32),
-        slots[at].astype(np.float32),
-        np.stack([stake[at], now[at], after], axis=1),
+        terms.sums[at].astype(np.float32),
+        st[..., t.SLOTS][at].astype(np.float32),
+        np.stack([terms.stake[at], terms.now[at], terms.after], axis=1),
     )
-    scores32 = scores.astype(np.float32)
+    scores32 = terms.scores.astype(np.float32)
     starts = np.flatnonzero(np.r_[True, game[1:] != game[:-1]])
     best = np.maximum.reduceat(scores32, starts)
     counts = np.diff(np.r_[starts, len(game)])
     ft.luft_score_columns(out, scores32, np.repeat(counts, counts), np.repeat(best, counts))
+
+
+class _Terms:
+    """:func:`hl.play_terms` and :func:`hl.scores_of_terms` of play ``actions`` (each of game
+    ``game`` of ``t``), float64 in their order of operations: per game and stage ``sign``,
+    ``sums``, ``stake`` (cut when blocked) and ``now``; per action ``at`` (its game and stage),
+    ``after`` and ``scores``."""
+
+    def __init__(self, t: _LuftTables, game: np.ndarray, actions: np.ndarray) -> None:
+        st = t.stage
+        in_play, sign = st[..., t.IN_PLAY] > 0, st[..., t.SIGN]
+        sums, slots = st[..., t.SUMS : t.SUMS + 2], st[..., t.SLOTS]
+        ours, theirs = st[..., t.OURS : t.OURS + 4], st[..., t.THEIRS : t.THEIRS + 4]
+        # Per stage, in play_terms' order of operations (sums of four terms left to right).
+        lean = (ours - theirs) * t.mean[:, None, :]
+        width = (ours + theirs) * t.var[:, None, :]
+        expected = sums[..., 0] - sums[..., 1]
+        expected = expected + (lean[..., 0] + lean[..., 1] + lean[..., 2] + lean[..., 3])
+        spread = width[..., 0] + width[..., 1] + width[..., 2] + width[..., 3]
+        stake = t.stake * np.where(_blocked(t, in_play, ours + theirs), hl.BLOCKED_FACTOR, 1.0)
+        diff = sign * expected
+        now = _chance(diff, spread)
+        # Per play action, its stage's values gathered.
+        card, stage, side = actions >> 3, actions >> 1 & 3, actions & 1
+        suit, value = ft._HL_SUIT[card], _VALUE[card]
+        at = (game, stage)
+        left, sgn = slots[at] - 1, sign[at]
+        after = np.empty(len(actions))
+        done = left == 0  # the card completes the stage: exact, a tie ours (HL-4.3)
+        final = sums[at][:, 0] - sums[at][:, 1] + np.where(side == 0, value, -value)
+        after[done] = sgn[done] * final[done] >= 0
+        wide = left >= 2
+        shift = sgn * (value - t.mean[game, suit])
+        moved = np.where(side == 0, diff[at] + shift, diff[at] - shift)
+        after[wide] = _chance(moved[wide], (spread[at] - t.var[game, suit])[wide])
+        last = left == 1
+        if last.any():
+            after[last] = _last_slot(t, game[last], card[last], side[last], stage[last], sgn[last])
+        self.sign, self.sums, self.stake, self.now = sign, sums, stake, now
+        self.at, self.after = at, after
+        self.scores = stake[at] * (after - now[at]) - _KEEP[card]
 
 
 def _blocked(t: _LuftTables, in_play: np.ndarray, demand: np.ndarray) -> np.ndarray:
