@@ -92,24 +92,30 @@ def compare(
     player_counts: Sequence[int],
     seed: int = 0,
     workers: int = 1,
+    held_out: dict[str, int] | None = None,
 ) -> list[dict[str, Any]]:
     """Rows for :func:`format_comparison`: ``start`` and ``final`` against each opponent (spec →
-    games; the same deals for both), then ``final`` against ``start`` over ``games`` games
-    (opponent ``"start"``), each row tagged with ``checkpoint``."""
+    games; the same deals for both) and each ``held_out`` opponent (tagged ``"held_out": True``:
+    the suite's held-out pool, :func:`hot_envs.suite.held_out_pool`, opponents training never
+    meets), then ``final`` against ``start`` over ``games`` games (opponent ``"start"``), each
+    row tagged with ``checkpoint``."""
     rows = []
-    for opponent, count in opponents.items():
+    tagged = [(o, c, False) for o, c in opponents.items()]
+    tagged += [(o, c, True) for o, c in (held_out or {}).items()]
+    for opponent, count, is_held_out in tagged:
         for name, path in (("start", start), ("final", final)):
             for row in evaluate(path, game, opponent, count, player_counts, seed, workers):
-                rows.append({"checkpoint": name, **row})
+                rows.append({"checkpoint": name, **row, "held_out": is_held_out})
     start_spec = str(Path(start).with_suffix(".npz"))
     for row in evaluate(final, game, start_spec, games, player_counts, seed, workers):
-        rows.append({"checkpoint": "final", **row, "opponent": "start"})
+        rows.append({"checkpoint": "final", **row, "opponent": "start", "held_out": False})
     return rows
 
 
 def format_comparison(rows: Sequence[dict[str, Any]], title: str = "evaluation") -> str:
     """The :func:`compare` rows as a table: per opponent and player count, the win share of
-    start and final with their 95 % intervals."""
+    start and final with their 95 % intervals; under them, per player count, each one's lowest
+    share against a held-out opponent (``held-out min``)."""
 
     def cell(row: dict[str, Any] | None) -> str:
         if row is None:
@@ -130,6 +136,15 @@ def format_comparison(rows: Sequence[dict[str, Any]], title: str = "evaluation")
         start = keyed.get(("start", opponent, players))
         games = (final or start)["games"]
         lines.append(f"{opponent:<12} {players:>7} {games:>6}  {cell(start):<22} {cell(final):<22}")
+    for players in dict.fromkeys(r["players"] for r in rows if r.get("held_out")):
+        held = [r for r in rows if r.get("held_out") and r["players"] == players]
+        worst = [
+            min((r for r in held if r["checkpoint"] == name), key=lambda r: r["win_share"])
+            for name in ("start", "final")
+        ]
+        lines.append(
+            f"{'held-out min':<12} {players:>7} {'':>6}  {cell(worst[0]):<22} {cell(worst[1]):<22}"
+        )
     return "\n".join(lines)
 
 
