@@ -155,15 +155,20 @@ class _LuftTables:
             )
             hidden.append(view["opponent_hand_size"] - len(known))
         n = len(views)
-        self.stage = np.array(stages, dtype=np.float64).reshape(n, 4, len(_OUT_OF_PLAY))
-        self.stake = np.array(stakes, dtype=np.float64).reshape(n, 4)
-        supply_array = np.array(supply, dtype=np.float64).reshape(n, 4, 3)
+        self.stage = _flat(stages, n * 4 * len(_OUT_OF_PLAY), np.float64).reshape(n, 4, -1)
+        self.stake = np.fromiter(stakes, np.float64, n * 4).reshape(n, 4)
+        supply_array = _flat(supply, n * 12, np.float64).reshape(n, 4, 3)
         self.supply = supply_array[:, :, 0].astype(np.int64)
         self.mean, self.var = supply_array[:, :, 1], supply_array[:, :, 2]
-        bits = np.array(places, dtype=np.int64)[:, :, None] >> np.arange(NUM_CARDS) & 1
+        bits = _flat(places, n * 4, np.int64).reshape(n, 4)[:, :, None] >> np.arange(NUM_CARDS) & 1
         self.on_stage, self.hand, self.discard, self.known = bits.astype(bool).transpose(1, 0, 2)
         self.unseen = ~(self.on_stage | self.hand | self.discard | self.known)
-        self.hidden = np.array(hidden, dtype=np.int64)
+        self.hidden = np.fromiter(hidden, np.int64, n)
+
+
+def _flat(rows: list[tuple], count: int, dtype: type) -> np.ndarray:
+    """``np.array(rows, dtype).ravel()`` of equal-length tuples of numbers, faster."""
+    return np.fromiter(chain.from_iterable(rows), dtype, count)
 
 
 _BY_SUIT = itemgetter(*SUITS)  # prize counts by suit index from the view's dict
