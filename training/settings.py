@@ -158,6 +158,7 @@ class EvalSettings:
     eval_every: int = 50_000
     eval_games: int = 100
     final_eval_games: int = 300
+    held_out_games: int = 0  # per held-out opponent (hot_envs.suite) in the final table; 0: none
     eval_workers: int = 0  # processes for evaluation games; 0: one per core
 
 

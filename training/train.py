@@ -49,6 +49,7 @@ from hot_envs.agents.checkpoint import read_metadata, update_metadata
 from hot_envs.agents.shipped import find_checkpoint
 from hot_envs.arguments import split_backend
 from hot_envs.single_agent import Opponent, SingleAgentEnv
+from hot_envs.suite import held_out_pool
 from hot_envs.training.callbacks import TimeLimit as TimeLimit  # re-exported, as UpdateThreads
 from hot_envs.training.callbacks import UpdateThreads, progress_callbacks
 from hot_envs.training.evaluate import (
@@ -543,8 +544,9 @@ def rng_state(anchor: TeacherAnchor | None) -> Any:
 
 def final_table(learner: Learner, evaluation: EvaluationCallback, out: Path) -> None:
     """The ``final`` checkpoint, the evaluations' log and learning curve, and the table: start
-    and final against random and the heuristic, and final against start, on the same deals with
-    seats rotated."""
+    and final against random, the heuristic and (``held_out_games``) each opponent of the
+    suite's held-out pool, with each one's lowest share there, and final against start, on the
+    same deals with seats rotated."""
     args = learner.args
     final = export_checkpoint(learner.model, out / "final", learner.metadata())
     (out / "evaluations.json").write_text(json.dumps(evaluation.history, indent=2) + "\n")
@@ -560,6 +562,9 @@ def final_table(learner: Learner, evaluation: EvaluationCallback, out: Path) -> 
         args.eval_players or args.players or [2],
         args.seed + 2,
         args.eval_workers,
+        held_out={spec: args.held_out_games for spec in held_out_pool(args.game)}
+        if args.held_out_games
+        else None,
     )
     update_metadata(final, evaluation={"final": rows, "periodic": evaluation.history})
     print(format_comparison(rows, f"start {out / 'start'} and final {final}"))

@@ -11,6 +11,7 @@ from hot_envs.agents.checkpoint import CheckpointAgent
 from hot_envs.agents.play import play_game
 from hot_envs.agents.random_agent import RandomAgent
 from hot_envs.games import get_game
+from hot_envs.suite import held_out_pool
 
 pytest.importorskip("sb3_contrib")
 
@@ -41,6 +42,7 @@ opponents = [{ spec = "random" }, { spec = "heuristic", weight = 2, curriculum =
 eval_every = 512
 eval_games = 4
 final_eval_games = 4
+held_out_games = 2
 """
 
 
@@ -92,13 +94,16 @@ def test_tiny_heisse_luft_run_writes_checkpoints_that_play_and_resume(
     assert start["stage"] == "start" and start["behaviour_cloning"]
     meta = json.loads((out / "final.json").read_text())
     rows = {(row["checkpoint"], row["opponent"]) for row in meta["evaluation"]["final"]}
+    held_out = {(c, o) for c in ("start", "final") for o in held_out_pool("heisse-luft")}
     assert rows == {
         ("start", "random"),
         ("final", "random"),
         ("start", "heuristic"),
         ("final", "heuristic"),
         ("final", "start"),
+        *held_out,
     }
+    assert "held-out min" in printed
     assert meta["training"]["behaviour_cloning"] and meta["training"]["league"]["snapshots"]
     assert meta["training"]["behaviour_cloning"][-1]["round"] == 1  # the DAgger round
     plays_every_seat("heisse-luft", out / "final", [2])
