@@ -11,10 +11,10 @@
   the heuristic on the same deals; held-out minimum and mean, ratings; resumable with ``--out``
   (:mod:`hot_envs.gauntlet`, docs/evaluation.md).
 * ``hot-envs train GAME [--players N] [--timesteps T] [--out DIR] …`` — train a MaskablePPO
-  agent with :mod:`hot_envs.training.train`; with no options the README's main job (about 10
-  minutes on 2 cores), ending with an evaluation table. ``--backend rllib`` trains on Ray RLlib
-  instead
-  (:mod:`hot_envs.training.rllib_train`: self-play or a league, one machine or a cluster).
+  agent with :mod:`hot_envs.training.train`; with no options the README's main job (its length:
+  docs/training.md), ending with an evaluation table. ``--backend rllib`` trains on Ray RLlib
+  instead (:mod:`hot_envs.training.rllib_train`: self-play or a league, one machine or a
+  cluster).
 * ``hot-envs exploit GAME --agent SPEC [--minutes M] [--players N] [--games G] [--out DIR]`` —
   approximate exploitability: a best response trained against the frozen agent for M minutes,
   its win share over G games and its learning curve (:mod:`hot_envs.training.exploit`, the train
