@@ -10,16 +10,20 @@ game anew), and the worker-process and stable-baselines3 envs move that batch's 
 
 The opponents' moves are batched: each round, the games whose seat to move is played by one
 agent are decided in one ``act_batch`` call (:mod:`hot_envs.agents.batched`); ordinary agents
-play seat by seat through ``act(observation, view)``. Every opponent action is checked first.
-The learners' action features (``action_features=True``) are computed for all games at once
+play seat by seat through ``act(observation, view)``, but a game's own heuristic decides a round
+with the batched feature arithmetic where the game has that
+(:func:`~hot_envs.agents.features_batch.batched_heuristic`: the same actions and the same draws
+from its generator as its ``act``). Every opponent action is checked first. The learners' action
+features (``action_features=True``) are computed for all games at once
 (:func:`~hot_envs.agents.features_batch.policy_input_batch`, the rows ``policy_input`` gives
 per game, bit for bit).
 
 ``single=True`` keeps the one-game env's own conventions, so a seed deals the games it always
 dealt: a deal draws from the game's generator itself (the batched env draws an int seed per deal
 instead, kept in ``deal_seeds`` so the game can be dealt again, and draws a player count only
-where there is a choice); every opponent plays through ``act`` and is reset at each deal (it may
-keep memory within its one game); rewards are float64 (the batched env's float32).
+where there is a choice); every opponent plays through ``act``, move by move, and is reset at
+each deal (it may keep memory within its one game); rewards are float64 (the batched env's
+float32), and :meth:`Driver.step_one` gives one game's step as Python values.
 
 >>> driver = Driver("heisse-karten", num_envs=2, players=3)
 >>> driver.reset([np.random.default_rng(0), np.random.default_rng(1)])
@@ -226,6 +230,8 @@ class Driver:
         """:meth:`step` of a one-game driver (``num_envs=1``) as Python values: the reward,
         terminated, truncated and the final info (``None`` while the game goes on) — the same
         numbers, without the arrays."""
+        if self.num_envs != 1:
+            raise ValueError(f"step_one steps a one-game driver, not one of {self.num_envs} games")
         game = self.games[0]
         game.apply(action)
         self.play_opponents((0,))
