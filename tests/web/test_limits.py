@@ -95,11 +95,12 @@ def test_an_agent_that_cannot_stop_is_left_behind_and_the_table_plays_on(capped)
 
 
 def test_the_pages_answer_at_once_while_the_slowest_agents_think_on_many_tables(capped):
-    """Functional bound, not a benchmark: well under a second while six tables (more than the
-    pool's workers) have the slowest search thinking."""
+    """Functional bound, not a benchmark: ten tables (five times the pool's workers) have the
+    slowest search thinking, 0.5 s a decision, so anything queued behind them would wait 2.5 s;
+    the pages and a quick agent's step answer within 1.5 s (room for a busy machine)."""
     tables = [
         capped.ok("POST", "/api/games", {"game": "heisse-luft", "seats": [SLOWEST, SLOWEST]})["id"]
-        for _ in range(6)
+        for _ in range(10)
     ]
     quick = capped.ok("POST", "/api/games", {"game": "heisse-karten", "seats": ["random"] * 2})
     with ThreadPoolExecutor(len(tables)) as pool:
@@ -109,10 +110,10 @@ def test_the_pages_answer_at_once_while_the_slowest_agents_think_on_many_tables(
             start = time.monotonic()
             with urllib.request.urlopen(capped.url + path, timeout=10) as response:
                 assert response.status == 200
-            assert time.monotonic() - start < 1.0, path
+            assert time.monotonic() - start < 1.5, path
         start = time.monotonic()
         capped.ok("POST", f"/api/games/{quick['id']}/step")  # a quick agent does not queue
-        assert time.monotonic() - start < 1.0
+        assert time.monotonic() - start < 1.5
         assert all(step.result()["step"] == 1 for step in steps)
 
 
