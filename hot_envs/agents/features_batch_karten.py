@@ -2,79 +2,184 @@
 (:mod:`hot_envs.agents.features_batch`): :class:`hk.Unseen` of every view as prefix arrays,
 then :func:`hk.card_terms`, :func:`hk.card_scores` and the feature columns of every card of
 every decision at once, in the heuristic's order of float64 operations.
+
+The same arithmetic decides for the heuristic itself: :func:`card_scores_batch` gives
+:func:`hk.card_scores` of many decisions at once, and :class:`BatchedHeuristic` plays a
+:class:`hk.HeisseKartenHeuristic` as a batched agent (:mod:`hot_envs.agents.batched`) that
+chooses what its ``act`` chooses, decision by decision, from the same generator.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 
 import numpy as np
 
 from hot_envs.agents import features as ft
 from hot_envs.agents import heuristic_karten as hk
 from hot_envs.agents.features import ActionRows
+from hot_envs.engine import GameState
 from hot_envs.heisse_karten.facts import NUM_CARDS as HK_CARDS
 
 
 def fill_rows(rows: ActionRows, starts: np.ndarray, views: Sequence[dict], legal: Sequence) -> None:
     """:func:`hk.card_terms`, :func:`hk.card_scores` and the feature columns of every card."""
-    k = len(views)
-    info, out_of_sight = [], []
-    for j, view in enumerate(views):
-        trick = [card for _, card in view["trick"]]
-        info.append(
-            (
-                view["num_players"],
-                len(trick),
-                max(map(hk.TRICK_RANK.__getitem__, trick), default=0),
-                sum(map(hk.CARD_VALUE.__getitem__, trick)),
-            )
-        )
-        out_of_sight.extend((j, hk._SLOT[card]) for card in view["hand"])
-        out_of_sight.extend((j, hk._SLOT[card]) for _, card in view["played"])
-    players, trick_length, best_rank, base = np.array(info, dtype=np.int64).T
-    # hk.Unseen for all views: unseen cards by rank slot, prefix counts and value sums
-    count = np.broadcast_to(_ALL_COUNT, (k, len(_ALL_COUNT))).copy()
-    if out_of_sight:
-        seen = np.array(out_of_sight, dtype=np.int64)
-        count[seen[:, 0], seen[:, 1]] = 0
-    total = np.cumsum(count * _ALL_TOTAL, axis=1)
-    count = np.cumsum(count, axis=1)
-    n = count[:, HK_CARDS]
-    mean = np.where(n > 0, total[:, HK_CARDS] / np.maximum(n, 1), 0.0)
     g = rows.decision
     cards = rows.actions + 1  # HK-1.2
-    value, rank = _HK_VALUE[cards], _HK_RANK[cards]
-    n_g = n[g]
-    beaten = np.where(n_g > 0, (n_g - count[g, _BELOW[rank + 1]]) / np.maximum(n_g, 1), 0.0)
-    below_count = count[g, _BELOW[rank]]
-    below = np.where(below_count > 0, total[g, _BELOW[rank]] / np.maximum(below_count, 1), 0.0)
-    follow = trick_length[g] > 0
-    terms = np.zeros((len(cards), 3))
-    f = np.flatnonzero(follow)
-    if len(f):
-        gf, nf = g[f], players[g[f]]
-        share = 1.0 / (nf - 1)
-        stays = 1.0 - beaten[f]
-        later = nf - 1 - trick_length[gf]
-        now, chance = _trick_value(
-            base[gf] + value[f], rank[f] > best_rank[gf], later, share, mean[gf], stays, below[f]
-        )
-        usual, _ = _trick_value(
-            value[f], np.ones(len(f), bool), nf - 1, share, mean[gf], stays, below[f]
-        )
-        terms[f] = np.stack([now, usual, chance], axis=1)
+    t = _Terms(views, g, cards)
     ft.karten_columns(
-        rows.features, cards, players[g], trick_length[g], best_rank[g], base[g], beaten, terms
+        rows.features,
+        cards,
+        t.players[g],
+        t.trick_length[g],
+        t.best_rank[g],
+        t.base[g],
+        t.beaten,
+        t.terms,
     )
-    tempo = np.array([hk.TEMPO.get(p, hk.TEMPO_MANY) for p in range(7)])[players[g]]
-    scores = np.where(
-        follow, terms[:, 0] - hk.KEEP * terms[:, 1] - tempo * terms[:, 2], _LEAD[cards]
-    ).astype(np.float32)
+    scores = t.scores.astype(np.float32)
     best = np.maximum.reduceat(scores, starts[rows.lengths > 0])
     ft.karten_score_columns(
         rows.features, scores, rows.lengths[g], np.repeat(best, rows.lengths[rows.lengths > 0])
     )
+
+
+def card_scores_batch(views: Sequence[dict], legal: Sequence[Sequence[int]]) -> list[list[float]]:
+    """``hk.card_scores(views[j], [a + 1 for a in legal[j]])`` for every ``j``, as arrays: the
+    same float64 numbers (a lead's score, an int there, as the float of the same value)."""
+    lengths = np.fromiter(map(len, legal), np.int64, len(legal))
+    if not lengths.sum():
+        return [[] for _ in legal]
+    cards = np.fromiter(chain.from_iterable(legal), np.int64, int(lengths.sum())) + 1  # HK-1.2
+    g = np.repeat(np.arange(len(legal)), lengths)
+    scores = _Terms(views, g, cards).scores.tolist()
+    ends = np.cumsum(lengths).tolist()
+    return [scores[end - n : end] for n, end in zip(lengths.tolist(), ends, strict=True)]
+
+
+_BATCHED_DECISIONS = 24  # from this many decisions on the arrays cost less (~10 µs each one by one)
+
+
+class BatchedHeuristic:
+    """A :class:`hk.HeisseKartenHeuristic` (exactly that class) as a batched agent: the scores
+    of the batch's decisions come from :func:`card_scores_batch`, then each decision in turn
+    takes the steps of the agent's ``act`` — a forced move, the ``epsilon`` draw, the best score
+    with ties drawn from the agent's generator — so it plays the same actions and draws the same
+    numbers as ``act`` decision by decision. It reads the views alone (``reads_observations``:
+    the observations may be left unfilled)."""
+
+    reads_observations = False
+
+    def __init__(self, agent: hk.HeisseKartenHeuristic) -> None:
+        if type(agent) is not hk.HeisseKartenHeuristic:
+            raise TypeError(f"{agent!r} is not a plain HeisseKartenHeuristic")
+        self.agent = agent
+
+    def act_batch(
+        self,
+        states: Sequence[GameState],
+        seats: np.ndarray,
+        observations: np.ndarray,
+        masks: np.ndarray,
+    ) -> np.ndarray:
+        agent = self.agent
+        views = [state.view(seat) for state, seat in zip(states, seats.tolist(), strict=True)]
+        legal = [
+            list(view["legal_actions"]) or np.flatnonzero(masks[j]).tolist()  # as base.act
+            for j, view in enumerate(views)
+        ]
+        choices = [j for j, actions in enumerate(legal) if len(actions) > 1]
+        if len(choices) >= _BATCHED_DECISIONS:
+            found = card_scores_batch([views[j] for j in choices], [legal[j] for j in choices])
+        else:  # too few for the arrays to pay: the heuristic's own function, the same numbers
+            found = [hk.card_scores(views[j], [a + 1 for a in legal[j]]) for j in choices]
+        scores = dict(zip(choices, found, strict=True))
+        chosen = np.empty(len(views), dtype=np.int64)
+        for j, actions in enumerate(legal):
+            if len(actions) == 1:
+                chosen[j] = actions[0]
+            elif agent.epsilon and agent.rng.random() < agent.epsilon:
+                chosen[j] = actions[agent.rng.integers(len(actions))]
+            else:
+                chosen[j] = agent.best(actions, scores[j])
+        return chosen
+
+    def __repr__(self) -> str:
+        return f"BatchedHeuristic({self.agent!r})"
+
+
+class _Terms:
+    """:func:`hk.card_terms` and :func:`hk.card_scores` of ``cards`` (card numbers; each of
+    decision ``g`` of ``views``), float64 in their order of operations: per decision
+    ``players``, ``trick_length``, ``best_rank`` and ``base`` (the trick's points); per card
+    ``beaten`` (:meth:`hk.Unseen.beaten`), ``terms`` (now, usually, chance; zeros on a lead)
+    and ``scores``."""
+
+    def __init__(self, views: Sequence[dict], g: np.ndarray, cards: np.ndarray) -> None:
+        k = len(views)
+        every = np.arange(k)
+        players = np.fromiter((view["num_players"] for view in views), np.int64, k)
+        # the trick so far: its length, best trick rank (0 when empty) and points
+        trick, trick_length = _cards_of_pairs([view["trick"] for view in views])
+        in_trick = np.repeat(every, trick_length)
+        best_rank = np.zeros(k, np.int64)
+        np.maximum.at(best_rank, in_trick, _HK_RANK[trick])
+        base = np.zeros(k, np.int64)
+        np.add.at(base, in_trick, _HK_VALUE[trick])
+        # hk.Unseen for all views: unseen cards by rank slot, prefix counts and value sums
+        hands = [view["hand"] for view in views]
+        hand_length = np.fromiter(map(len, hands), np.int64, k)
+        hand = np.fromiter(chain.from_iterable(hands), np.int64, int(hand_length.sum()))
+        played, played_length = _cards_of_pairs([view["played"] for view in views])
+        width = len(_ALL_COUNT)
+        count = np.broadcast_to(_ALL_COUNT, (k, width)).copy()
+        count.reshape(-1)[np.repeat(every, hand_length) * width + _SLOT[hand]] = 0
+        count.reshape(-1)[np.repeat(every, played_length) * width + _SLOT[played]] = 0
+        total = np.cumsum(count * _ALL_TOTAL, axis=1)
+        count = np.cumsum(count, axis=1)
+        n = count[:, HK_CARDS]
+        mean = np.where(n > 0, total[:, HK_CARDS] / np.maximum(n, 1), 0.0)
+        value, rank = _HK_VALUE[cards], _HK_RANK[cards]
+        n_g = n[g]
+        beaten = np.where(n_g > 0, (n_g - count[g, _BELOW[rank + 1]]) / np.maximum(n_g, 1), 0.0)
+        below_count = count[g, _BELOW[rank]]
+        below = np.where(below_count > 0, total[g, _BELOW[rank]] / np.maximum(below_count, 1), 0.0)
+        follow = trick_length[g] > 0
+        terms = np.zeros((len(cards), 3))
+        f = np.flatnonzero(follow)
+        if len(f):
+            gf, nf = g[f], players[g[f]]
+            share = 1.0 / (nf - 1)
+            stays = 1.0 - beaten[f]
+            later = nf - 1 - trick_length[gf]
+            now, chance = _trick_value(
+                base[gf] + value[f],
+                rank[f] > best_rank[gf],
+                later,
+                share,
+                mean[gf],
+                stays,
+                below[f],
+            )
+            usual, _ = _trick_value(
+                value[f], np.ones(len(f), bool), nf - 1, share, mean[gf], stays, below[f]
+            )
+            terms[f] = np.stack([now, usual, chance], axis=1)
+        tempo = _TEMPO[players[g]]
+        self.players, self.trick_length = players, trick_length
+        self.best_rank, self.base, self.beaten, self.terms = best_rank, base, beaten, terms
+        self.scores = np.where(
+            follow, terms[:, 0] - hk.KEEP * terms[:, 1] - tempo * terms[:, 2], _LEAD[cards]
+        )
+
+
+def _cards_of_pairs(pairs: Sequence[Sequence]) -> tuple[np.ndarray, np.ndarray]:
+    """The cards of the ``[seat, card]`` pairs of every list of ``pairs``, one after another,
+    and how many each list holds."""
+    lengths = np.fromiter(map(len, pairs), np.int64, len(pairs))
+    flat = chain.from_iterable(chain.from_iterable(pairs))
+    return np.fromiter(flat, np.int64, 2 * int(lengths.sum()))[1::2], lengths
 
 
 def _trick_value(
@@ -97,6 +202,8 @@ def _trick_value(
 
 _HK_VALUE, _HK_RANK = ft._HK_VALUE, ft._HK_RANK
 _BELOW = np.asarray(hk._BELOW)
+_SLOT = np.asarray(hk._SLOT)
 _ALL_COUNT = np.asarray(hk._ALL_COUNT, dtype=np.int64)
 _ALL_TOTAL = np.asarray(hk._ALL_TOTAL, dtype=np.int64)
 _LEAD = np.asarray(hk.LEAD_SCORE, dtype=np.float64)
+_TEMPO = np.array([hk.TEMPO.get(p, hk.TEMPO_MANY) for p in range(7)])  # by player count
