@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import chain
+from operator import itemgetter
 
 import numpy as np
 
@@ -178,8 +179,8 @@ def _cards_of_pairs(pairs: Sequence[Sequence]) -> tuple[np.ndarray, np.ndarray]:
     """The cards of the ``[seat, card]`` pairs of every list of ``pairs``, one after another,
     and how many each list holds."""
     lengths = np.fromiter(map(len, pairs), np.int64, len(pairs))
-    flat = chain.from_iterable(chain.from_iterable(pairs))
-    return np.fromiter(flat, np.int64, 2 * int(lengths.sum()))[1::2], lengths
+    cards = map(_SECOND, chain.from_iterable(pairs))
+    return np.fromiter(cards, np.int64, int(lengths.sum())), lengths
 
 
 def _trick_value(
@@ -191,9 +192,9 @@ def _trick_value(
     stays: np.ndarray,
     below: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`hk.trick_value` elementwise (Python's ``**``, as numpy's may round differently)."""
+    """:func:`hk.trick_value` elementwise (Python's ``pow``, as numpy's may round differently)."""
     expected = base + later * mean
-    chance = np.array([s**n for s, n in zip(stays.tolist(), later.tolist(), strict=True)])
+    chance = np.fromiter(map(pow, stays.tolist(), later.tolist()), np.float64, len(stays))
     ours = base + later * below
     theirs = expected - chance * ours
     value = np.where(keeps, chance * ours - share * theirs, -share * expected)
@@ -203,6 +204,7 @@ def _trick_value(
 _HK_VALUE, _HK_RANK = ft._HK_VALUE, ft._HK_RANK
 _BELOW = np.asarray(hk._BELOW)
 _SLOT = np.asarray(hk._SLOT)
+_SECOND = itemgetter(1)
 _ALL_COUNT = np.asarray(hk._ALL_COUNT, dtype=np.int64)
 _ALL_TOTAL = np.asarray(hk._ALL_TOTAL, dtype=np.int64)
 _LEAD = np.asarray(hk.LEAD_SCORE, dtype=np.float64)
