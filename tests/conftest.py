@@ -4,11 +4,21 @@
 for the inner loop. The RLlib tests (each starts a local Ray) and the browser tests (each drives
 Chromium) count as slow wherever they are. The RLlib tests also share one xdist worker
 (``--dist loadgroup``), so no two local Ray instances start at once on a small machine.
+
+Every worker, and every process a test starts, runs torch and numpy's BLAS on one thread: the
+workers already use every core, and a second thread per process on a busy machine made small
+networks many times slower (OpenMP threads waiting for each other), not faster. A test that is
+about thread counts sets them itself.
 """
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+for _variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")  # before torch or numpy load in this process
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
