@@ -15,6 +15,12 @@ another process holds the core is not counted; the steps/s are therefore per bus
   shows what the batched features alone give. Both drivers get the same generators and the same
   learner actions; the benchmark checks that they play the same games (the same observations
   at every step) and exits with status 1 otherwise.
+* **Batched Heiße Karten heuristic** — today's driver as above on Heiße Karten (4 players,
+  ``action_features=True``, heuristic opponents, 64 games) against the same driver with the
+  heuristic opponents deciding seat by seat through ``act`` (the batched heuristic,
+  :func:`~hot_envs.agents.features_batch.batched_heuristic`, turned off): what deciding a round
+  of games with the batched arithmetic, without encoding the observations it never reads, gives.
+  Both must play the same games.
 * **One-game env** — ``SingleAgentEnv`` (random opponents, no features) against the env as it
   was before the driver existed (``hot_envs/single_agent.py`` at commit ``BEFORE_DRIVER``,
   self-contained, loaded the same way), Heiße Luft and Heiße Karten with 4 players; the same
@@ -55,6 +61,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from hot_envs.agents.batched import BatchedAgent, as_batched
 from hot_envs.agents.checkpoint import CheckpointAgent
 from hot_envs.agents.features import policy_input
 from hot_envs.driver import Driver
@@ -100,12 +107,26 @@ class FeaturesPerGame(Driver):
             )
 
 
+class HeuristicPerSeat(Driver):
+    """Today's driver with every opponent deciding seat by seat through ``act`` (no batched
+    heuristic)."""
+
+    def batched_agent(self, name: str, rng: np.random.Generator) -> BatchedAgent:
+        agent = self.pool.agent(name, self.game_name, rng)
+        cached = self._batched.get(name)
+        if cached is None or cached[0] is not agent:
+            cached = self._batched[name] = (agent, as_batched(agent))
+        return cached[1]
+
+
 class DriverLoop:
     """A driver stepped as ``VectorSingleAgentEnv`` steps it, with seeded random actions."""
 
-    def __init__(self, driver_class: type, seed: int) -> None:
+    def __init__(
+        self, driver_class: type, seed: int, game: str = "heisse-luft", players: int | None = None
+    ) -> None:
         self.driver = driver_class(
-            "heisse-luft", num_envs=GAMES, opponents=["heuristic"], action_features=True
+            game, num_envs=GAMES, opponents=["heuristic"], action_features=True, players=players
         )
         self.rngs = [np.random.default_rng([seed, i]) for i in range(GAMES)]
         self.pick = np.random.default_rng(seed)
@@ -233,12 +254,23 @@ def main(argv: list[str] | None = None) -> int:
     old_driver = load_old(BEFORE, "hot_envs/driver.py", "driver_before")
     old_env = load_old(BEFORE_DRIVER, "hot_envs/single_agent.py", "single_agent_before")
 
-    bar = tqdm(total=3 * args.rounds + 6, desc="driver speed", unit="turn")
+    bar = tqdm(total=4 * args.rounds + 6, desc="driver speed", unit="turn")
     batched = side_by_side(
         {
             "before": DriverLoop(old_driver.Driver, seed=0),
             "features per game": DriverLoop(FeaturesPerGame, seed=0),
             "now": DriverLoop(Driver, seed=0),
+        },
+        args.rounds,
+        args.steps,
+        bar,
+    )
+    karten = side_by_side(
+        {
+            "heuristic seat by seat": DriverLoop(
+                HeuristicPerSeat, seed=0, game="heisse-karten", players=4
+            ),
+            "batched heuristic": DriverLoop(Driver, seed=0, game="heisse-karten", players=4),
         },
         args.rounds,
         args.steps,
@@ -274,6 +306,19 @@ def main(argv: list[str] | None = None) -> int:
         )
     lines += [
         "",
+        f"Batched env, Heiße Karten (4 players, action features, heuristic opponents, {GAMES} "
+        "games, random learner actions):",
+        "",
+        "| heuristic opponents | steps/s | speed vs seat by seat | same games |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, row in karten.items():
+        lines.append(
+            f"| {name} | {row['steps_per_second']:,.0f} | {row['ratio']:.2f}× | "
+            f"{'yes' if row['same_games'] else 'NO'} |"
+        )
+    lines += [
+        "",
         "One-game `SingleAgentEnv` (random opponents, no features) against the env before the "
         "driver:",
         "",
@@ -302,6 +347,7 @@ def main(argv: list[str] | None = None) -> int:
         json.dumps(
             {
                 "batched": batched,
+                "karten_heuristic": karten,
                 "one_game": one_game,
                 "scorer": decision,
                 "rounds": args.rounds,
@@ -315,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         + "\n",
         encoding="utf-8",
     )
-    same = all(row["same_games"] for row in batched.values()) and all(
+    same = all(row["same_games"] for row in [*batched.values(), *karten.values()]) and all(
         row["same_games"] for rows in one_game.values() for row in rows.values()
     )
     return 0 if same and decision["same_actions"] == decision["decisions"] else 1
