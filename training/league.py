@@ -10,7 +10,10 @@ snapshots do.) Each opponent seat of each episode draws independently
 **Prioritised fictitious self-play** (``pfsp = true``, AlphaStar's rule): the snapshot share is
 split by how often each snapshot beats the learner, weight ∝ (1 − score)², with score the
 learner's mean score over its last ``window`` episodes against that snapshot (½ before any): the
-snapshots the learner still loses to are met most.
+snapshots the learner still loses to are met most. With ``pfsp_fixed = true`` the fixed
+opponents' share is split by the same rule too, each weight ∝ its configured weight ·
+(1 − score)²: over a pool of opponents of different styles, the ones the learner handles worst
+are met most.
 
 **Snapshots.** The policy is copied into the pool at the start (so self-play starts at once)
 and every ``snapshot_every`` steps, as a numpy :class:`~hot_envs.agents.checkpoint.CheckpointAgent`
@@ -66,8 +69,9 @@ class League:
     win_low: float = 0.2
     win_high: float = 0.6
     pfsp: bool = False
+    pfsp_fixed: bool = False
     snapshots: list[str] = field(default_factory=list)
-    scores: dict[str, float] = field(default_factory=dict)  # learner's recent score per snapshot
+    scores: dict[str, float] = field(default_factory=dict)  # learner's recent score per opponent
 
     def source(self, opponent: FixedOpponent) -> str:
         """The spec that plays ``opponent`` now (ε applied to a curriculum opponent)."""
@@ -84,10 +88,14 @@ class League:
             share = 1.0
         else:
             share = self.snapshot_share
+        fixed = {o.name(): o.weight for o in self.fixed}
+        if self.pfsp_fixed:
+            hard = {n: w * (1.0 - self.scores.get(n, 0.5)) ** 2 for n, w in fixed.items()}
+            if sum(hard.values()) > 0:
+                fixed, fixed_total = hard, sum(hard.values())
         weights = {
-            o.name(): (1 - share)
-            * (o.weight / fixed_total if fixed_total > 0 else 1 / len(self.fixed))
-            for o in self.fixed
+            name: (1 - share) * (weight / fixed_total if fixed_total > 0 else 1 / len(fixed))
+            for name, weight in fixed.items()
         }
         if self.pfsp:
             hardness = {name: (1.0 - self.scores.get(name, 0.5)) ** 2 for name in self.snapshots}
@@ -140,6 +148,7 @@ class LeagueCallback(BaseCallback):
         self.seed = seed
         self.next_snapshot = 0
         self.results: dict[str, list[float]] = defaultdict(list)
+        self.recent: dict[str, list[float]] = defaultdict(list)  # PFSP's window of fixed ones
         self.agents: dict[str, CheckpointAgent] = {}  # the snapshots in the pool
         self.restored = False
 
@@ -151,6 +160,7 @@ class LeagueCallback(BaseCallback):
             "scores": dict(self.league.scores),
             "agents": dict(self.agents),
             "results": {name: list(scores) for name, scores in self.results.items()},
+            "recent": {name: list(scores) for name, scores in self.recent.items()},
             "next_snapshot": self.next_snapshot,
         }
 
@@ -163,6 +173,7 @@ class LeagueCallback(BaseCallback):
         self.league.scores = dict(state["scores"])
         self.agents = dict(state["agents"])
         self.results = defaultdict(list, {k: list(v) for k, v in state["results"].items()})
+        self.recent = defaultdict(list, {k: list(v) for k, v in state.get("recent", {}).items()})
         self.next_snapshot = state["next_snapshot"]
         self.restored = True
 
@@ -203,7 +214,9 @@ class LeagueCallback(BaseCallback):
             if done and "win_share" in info:
                 for name in set(info["opponents"]) - {None}:
                     self.results[name].append(learner_score(info))
-        if self.league.pfsp:
+                    if self.league.pfsp_fixed:
+                        self.recent[name].append(learner_score(info))
+        if self.league.pfsp or self.league.pfsp_fixed:
             self._update_pfsp()
         for opponent in self.league.fixed:
             scores = self.results[opponent.name()]
@@ -223,20 +236,24 @@ class LeagueCallback(BaseCallback):
         return True
 
     def _update_pfsp(self) -> None:
-        """Refresh the snapshots' scores (last ``window`` episodes) and push new weights once
-        a snapshot has a full window."""
+        """Refresh the scores (last ``window`` episodes) of the snapshots (``pfsp``) and of the
+        fixed opponents (``pfsp_fixed``); push new weights once one has a full window."""
         changed = False
-        for name in self.league.snapshots:
-            results = self.results[name]
-            if len(results) >= self.window:
-                self.league.scores[name] = float(np.mean(results[-self.window :]))
-                results.clear()
+        windows = [(n, self.results) for n in self.league.snapshots if self.league.pfsp]
+        if self.league.pfsp_fixed:
+            windows += [(o.name(), self.recent) for o in self.league.fixed]
+        for name, results in windows:
+            if len(results[name]) >= self.window:
+                self.league.scores[name] = float(np.mean(results[name][-self.window :]))
+                results[name].clear()
                 changed = True
         if changed:
             self._push_weights(self.league.weights())
-            self.logger.record(
-                "league/snapshot_score", float(np.mean(list(self.league.scores.values())))
-            )
+            snapshots = [
+                self.league.scores[n] for n in self.league.snapshots if n in self.league.scores
+            ]
+            if snapshots:
+                self.logger.record("league/snapshot_score", float(np.mean(snapshots)))
 
     def summary(self) -> dict[str, Any]:
         """The league's state, for the checkpoint's training summary."""
@@ -247,6 +264,14 @@ class LeagueCallback(BaseCallback):
             "snapshot_every": self.snapshot_every,
             "final_epsilon": self.league.epsilon,
             "pfsp": self.league.pfsp,
-            "snapshot_scores": dict(self.league.scores),
+            "pfsp_fixed": self.league.pfsp_fixed,
+            "snapshot_scores": {
+                n: self.league.scores[n] for n in self.league.snapshots if n in self.league.scores
+            },
+            "fixed_scores": {
+                o.name(): self.league.scores[o.name()]
+                for o in self.league.fixed
+                if o.name() in self.league.scores
+            },
             "snapshots": list(self.league.snapshots),
         }

@@ -146,6 +146,7 @@ class LeagueSettings:
     win_high: float = 0.6
     curriculum_window: int = 200
     pfsp: bool = False  # snapshots weighted by how often they beat the learner
+    pfsp_fixed: bool = False  # … and the fixed opponents too (their weights times that)
 
 
 @dataclass

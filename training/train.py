@@ -155,6 +155,7 @@ def make_league(args: Args, resume: Resume | None) -> LeagueCallback:
         win_low=args.win_low,
         win_high=args.win_high,
         pfsp=args.pfsp,
+        pfsp_fixed=args.pfsp_fixed,
     )
     callback = LeagueCallback(league, args.snapshot_every, args.curriculum_window, seed=args.seed)
     if resume is not None:  # before the envs: they start with its fixed opponents

@@ -149,7 +149,7 @@ def test_tiny_action_scorer_run_with_critic_warmup_anchor_and_pfsp(tiny_config, 
     )
     config = config.replace("dagger_rounds = 1", "dagger_rounds = 0")
     config += "[finetune]\ncritic_warmup = 256\nanchor_coef = 1.0\nanchor_decay = 1024\n"
-    config = config.replace("[league]", "[league]\npfsp = true")
+    config = config.replace("[league]", "[league]\npfsp = true\npfsp_fixed = true")
     config = config.replace("n_envs = 1", "batched_envs = 4\nbatched_workers = 2")
     path = tmp_path / "scorer.toml"
     path.write_text(config)
@@ -161,6 +161,9 @@ def test_tiny_action_scorer_run_with_critic_warmup_anchor_and_pfsp(tiny_config, 
     meta = json.loads((out / "final.json").read_text())
     assert meta["network"]["architecture"] == "action_scorer"
     assert meta["training"]["league"]["pfsp"] is True
+    fixed_scores = meta["training"]["league"]["fixed_scores"]  # PFSP's windows over the pool
+    assert set(fixed_scores) == {"random", "heuristic"}
+    assert all(0 <= score <= 1 for score in fixed_scores.values())
     assert meta["training"]["config"]["batched_workers"] == 2  # the games ran in 2 processes
     assert json.loads((out / "start.json").read_text())["network"]["architecture"] == (
         "action_scorer"
