@@ -1,4 +1,4 @@
-"""Property tests over thousands of seeded random games for every player count (2–6)."""
+"""Property tests over thousands of seeded random games, hundreds for each player count (2–6)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def cards_of(d: dict) -> list[int]:
 
 @pytest.mark.slow
 @PLAYER_COUNTS
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(seed=seeds)
 def test_cards_scores_and_masks_hold_after_every_action(num_players, seed):
     """48 cards accounted for, scores == taken cards' values, legal actions == mask, the
@@ -56,7 +56,7 @@ def test_cards_scores_and_masks_hold_after_every_action(num_players, seed):
 
 @pytest.mark.slow
 @PLAYER_COUNTS
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(seed=seeds, match=options)
 def test_to_dict_from_dict_round_trip(num_players, seed, match):
     """to_dict → JSON → from_dict gives an equal dict, and the copy plays on the same way
@@ -77,7 +77,7 @@ def test_to_dict_from_dict_round_trip(num_players, seed, match):
 
 
 @PLAYER_COUNTS
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(seed=seeds, split=st.integers(0, 44))
 def test_a_position_without_played_round_trips_while_it_plays_on(num_players, seed, split):
     """A position set up without ``played`` (its ``taken`` piles from before any history) keeps
@@ -102,7 +102,7 @@ def test_a_position_without_played_round_trips_while_it_plays_on(num_players, se
 
 @pytest.mark.slow
 @PLAYER_COUNTS
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=125, deadline=None)
 @given(seed=seeds, split=st.integers(0, 89), other_seed=seeds)
 def test_clones_are_independent(num_players, seed, split, other_seed):
     """A clone plays on without touching the original (nor the original the clone), and a clone
@@ -124,7 +124,7 @@ def test_clones_are_independent(num_players, seed, split, other_seed):
 
 @pytest.mark.slow
 @PLAYER_COUNTS
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(seed=seeds, match=options)
 def test_matches_end_as_configured(num_players, seed, match):
     """HK-4.4 a match ends after its rounds, or after the round in which a total reaches the
@@ -150,7 +150,7 @@ def test_matches_end_as_configured(num_players, seed, match):
 
 @pytest.mark.slow
 @PLAYER_COUNTS
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(seed=seeds, view_seed=seeds)
 def test_from_view_agrees_with_the_view(num_players, seed, view_seed):
     """from_view builds a full state that gives every player's view back unchanged."""

@@ -36,7 +36,7 @@ from .random_games import play_random_actions
 
 seeds = st.integers(0, 2**32 - 1)
 positions_settings = settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
 
@@ -212,7 +212,7 @@ def test_from_view_with_the_same_rng_seed_gives_the_same_state():
     assert State.from_view(view, 9).to_dict() == State.from_view(view, 9).to_dict()
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(state=positions(), observer=observers)
 def test_from_view_deals_the_hidden_cards_differently_for_different_rngs(state, observer):
     """Determinisation samples: with at least two ways to lay out the hidden cards (and prize
