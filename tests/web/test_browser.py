@@ -148,9 +148,12 @@ def test_an_illegal_looking_click_changes_nothing(browser, client):
     created = client.ok(
         "POST", "/api/games", {"game": "heisse-karten", "seats": ["random", "human"], "seed": 1}
     )
-    browser.get(f"{client.url}/table/{created['id']}")
+    # The page plays the agent's move after its pace: 10 minutes here, so only the click could
+    # change the step (at the default 0.7 s a busy machine saw the agent's move instead).
+    browser.get(f"{client.url}/table/{created['id']}?autoplay=600")
     wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#board .hand .card"))
     step = client.ok("GET", f"/api/games/{created['id']}")["step"]
+    assert step == 0
     browser.find_elements(By.CSS_SELECTOR, "#board .hand .card:not(.legal)")[0].click()
     time.sleep(0.2)
     assert client.ok("GET", f"/api/games/{created['id']}")["step"] == step
