@@ -6,7 +6,6 @@ observation).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -15,67 +14,11 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import hot_envs  # noqa: F401  (registers the environments)
-from hot_envs import heisse_karten, heisse_karten_v0, heisse_luft, heisse_luft_v0
+from hot_envs import heisse_karten, heisse_karten_v0
 from hot_envs.errors import IllegalActionError
+from tests.helpers import SETUPS, Setup, play_random, random_positions
 
-
-@dataclass(frozen=True)
-class Setup:
-    """One game with one set of options."""
-
-    env_module: Any
-    engine: Any
-    env_id: str
-    kwargs: dict = field(default_factory=dict)
-
-    def env(self, **kwargs: Any) -> Any:
-        return self.env_module.env(**self.kwargs, **kwargs)
-
-    def raw_env(self, **kwargs: Any) -> Any:
-        return self.env_module.raw_env(**self.kwargs, **kwargs)
-
-    def new_state(self, seed: int) -> Any:
-        return self.engine.State.new(seed=seed, **self.kwargs)
-
-    def __str__(self) -> str:
-        extra = ",".join(f"{k}={v}" for k, v in self.kwargs.items())
-        return f"{self.env_module.__name__.rsplit('.', 1)[-1]}({extra})"
-
-
-SETUPS = [Setup(heisse_luft_v0, heisse_luft, "hot_envs/heisse_luft-v0")] + [
-    Setup(heisse_karten_v0, heisse_karten, "hot_envs/heisse_karten-v0", {"num_players": n})
-    for n in range(2, 7)
-]
 setups = pytest.mark.parametrize("setup", SETUPS, ids=str)
-
-
-def random_positions(setup: Setup, games: int, seed: int = 0) -> list[Any]:
-    """States met along seeded random games, every few actions."""
-    rng = np.random.default_rng(seed)
-    positions = []
-    for game in range(games):
-        state = setup.new_state(seed + game)
-        while not state.is_terminal():
-            if rng.random() < 0.2:
-                positions.append(state.clone())
-            legal = state.legal_actions()
-            state.apply(legal[rng.integers(len(legal))])
-    return positions
-
-
-def play_random(env: Any, seed: int) -> list[tuple]:
-    """Play one seeded game through the AEC loop; the trace of (agent, obs bytes, reward)."""
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    trace = []
-    for agent in env.agent_iter():
-        obs, reward, terminated, truncated, _ = env.last()
-        trace.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward))
-        if terminated or truncated:
-            env.step(None)
-        else:
-            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    return trace
 
 
 @setups

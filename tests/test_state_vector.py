@@ -18,7 +18,7 @@ from hot_envs.heisse_karten import state_encoding as hk_state
 from hot_envs.heisse_karten.facts import BLACK_SUM, HAND_SIZE
 from hot_envs.heisse_luft import state_encoding as hl_state
 from hot_envs.heisse_luft.facts import DRAW, NUM_CARDS, OVER, SUIT_SIZES, TROPHY
-from tests.test_contract import SETUPS, Setup, play_random, random_positions
+from tests.helpers import SETUPS, Setup, play_random, random_positions
 
 # The contract's setups, plus Heiße Karten matches: totals, rounds, a drawn first leader and
 # score rewards all reach the state vector.

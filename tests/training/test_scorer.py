@@ -22,7 +22,7 @@ from hot_envs.training.export import export_checkpoint, numpy_policy  # noqa: E4
 from hot_envs.training.finetune import CriticWarmup, actor_parameters  # noqa: E402
 from hot_envs.training.league import FixedOpponent, League  # noqa: E402
 from hot_envs.training.policies import ActionScorerPolicy  # noqa: E402
-from tests.training.test_train import plays_every_seat  # noqa: E402
+from tests.helpers import plays_every_seat  # noqa: E402
 
 CASES = [("heisse-luft", None), ("heisse-karten", [2, 3, 4, 5, 6])]
 

@@ -8,10 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from hot_envs.agents import make_agent
-from hot_envs.agents.base import decide
 from hot_envs.games import get_game
-from hot_envs.records import make_record
+from tests.helpers import recorded_game
 
 
 def play_out(client, game_id: str, rng: random.Random, seat: int | None = None) -> dict:
@@ -100,19 +98,6 @@ def test_flight_result_names_the_winner_by_the_terrain(client, store):
             assert f["winner"] == (
                 (0 if a < b else 1) if f["terrain"] == "lowland" else (0 if a > b else 1)
             )
-
-
-def recorded_game(game: str, options: dict, seats: list[str], seed: int) -> dict:
-    """A record as the arena writes one (:mod:`hot_envs.records`), played here by the seats'
-    agents."""
-    engine = get_game(game).engine
-    state = engine.State.new(seed=seed, **options)
-    agents = [make_agent(spec, game, s) for s, spec in enumerate(seats)]
-    actions = []
-    while not state.is_terminal():
-        actions.append(decide(agents[state.current_player], engine, state, state.current_player))
-        state.apply(actions[-1])
-    return make_record(game, options, seed, seats, actions, state.returns())
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.web.test_api import recorded_game
+from tests.helpers import recorded_game
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from hot_envs.agents.checkpoint import CheckpointAgent  # noqa: E402
 from hot_envs.training.export import numpy_policy  # noqa: E402
 from hot_envs.vector import VectorSingleAgentEnv  # noqa: E402
 from hot_envs.vector_sb3 import SB3VectorEnv  # noqa: E402
-from tests.training.vec_env_checks import step_and_check_final_infos  # noqa: E402
+from tests.helpers import step_and_check_final_infos  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -66,7 +66,7 @@ def test_masks_infos_and_seeding_follow_the_vec_env_conventions():
 
 
 def test_the_docs_plain_torch_training_loop_runs():
-    doc = Path(__file__).resolve().parents[2] / "docs" / "environments.md"
+    doc = Path(__file__).resolve().parents[1] / "docs" / "environments.md"
     blocks = re.findall(r"```python\n(.*?)```", doc.read_text(encoding="utf-8"), re.S)
     (example,) = [block for block in blocks if "ITERATIONS" in block]
     small, count = re.subn(

@@ -13,7 +13,7 @@ import pytest
 
 from hot_envs.vector import VectorSingleAgentEnv
 from hot_envs.vector_workers import SubprocVectorSingleAgentEnv, WorkerError
-from tests.training.vec_env_checks import step_and_check_final_infos
+from tests.helpers import step_and_check_final_infos
 
 OPTIONS = {"opponents": ["random", ("heuristic", 2.0)], "game_options": {"turn_limit": 8}}
 
