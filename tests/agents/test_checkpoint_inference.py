@@ -126,7 +126,7 @@ def test_other_network_shapes_agree_with_sb3(tmp_path, net_arch, activation):
     stem = export_checkpoint(model, tmp_path / "net", {"game": game})
     numpy_agent = CheckpointAgent.load(stem)
     sb3_agent = SB3Agent.load(stem)
-    batch = observations(game, 1000, seed=2)
+    batch = observations(game, 300, seed=2)
     assert [numpy_agent.act(o) for o in batch] == [sb3_agent.act(o) for o in batch]
 
 

@@ -153,6 +153,7 @@ def stop_and_check(process: subprocess.Popen[str], how: signal.Signals, group: b
 
 
 @needs_proc
+@pytest.mark.slow
 def test_ctrl_c_saves_latest_ends_the_workers_and_exits_130(tmp_path):
     process = start(tmp_path, "--config", str(tiny(tmp_path, BATCHED)), "--out", "run")
     run = tmp_path / "run"
