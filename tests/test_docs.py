@@ -29,6 +29,8 @@ DOCUMENTS = [
     REPOSITORY / "checkpoints" / "README.md",
 ]
 SKIP = "<!-- docs-test: skip"
+# Documents whose examples take seconds (they train or load networks): the slow tier runs them.
+SLOW = {"docs/environments.md", "docs/agents.md"}
 SAVED_AS = re.compile(r"# (\w+\.py)\b")
 
 
@@ -50,7 +52,12 @@ for line, code in json.loads(open(sys.argv[1], encoding="utf-8").read()):
 """
 
 
-@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: str(p.relative_to(REPOSITORY)))
+def _document(path: Path):
+    name = path.relative_to(REPOSITORY).as_posix()
+    return pytest.param(path, id=name, marks=[pytest.mark.slow] if name in SLOW else [])
+
+
+@pytest.mark.parametrize("document", [_document(path) for path in DOCUMENTS])
 def test_python_examples_run(document: Path, tmp_path) -> None:
     blocks = []
     for line, code, skipped in python_blocks(document.read_text(encoding="utf-8")):

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # building the wheel takes seconds
+
 REPOSITORY = Path(__file__).resolve().parents[1]
 # The source folders and the package each one ships as.
 PACKAGES = {
@@ -38,7 +40,6 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
     return zipfile.ZipFile(next(root.glob("hot_envs-*.whl")))
 
 
-@pytest.mark.slow
 def test_only_hot_envs_at_the_top_level(wheel) -> None:
     top = {name.split("/")[0] for name in wheel.namelist()}
     assert {name for name in top if not name.endswith(".dist-info")} == {"hot_envs"}

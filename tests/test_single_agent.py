@@ -277,6 +277,7 @@ def test_bad_arguments_are_clear_errors():
         env.reset(seed=0)
 
 
+@pytest.mark.slow  # worker processes
 def test_subproc_vec_env_steps_with_masks():
     pytest.importorskip("stable_baselines3")
     from functools import partial

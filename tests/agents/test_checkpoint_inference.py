@@ -71,6 +71,7 @@ def test_shipped_action_scorers_numpy_and_sb3_agree_on_a_thousand_decisions(game
     assert len(set(numpy_actions)) > 10
 
 
+@pytest.mark.slow  # SB3 decides one observation at a time
 def test_shipped_checkpoints_numpy_and_sb3_agree_on_thousands_of_observations(shipped):
     game, batch = shipped
     numpy_agent = CheckpointAgent.load(SHIPPED[game], game=game)

@@ -85,6 +85,7 @@ def test_at_the_own_label_sizes_the_learners_choice_is_the_label(players, own):
     assert len(teacher.seats) == (0 if own else len(demos.actions))  # asked only where it labels
 
 
+@pytest.mark.slow
 def test_improve_keeps_the_learners_move_unless_the_search_finds_a_better_one():
     def labels(margin):
         options = {"learner": Highest(), "opponent": "heuristic", "improve": margin}
@@ -137,6 +138,7 @@ def test_dagger_starts_without_base_data():
     assert grown.observations.shape == (len(grown.actions), 670)
 
 
+@pytest.mark.slow  # two behaviour-cloning runs of 30 epochs
 def test_label_smoothing_keeps_the_teachers_choice_but_not_its_certainty():
     demos = collect("heisse-karten", [2], 300, seed=0, action_features=True)
     entropies, accuracies = [], []

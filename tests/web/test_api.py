@@ -165,6 +165,7 @@ def test_the_page_serves_every_table_address_and_the_rules(client):
     assert 'id="HL-4.3"' in text and 'id="HK-3.2"' in text
 
 
+@pytest.mark.slow
 def test_fifty_games_at_once_all_finish(client, store):
     """50 threads each play a whole game through the HTTP API; none fails, none is lost."""
     specs = [
