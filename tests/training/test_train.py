@@ -7,15 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from hot_envs.agents.checkpoint import CheckpointAgent
-from hot_envs.agents.play import play_game
-from hot_envs.agents.random_agent import RandomAgent
-from hot_envs.games import get_game
 from hot_envs.suite import held_out_pool
+from tests.helpers import plays_every_seat
 
 pytest.importorskip("sb3_contrib")
 
-from hot_envs.training.export import SB3Agent  # noqa: E402
 from hot_envs.training.league import FixedOpponent, League  # noqa: E402
 from hot_envs.training.train import CONFIGS, load_config, main, parse_args  # noqa: E402
 
@@ -53,29 +49,7 @@ def tiny_config(tmp_path):
     return path
 
 
-def plays_every_seat(game: str, stem, counts) -> None:
-    """The checkpoint's numpy agent finishes games in every seat of every player count, and the
-    SB3 agent of the same checkpoint picks the same actions there."""
-    agent = CheckpointAgent.load(stem, game=game)
-    sb3 = SB3Agent.load(stem)
-    module = get_game(game).env
-    for n in counts:
-        kwargs = {} if game == "heisse-luft" else {"num_players": n}
-        for seat in range(n):
-            env = module.env(**kwargs)
-            agents = {name: RandomAgent(seat) for name in env.possible_agents}
-            agents[f"player_{seat}"] = agent
-            checked = []
-
-            def same(name, observation, view, action, seat=seat, checked=checked):
-                if name == f"player_{seat}" and len(checked) < 5:
-                    checked.append(sb3.act(observation, view) == action)
-
-            play_game(env, agents, seed=seat, on_action=same)
-            assert env.unwrapped.game.is_terminal()
-            assert checked and all(checked)
-
-
+@pytest.mark.slow
 def test_tiny_heisse_luft_run_writes_checkpoints_that_play_and_resume(
     tiny_config, tmp_path, capsys
 ):
@@ -131,6 +105,7 @@ def test_tiny_heisse_luft_run_writes_checkpoints_that_play_and_resume(
     assert not all(np.array_equal(start[key], end[key]) for key in start.files)
 
 
+@pytest.mark.slow
 def test_tiny_heisse_karten_run_with_every_player_count(tiny_config, tmp_path):
     out = tmp_path / "run"
     argv = ["heisse-karten", "--players", "all", "--config", str(tiny_config), "--out", str(out)]
@@ -141,6 +116,7 @@ def test_tiny_heisse_karten_run_with_every_player_count(tiny_config, tmp_path):
     plays_every_seat("heisse-karten", out / "final", [2, 3, 4, 5, 6])
 
 
+@pytest.mark.slow
 def test_tiny_action_scorer_run_with_critic_warmup_anchor_and_pfsp(tiny_config, tmp_path, capsys):
     config = tiny_config.read_text().replace(
         "[ppo]",
@@ -254,6 +230,7 @@ def test_curriculum_moves_epsilon_towards_an_even_fight():
     assert np.isclose(league.epsilon, 0.0)
 
 
+@pytest.mark.slow
 def test_time_limit_ends_learning_early_and_the_run_still_finishes(tiny_config, tmp_path):
     out = tmp_path / "run"
     argv = ["heisse-luft", "--config", str(tiny_config), "--out", str(out)]
@@ -265,6 +242,7 @@ def test_time_limit_ends_learning_early_and_the_run_still_finishes(tiny_config, 
     assert all((out / "start").with_suffix(s).is_file() for s in (".zip", ".npz", ".json"))
 
 
+@pytest.mark.slow
 def test_update_threads_hold_for_the_ppo_update_only():
     import torch
     from sb3_contrib import MaskablePPO
