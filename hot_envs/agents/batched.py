@@ -84,3 +84,68 @@ def as_batched(agent: Agent | BatchedAgent | Any) -> BatchedAgent:
     if callable(getattr(agent, "act", None)):
         return PerSeatAgent(agent)
     raise ValueError(f"{agent!r} has neither act_batch() nor act()")
+
+
+class BatchedHeuristicBase:
+    """A game's heuristic agent (exactly the class ``HEURISTIC``) as a batched agent: the scores
+    of the batch's scored decisions come from :meth:`scores_batch` (arrays over all of them,
+    from ``THRESHOLD`` decisions on) or else :meth:`scores_one` (the heuristic's own function:
+    the same numbers), then each decision in turn takes the steps of the agent's ``act`` — a
+    forced move, the ``epsilon`` draw, the best score with ties drawn from the agent's
+    generator, the agent's ``choose`` for a decision it does not score — so it plays the same
+    actions and draws the same numbers as ``act`` decision by decision. It reads the views alone
+    (``reads_observations``: the observations may be left unfilled). Each game's batched
+    features module subclasses it as ``BatchedHeuristic``."""
+
+    HEURISTIC: type
+    THRESHOLD: int
+    reads_observations = False
+
+    def __init__(self, agent: Any) -> None:
+        if type(agent) is not self.HEURISTIC:
+            raise TypeError(f"{agent!r} is not a plain {self.HEURISTIC.__name__}")
+        self.agent = agent
+
+    def scored(self, actions: list[int]) -> bool:
+        """Whether a decision among several ``actions`` is scored (else ``choose`` decides)."""
+        return True
+
+    def scores_batch(self, views: list[dict], legal: list[list[int]]) -> Sequence[Any]:
+        raise NotImplementedError
+
+    def scores_one(self, view: dict, actions: list[int]) -> Any:
+        raise NotImplementedError
+
+    def act_batch(
+        self,
+        states: Sequence[GameState],
+        seats: np.ndarray,
+        observations: np.ndarray,
+        masks: np.ndarray,
+    ) -> np.ndarray:
+        agent = self.agent
+        views = [state.view(seat) for state, seat in zip(states, seats.tolist(), strict=True)]
+        legal = [
+            list(view["legal_actions"]) or np.flatnonzero(masks[j]).tolist()  # as base.act
+            for j, view in enumerate(views)
+        ]
+        picked = [j for j, actions in enumerate(legal) if len(actions) > 1 and self.scored(actions)]
+        if len(picked) >= self.THRESHOLD:
+            found = self.scores_batch([views[j] for j in picked], [legal[j] for j in picked])
+        else:  # too few for the arrays to pay
+            found = [self.scores_one(views[j], legal[j]) for j in picked]
+        scores = dict(zip(picked, found, strict=True))
+        chosen = np.empty(len(views), dtype=np.int64)
+        for j, (view, actions) in enumerate(zip(views, legal, strict=True)):
+            if len(actions) == 1:
+                chosen[j] = actions[0]
+            elif agent.epsilon and agent.rng.random() < agent.epsilon:
+                chosen[j] = actions[agent.rng.integers(len(actions))]
+            elif j in scores:
+                chosen[j] = agent.best(actions, scores[j])
+            else:
+                chosen[j] = agent.choose(view, actions)
+        return chosen
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.agent!r})"

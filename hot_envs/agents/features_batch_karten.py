@@ -14,13 +14,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import chain
 from operator import itemgetter
+from typing import Any
 
 import numpy as np
 
 from hot_envs.agents import features as ft
 from hot_envs.agents import heuristic_karten as hk
+from hot_envs.agents.batched import BatchedHeuristicBase
 from hot_envs.agents.features import ActionRows
-from hot_envs.engine import GameState
 from hot_envs.heisse_karten.facts import NUM_CARDS as HK_CARDS
 
 
@@ -62,52 +63,19 @@ def card_scores_batch(views: Sequence[dict], legal: Sequence[Sequence[int]]) -> 
 _BATCHED_DECISIONS = 24  # from this many decisions on the arrays cost less (~10 µs each one by one)
 
 
-class BatchedHeuristic:
-    """A :class:`hk.HeisseKartenHeuristic` (exactly that class) as a batched agent: the scores
-    of the batch's decisions come from :func:`card_scores_batch`, then each decision in turn
-    takes the steps of the agent's ``act`` — a forced move, the ``epsilon`` draw, the best score
-    with ties drawn from the agent's generator — so it plays the same actions and draws the same
-    numbers as ``act`` decision by decision. It reads the views alone (``reads_observations``:
-    the observations may be left unfilled)."""
+class BatchedHeuristic(BatchedHeuristicBase):
+    """A :class:`hk.HeisseKartenHeuristic` (exactly that class) as a batched agent
+    (:class:`~hot_envs.agents.batched.BatchedHeuristicBase`): every decision with a choice is
+    scored, by :func:`card_scores_batch`."""
 
-    reads_observations = False
+    HEURISTIC = hk.HeisseKartenHeuristic
+    THRESHOLD = _BATCHED_DECISIONS
 
-    def __init__(self, agent: hk.HeisseKartenHeuristic) -> None:
-        if type(agent) is not hk.HeisseKartenHeuristic:
-            raise TypeError(f"{agent!r} is not a plain HeisseKartenHeuristic")
-        self.agent = agent
+    def scores_batch(self, views: list[dict], legal: list[list[int]]) -> Sequence[Any]:
+        return card_scores_batch(views, legal)
 
-    def act_batch(
-        self,
-        states: Sequence[GameState],
-        seats: np.ndarray,
-        observations: np.ndarray,
-        masks: np.ndarray,
-    ) -> np.ndarray:
-        agent = self.agent
-        views = [state.view(seat) for state, seat in zip(states, seats.tolist(), strict=True)]
-        legal = [
-            list(view["legal_actions"]) or np.flatnonzero(masks[j]).tolist()  # as base.act
-            for j, view in enumerate(views)
-        ]
-        choices = [j for j, actions in enumerate(legal) if len(actions) > 1]
-        if len(choices) >= _BATCHED_DECISIONS:
-            found = card_scores_batch([views[j] for j in choices], [legal[j] for j in choices])
-        else:  # too few for the arrays to pay: the heuristic's own function, the same numbers
-            found = [hk.card_scores(views[j], [a + 1 for a in legal[j]]) for j in choices]
-        scores = dict(zip(choices, found, strict=True))
-        chosen = np.empty(len(views), dtype=np.int64)
-        for j, actions in enumerate(legal):
-            if len(actions) == 1:
-                chosen[j] = actions[0]
-            elif agent.epsilon and agent.rng.random() < agent.epsilon:
-                chosen[j] = actions[agent.rng.integers(len(actions))]
-            else:
-                chosen[j] = agent.best(actions, scores[j])
-        return chosen
-
-    def __repr__(self) -> str:
-        return f"BatchedHeuristic({self.agent!r})"
+    def scores_one(self, view: dict, actions: list[int]) -> Any:
+        return hk.card_scores(view, [a + 1 for a in actions])
 
 
 class _Terms:

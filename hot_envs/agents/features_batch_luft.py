@@ -23,8 +23,8 @@ import numpy as np
 
 from hot_envs.agents import features as ft
 from hot_envs.agents import heuristic_luft as hl
+from hot_envs.agents.batched import BatchedHeuristicBase
 from hot_envs.agents.features import ActionRows
-from hot_envs.engine import GameState
 from hot_envs.heisse_luft.facts import CARD_INDEX, EXCHANGE_PICK, NUM_CARDS, SUITS
 
 
@@ -64,55 +64,22 @@ def play_scores_batch(views: Sequence[dict], legal: Sequence[Sequence[int]]) -> 
 _BATCHED_PLAYS = 4  # from this many play decisions on the arrays cost less (about 1 ms for one)
 
 
-class BatchedHeuristic:
-    """A :class:`hl.HeisseLuftHeuristic` (exactly that class) as a batched agent: the scores of
-    the batch's play decisions come from :func:`play_scores_batch`, then each decision in turn
-    takes the steps of the agent's ``act`` — a forced move, the ``epsilon`` draw, the best score
-    with ties drawn from the agent's generator, exchange and trophy decisions by its ``choose``
-    — so it plays the same actions and draws the same numbers as ``act`` decision by decision.
-    It reads the views alone (``reads_observations``: the observations may be left unfilled)."""
+class BatchedHeuristic(BatchedHeuristicBase):
+    """A :class:`hl.HeisseLuftHeuristic` (exactly that class) as a batched agent
+    (:class:`~hot_envs.agents.batched.BatchedHeuristicBase`): play decisions are scored, by
+    :func:`play_scores_batch`; exchange and trophy decisions go to the agent's ``choose``."""
 
-    reads_observations = False
+    HEURISTIC = hl.HeisseLuftHeuristic
+    THRESHOLD = _BATCHED_PLAYS
 
-    def __init__(self, agent: hl.HeisseLuftHeuristic) -> None:
-        if type(agent) is not hl.HeisseLuftHeuristic:
-            raise TypeError(f"{agent!r} is not a plain HeisseLuftHeuristic")
-        self.agent = agent
+    def scored(self, actions: list[int]) -> bool:
+        return actions[0] < EXCHANGE_PICK
 
-    def act_batch(
-        self,
-        states: Sequence[GameState],
-        seats: np.ndarray,
-        observations: np.ndarray,
-        masks: np.ndarray,
-    ) -> np.ndarray:
-        agent = self.agent
-        views = [state.view(seat) for state, seat in zip(states, seats.tolist(), strict=True)]
-        legal = [
-            list(view["legal_actions"]) or np.flatnonzero(masks[j]).tolist()  # as base.act
-            for j, view in enumerate(views)
-        ]
-        plays = [j for j, actions in enumerate(legal) if len(actions) > 1]
-        plays = [j for j in plays if legal[j][0] < EXCHANGE_PICK]
-        if len(plays) >= _BATCHED_PLAYS:
-            found = play_scores_batch([views[j] for j in plays], [legal[j] for j in plays])
-        else:  # too few for the arrays to pay: the heuristic's own function, the same numbers
-            found = [hl.play_scores(hl._Table(views[j]), legal[j]) for j in plays]
-        scores = dict(zip(plays, found, strict=True))
-        chosen = np.empty(len(views), dtype=np.int64)
-        for j, (view, actions) in enumerate(zip(views, legal, strict=True)):
-            if len(actions) == 1:
-                chosen[j] = actions[0]
-            elif agent.epsilon and agent.rng.random() < agent.epsilon:
-                chosen[j] = actions[agent.rng.integers(len(actions))]
-            elif j in scores:
-                chosen[j] = agent.best(actions, scores[j])
-            else:
-                chosen[j] = agent.choose(view, actions)
-        return chosen
+    def scores_batch(self, views: list[dict], legal: list[list[int]]) -> Sequence[Any]:
+        return play_scores_batch(views, legal)
 
-    def __repr__(self) -> str:
-        return f"BatchedHeuristic({self.agent!r})"
+    def scores_one(self, view: dict, actions: list[int]) -> Any:
+        return hl.play_scores(hl._Table(view), actions)
 
 
 class _LuftTables:
