@@ -51,7 +51,7 @@ from hot_envs.arguments import split_backend
 from hot_envs.single_agent import Opponent, SingleAgentEnv
 from hot_envs.suite import held_out_pool
 from hot_envs.training.callbacks import TimeLimit as TimeLimit  # re-exported, as UpdateThreads
-from hot_envs.training.callbacks import UpdateThreads, progress_callbacks
+from hot_envs.training.callbacks import UpdateThreads, one_blas_thread, progress_callbacks
 from hot_envs.training.evaluate import (
     EvaluationCallback,
     compare,
@@ -109,7 +109,8 @@ def run(args: Args, stop: StopSignals) -> int:
     out = open_run_folder(args, resume)
     # Seeding: Python, numpy and torch here; every env worker from seed + rank.
     set_random_seed(args.seed)
-    torch.set_num_threads(args.torch_threads)
+    torch.set_num_threads(args.torch_threads)  # numpy's BLAS: one thread (one_blas_thread)
+    one_blas_thread()
     league = make_league(args, resume)
     envs = stop.closing(make_envs(args, league.league, resume, stop))
     learner = make_learner(args, envs, league, out, resume)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -276,3 +277,35 @@ def test_update_threads_hold_for_the_ppo_update_only():
         assert torch.get_num_threads() == 1  # back to the rollout threads at the end
     finally:
         torch.set_num_threads(before)
+
+
+def blas_threads() -> set[int]:
+    from threadpoolctl import threadpool_info
+
+    return {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}
+
+
+def test_training_runs_numpy_blas_on_one_thread_here_and_in_its_workers(monkeypatch):
+    from threadpoolctl import threadpool_limits
+
+    from hot_envs.training.callbacks import BLAS_VARIABLES, one_blas_thread
+
+    for variable in BLAS_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
+    with threadpool_limits(2, user_api="blas"):  # numpy's default on two cores
+        assert blas_threads() == {2}
+        one_blas_thread()
+        assert blas_threads() == {1}
+        assert all(os.environ[variable] == "1" for variable in BLAS_VARIABLES)  # for workers
+
+
+def test_a_blas_thread_count_the_user_set_is_kept(monkeypatch):
+    from threadpoolctl import threadpool_limits
+
+    from hot_envs.training.callbacks import one_blas_thread
+
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
+    with threadpool_limits(2, user_api="blas"):
+        one_blas_thread()
+        assert blas_threads() == {2}
+        assert os.environ["OPENBLAS_NUM_THREADS"] == "2"
