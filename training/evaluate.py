@@ -126,25 +126,27 @@ def format_comparison(rows: Sequence[dict[str, Any]], title: str = "evaluation")
         )
 
     keyed = {(r["checkpoint"], r["opponent"], r["players"]): r for r in rows}
-    header = (
-        f"{'opponent':<12} {'players':>7} {'games':>6}  "
-        f"{'start: win share, 95 % CI':<26} {'final: win share, 95 % CI':<26}"
+    width = max([len("held-out min"), *(len(r["opponent"]) for r in rows)])
+
+    def line(name: str, players: Any, games: Any, start: str, final: str) -> str:
+        return f"{name:<{width}} {players:>7} {games:>6}  {start:<26} {final:<26}".rstrip()
+
+    header = line(
+        "opponent", "players", "games", *(f"{c}: win share, 95 % CI" for c in ("start", "final"))
     )
     lines = [title, header, "-" * len(header)]
     for opponent, players in dict.fromkeys((r["opponent"], r["players"]) for r in rows):
         final = keyed.get(("final", opponent, players))
         start = keyed.get(("start", opponent, players))
         games = (final or start)["games"]
-        lines.append(f"{opponent:<12} {players:>7} {games:>6}  {cell(start):<22} {cell(final):<22}")
+        lines.append(line(opponent, players, games, cell(start), cell(final)))
     for players in dict.fromkeys(r["players"] for r in rows if r.get("held_out")):
         held = [r for r in rows if r.get("held_out") and r["players"] == players]
         worst = [
             min((r for r in held if r["checkpoint"] == name), key=lambda r: r["win_share"])
             for name in ("start", "final")
         ]
-        lines.append(
-            f"{'held-out min':<12} {players:>7} {'':>6}  {cell(worst[0]):<22} {cell(worst[1]):<22}"
-        )
+        lines.append(line("held-out min", players, "", cell(worst[0]), cell(worst[1])))
     return "\n".join(lines)
 
 

@@ -52,3 +52,27 @@ def test_without_held_out_opponents_there_is_no_minimum_line(tmp_path):
     rows = compare(start, final, "heisse-luft", {"random": 2}, 2, [2])
     assert "held-out" not in format_comparison(rows)
     assert not any(r["held_out"] for r in rows if r["opponent"] != "start")
+
+
+def test_columns_line_up_whatever_the_opponents_names():
+    rows = [
+        {
+            "checkpoint": checkpoint,
+            "opponent": opponent,
+            "players": 2,
+            "games": 100,
+            "win_share": 0.5,
+            "ci_low": 0.4,
+            "ci_high": 0.6,
+            "held_out": opponent != "heuristic",
+        }
+        for checkpoint in ("start", "final")
+        for opponent in ("heuristic", "heisse_luft_v0_2026_11_30", "beginner")
+    ]
+    lines = format_comparison(rows).splitlines()[1:]
+    header, body = lines[0], [line for line in lines[2:]]
+    for column in ("players", "games"):
+        end = header.index(column) + len(column)  # right-aligned under their headers
+        assert all(line[end - 1].isdigit() for line in body if not line.startswith("held-out"))
+    start = header.index("start:")
+    assert all(line[start:].lstrip()[0].isdigit() for line in body)
