@@ -5,12 +5,33 @@ every such seat independently, one entry with probability ``weight / total weigh
 an agent (used as is, shared by the seats and games that draw it), an agent spec string for
 :func:`hot_envs.agents.make_agent` or a factory ``f(seed) -> agent``; specs and factories are
 built once, on first use, seeded from the drawing env's generator.
+
+**The self-play league** (:class:`League`) is the roster and sampling rule of both training
+backends (:mod:`hot_envs.training.league` for SB3, :mod:`hot_envs.rllib.league` for RLlib): fixed
+opponents with weights, and snapshots of the learner. A share ``snapshot_share`` of the opponent
+draws goes to the snapshots, split evenly over the newest ``max_snapshots`` (adding one more drops
+the oldest); the rest goes to the fixed opponents in proportion to their weights. Without
+snapshots yet the fixed opponents get every draw; without fixed opponents (or with weights that
+sum to 0) the snapshots do. :meth:`League.weights` gives every opponent's probability; each
+opponent seat of an episode draws from them independently.
+
+*Prioritised fictitious self-play* (``pfsp``, AlphaStar's rule): the snapshot share is split
+∝ (1 − score)², with score the learner's recent score against that snapshot
+(:meth:`League.record`; ½ before any), so the snapshots the learner still loses to are met most.
+With ``pfsp_fixed`` the fixed opponents' share is split by the same rule, each ∝ its weight ·
+(1 − score)²: over a pool of styles, the ones the learner handles worst are met most.
+
+*Curriculum.* A fixed opponent with ``curriculum`` (meant for ``heuristic``) is played as
+``heuristic:ε``. After a window of episodes against it, :meth:`League.adapt_epsilon` lowers ε by
+``epsilon_step`` if the learner's score was above ``win_high`` and raises it if below ``win_low``
+(within ``[epsilon_min, 1]``), so the learner keeps meeting an opponent it beats now and then.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -95,3 +116,143 @@ class OpponentPool:
             else:
                 self._built[name] = source
         return self._built[name]
+
+
+# --- The self-play league ------------------------------------------------------------------------
+
+
+@dataclass
+class FixedOpponent:
+    """A configured opponent: an agent spec (:func:`hot_envs.agents.make_agent`) and a weight."""
+
+    spec: str
+    weight: float = 1.0
+    curriculum: bool = False
+
+    def __post_init__(self) -> None:
+        self.check()
+
+    def check(self) -> None:
+        """Raise ``ValueError`` for a negative weight (one a pool could not draw with)."""
+        if not self.weight >= 0.0:
+            raise ValueError(f"opponent {self.spec!r}: the weight must be ≥ 0, not {self.weight!r}")
+
+    def name(self) -> str:
+        return self.spec
+
+
+@dataclass
+class League:
+    """Which opponents are in the pool, and with which weights (module docstring). Everything
+    after the game and the fixed opponents is a keyword argument."""
+
+    game: str
+    fixed: list[FixedOpponent]
+    _: KW_ONLY
+    snapshot_share: float = 0.5
+    max_snapshots: int = 5
+    epsilon: float = 0.5
+    epsilon_min: float = 0.0
+    epsilon_step: float = 0.1
+    win_low: float = 0.2
+    win_high: float = 0.6
+    pfsp: bool = False
+    pfsp_fixed: bool = False
+    snapshots: list[str] = field(default_factory=list)
+    scores: dict[str, float] = field(default_factory=dict)  # learner's recent score per opponent
+
+    def __post_init__(self) -> None:
+        for opponent in self.fixed:
+            opponent.check()  # (its weight may have been set since it was made)
+        names = [o.name() for o in self.fixed]
+        if len(set(names)) < len(names):
+            raise ValueError(f"the league's fixed opponents need distinct names, not {names}")
+        if not 0.0 <= self.snapshot_share <= 1.0:
+            raise ValueError(f"snapshot_share must be in [0, 1], not {self.snapshot_share!r}")
+        if self.max_snapshots < 1:
+            raise ValueError(f"max_snapshots must be ≥ 1, not {self.max_snapshots!r}")
+
+    def names(self) -> list[str]:
+        """Every opponent in the league: the fixed ones, then the snapshots, oldest first."""
+        return [o.name() for o in self.fixed] + self.snapshots
+
+    def source(self, opponent: FixedOpponent) -> str:
+        """The spec that plays ``opponent`` now (ε applied to a curriculum opponent)."""
+        if opponent.curriculum:
+            return f"{opponent.spec.partition(':')[0]}:{self.epsilon:.2f}"
+        return opponent.spec
+
+    def weights(self) -> dict[str, float]:
+        """Every opponent's probability of being drawn for a seat (they sum to 1)."""
+        fixed_total = sum(o.weight for o in self.fixed)
+        if not self.snapshots:
+            share = 0.0
+        elif fixed_total <= 0:
+            share = 1.0
+        else:
+            share = self.snapshot_share
+        fixed = {o.name(): o.weight for o in self.fixed}
+        if self.pfsp_fixed:
+            hard = {n: w * (1.0 - self.scores.get(n, 0.5)) ** 2 for n, w in fixed.items()}
+            if sum(hard.values()) > 0:
+                fixed, fixed_total = hard, sum(hard.values())
+        weights = {
+            name: (1 - share) * (weight / fixed_total if fixed_total > 0 else 1 / len(fixed))
+            for name, weight in fixed.items()
+        }
+        if self.pfsp:
+            hardness = {name: (1.0 - self.scores.get(name, 0.5)) ** 2 for name in self.snapshots}
+            total = sum(hardness.values())
+            if total > 0:
+                weights.update({name: share * h / total for name, h in hardness.items()})
+                return weights
+        weights.update({name: share / len(self.snapshots) for name in self.snapshots})
+        return weights
+
+    def initial_entries(self) -> list[tuple[str, str, float]]:
+        """``(name, spec, weight)`` of the fixed opponents, for the envs' first pool."""
+        weights = self.weights()
+        return [(o.name(), self.source(o), weights[o.name()]) for o in self.fixed]
+
+    def add_snapshot(self, name: str) -> list[str]:
+        """Put snapshot ``name`` in; return the names of the snapshots that drop out."""
+        self.snapshots.append(name)
+        dropped = self.snapshots[: -self.max_snapshots]
+        self.snapshots = self.snapshots[-self.max_snapshots :]
+        for name in dropped:
+            self.scores.pop(name, None)
+        return dropped
+
+    def record(self, name: str, score: float) -> None:
+        """Note the learner's recent ``score`` in [0, 1] against opponent ``name`` (the mean over
+        a window of episodes, which the backend keeps): what PFSP weighs that opponent by."""
+        if name not in self.names():
+            raise ValueError(f"no opponent {name!r} in the league: {self.names()}")
+        if not 0.0 <= score <= 1.0:
+            raise ValueError(f"a score against {name!r} must be in [0, 1], not {score!r}")
+        self.scores[name] = float(score)
+
+    def adapt_epsilon(self, score: float) -> bool:
+        """Move ε after a window with learner ``score`` against the curriculum opponent."""
+        old = self.epsilon
+        if score > self.win_high:
+            self.epsilon = max(self.epsilon_min, round(self.epsilon - self.epsilon_step, 4))
+        elif score < self.win_low:
+            self.epsilon = min(1.0, round(self.epsilon + self.epsilon_step, 4))
+        return self.epsilon != old
+
+    def state(self) -> dict[str, Any]:
+        """What changes as the league goes on (ε, the snapshots, the scores), for :meth:`restore`
+        in a resumed run; plain lists, dicts and numbers."""
+        return {
+            "epsilon": self.epsilon,
+            "snapshots": list(self.snapshots),
+            "scores": dict(self.scores),
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Go on from :meth:`state`. Only the snapshots are required: a backend that keeps no
+        scores or ε (RLlib's) saves the roster alone, and the league keeps its own."""
+        self.snapshots = list(state["snapshots"])
+        self.scores = dict(state.get("scores", self.scores))
+        self.epsilon = state.get("epsilon", self.epsilon)

@@ -1,133 +1,32 @@
-"""The self-play league: fixed opponents, snapshots of the learner, and an ε curriculum.
-
-**Sampling rule.** A share ``snapshot_share`` of the opponent draws goes to the learner's own
-snapshots, split evenly over the newest ``max_snapshots`` (older ones leave the pool); the rest
-goes to the fixed opponents in proportion to their configured weights. (Without snapshots yet, or
-with ``snapshot_share = 0``, the fixed opponents get every draw; without fixed opponents the
-snapshots do.) Each opponent seat of each episode draws independently
-(:class:`hot_envs.single_agent.OpponentPool`).
-
-**Prioritised fictitious self-play** (``pfsp = true``, AlphaStar's rule): the snapshot share is
-split by how often each snapshot beats the learner, weight ∝ (1 − score)², with score the
-learner's mean score over its last ``window`` episodes against that snapshot (½ before any): the
-snapshots the learner still loses to are met most. With ``pfsp_fixed = true`` the fixed
-opponents' share is split by the same rule too, each weight ∝ its configured weight ·
-(1 − score)²: over a pool of opponents of different styles, the ones the learner handles worst
-are met most.
+"""The SB3 side of the self-play league: :class:`LeagueCallback` keeps the envs' opponent pools in
+step with a :class:`hot_envs.opponents.League`, the roster and sampling rule (fixed opponents,
+snapshots, PFSP, the ε curriculum) that the RLlib backend shares; it and
+:class:`~hot_envs.opponents.FixedOpponent` are importable from here too.
 
 **Snapshots.** The policy is copied into the pool at the start (so self-play starts at once)
 and every ``snapshot_every`` steps, as a numpy :class:`~hot_envs.agents.checkpoint.CheckpointAgent`
 that samples from its masked softmax (a varied opponent, and fast: no torch in the env workers).
 
-**Curriculum.** A fixed opponent with ``curriculum = true`` (meant for ``heuristic``) is played
-as ``heuristic:ε``. ε starts at ``epsilon_start``; after every ``curriculum_window`` finished
-episodes against it, ε drops by ``epsilon_step`` if the learner's score there is above
-``win_high`` and rises by ``epsilon_step`` if it is below ``win_low`` (within
-``[epsilon_min, 1]``), so the learner keeps meeting an opponent it beats now and then. The score
-is the win share scaled to the player count, ``min(1, win_share · N / 2)``: the win rate with two
-players, and ½ for an even share (1/N) with N.
+**Scores.** An episode's learner score is its win share scaled to the player count,
+``min(1, win_share · N / 2)``: the win rate with two players, and ½ for an even share (1/N) with
+N. PFSP weighs an opponent by the mean over the last ``window`` episodes against it
+(``curriculum_window`` in the settings); the curriculum moves ε after every ``window`` episodes
+against its opponent.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from hot_envs.agents.checkpoint import CheckpointAgent
+from hot_envs.opponents import FixedOpponent, League
 from hot_envs.training.export import numpy_policy
 
-
-@dataclass
-class FixedOpponent:
-    """A configured opponent: an agent spec (:func:`hot_envs.agents.make_agent`) and a weight."""
-
-    spec: str
-    weight: float = 1.0
-    curriculum: bool = False
-
-    def name(self) -> str:
-        return self.spec
-
-
-@dataclass
-class League:
-    """Which opponents are in the pool, and with which weights (module docstring). Everything
-    after the game and the fixed opponents is a keyword argument."""
-
-    game: str
-    fixed: list[FixedOpponent]
-    _: KW_ONLY
-    snapshot_share: float = 0.5
-    max_snapshots: int = 5
-    epsilon: float = 0.5
-    epsilon_min: float = 0.0
-    epsilon_step: float = 0.1
-    win_low: float = 0.2
-    win_high: float = 0.6
-    pfsp: bool = False
-    pfsp_fixed: bool = False
-    snapshots: list[str] = field(default_factory=list)
-    scores: dict[str, float] = field(default_factory=dict)  # learner's recent score per opponent
-
-    def source(self, opponent: FixedOpponent) -> str:
-        """The spec that plays ``opponent`` now (ε applied to a curriculum opponent)."""
-        if opponent.curriculum:
-            return f"{opponent.spec.partition(':')[0]}:{self.epsilon:.2f}"
-        return opponent.spec
-
-    def weights(self) -> dict[str, float]:
-        """Current weight of every pool entry (they sum to 1)."""
-        fixed_total = sum(o.weight for o in self.fixed)
-        if not self.snapshots:
-            share = 0.0
-        elif fixed_total <= 0:
-            share = 1.0
-        else:
-            share = self.snapshot_share
-        fixed = {o.name(): o.weight for o in self.fixed}
-        if self.pfsp_fixed:
-            hard = {n: w * (1.0 - self.scores.get(n, 0.5)) ** 2 for n, w in fixed.items()}
-            if sum(hard.values()) > 0:
-                fixed, fixed_total = hard, sum(hard.values())
-        weights = {
-            name: (1 - share) * (weight / fixed_total if fixed_total > 0 else 1 / len(fixed))
-            for name, weight in fixed.items()
-        }
-        if self.pfsp:
-            hardness = {name: (1.0 - self.scores.get(name, 0.5)) ** 2 for name in self.snapshots}
-            total = sum(hardness.values())
-            if total > 0:
-                weights.update({name: share * h / total for name, h in hardness.items()})
-                return weights
-        weights.update({name: share / len(self.snapshots) for name in self.snapshots})
-        return weights
-
-    def initial_entries(self) -> list[tuple[str, str, float]]:
-        """``(name, spec, weight)`` of the fixed opponents, for the envs' first pool."""
-        weights = self.weights()
-        return [(o.name(), self.source(o), weights[o.name()]) for o in self.fixed]
-
-    def add_snapshot(self, name: str) -> list[str]:
-        """Put snapshot ``name`` in; return the names of the snapshots that drop out."""
-        self.snapshots.append(name)
-        dropped = self.snapshots[: -self.max_snapshots]
-        self.snapshots = self.snapshots[-self.max_snapshots :]
-        for name in dropped:
-            self.scores.pop(name, None)
-        return dropped
-
-    def adapt_epsilon(self, score: float) -> bool:
-        """Move ε after a window with learner ``score`` against the curriculum opponent."""
-        old = self.epsilon
-        if score > self.win_high:
-            self.epsilon = max(self.epsilon_min, round(self.epsilon - self.epsilon_step, 4))
-        elif score < self.win_low:
-            self.epsilon = min(1.0, round(self.epsilon + self.epsilon_step, 4))
-        return self.epsilon != old
+__all__ = ["FixedOpponent", "League", "LeagueCallback", "learner_score"]
 
 
 def learner_score(info: dict[str, Any]) -> float:
@@ -155,9 +54,7 @@ class LeagueCallback(BaseCallback):
     def state(self) -> dict[str, Any]:
         """What :meth:`restore` needs to go on where the league stands now (picklable)."""
         return {
-            "epsilon": self.league.epsilon,
-            "snapshots": list(self.league.snapshots),
-            "scores": dict(self.league.scores),
+            **self.league.state(),
             "agents": dict(self.agents),
             "results": {name: list(scores) for name, scores in self.results.items()},
             "recent": {name: list(scores) for name, scores in self.recent.items()},
@@ -168,9 +65,7 @@ class LeagueCallback(BaseCallback):
         """Go on from :meth:`state` (a resumed run): the league at once, so that the envs
         start with its fixed opponents as they were; the snapshots enter the envs' pools when
         learning starts, instead of a new one."""
-        self.league.epsilon = state["epsilon"]
-        self.league.snapshots = list(state["snapshots"])
-        self.league.scores = dict(state["scores"])
+        self.league.restore(state)
         self.agents = dict(state["agents"])
         self.results = defaultdict(list, {k: list(v) for k, v in state["results"].items()})
         self.recent = defaultdict(list, {k: list(v) for k, v in state.get("recent", {}).items()})
@@ -244,7 +139,7 @@ class LeagueCallback(BaseCallback):
             windows += [(o.name(), self.recent) for o in self.league.fixed]
         for name, results in windows:
             if len(results[name]) >= self.window:
-                self.league.scores[name] = float(np.mean(results[name][-self.window :]))
+                self.league.record(name, float(np.mean(results[name][-self.window :])))
                 results[name].clear()
                 changed = True
         if changed:

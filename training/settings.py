@@ -27,8 +27,8 @@ from hot_envs.agents.checkpoint import read_metadata
 from hot_envs.agents.shipped import find_checkpoint
 from hot_envs.arguments import BACKENDS, non_negative_int, positive_int
 from hot_envs.games import DEFAULT_GAME, GAMES, get_game
+from hot_envs.opponents import FixedOpponent
 from hot_envs.single_agent import SingleAgentEnv
-from hot_envs.training.league import FixedOpponent
 from hot_envs.training.run_state import STATE_FILE, continuing_args, is_run_dir
 
 try:
@@ -129,7 +129,7 @@ class ImitationSettings:
 
 @dataclass
 class LeagueSettings:
-    """``[league]``: who sits in the other seats (hot_envs.training.league): fixed opponents
+    """``[league]``: who sits in the other seats (hot_envs.opponents.League): fixed opponents
     (agent specs with weights, a curriculum of random moves for some) and snapshots of the
     learner."""
 

@@ -1,13 +1,11 @@
-"""PFSP over the fixed opponents (hot_envs.training.league, ``pfsp_fixed``): the pool's share is
+"""PFSP over the fixed opponents (hot_envs.opponents.League, ``pfsp_fixed``): the pool's share is
 split by configured weight · (1 − score)², so the opponents the learner handles worst come most."""
 
 from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("sb3_contrib")
-
-from hot_envs.training.league import FixedOpponent, League  # noqa: E402
+from hot_envs.opponents import FixedOpponent, League
 
 
 def pool(**kwargs) -> League:
