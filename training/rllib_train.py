@@ -154,6 +154,7 @@ def build_config(args: Args, **model_config: Any):
         LeagueCallback,
         LeagueMapping,
         fixed_module_id,
+        make_league,
         shared_mapping,
     )
     from hot_envs.rllib.module import FixedAgentRLModule, MaskedPPOTorchRLModule
@@ -176,19 +177,16 @@ def build_config(args: Args, **model_config: Any):
         specs[fixed_module_id(i)] = RLModuleSpec(
             module_class=FixedAgentRLModule, model_config={"index": i}
         )
-    mapping = None
+    league = mapping = None
     if args.mode == "league":
-        mapping = LeagueMapping(
-            num_players=env.state.num_players,
-            fixed=tuple(specs)[1:],
-            fixed_share=args.fixed_share,
-        )
+        league = make_league(args.game, len(args.fixed), args.fixed_share, args.max_snapshots)
+        mapping = LeagueMapping.of(env.state.num_players, league)
     callback = partial(
         LeagueCallback,
         spec=main_spec,
-        mapping=mapping,
+        league=league,
+        num_players=env.state.num_players,
         snapshot_every=args.snapshot_every,
-        max_snapshots=args.max_snapshots,
     )
     config = (
         PPOConfig()
