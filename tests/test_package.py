@@ -33,7 +33,7 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(REPOSITORY / name, source / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.zip", "*.png")
-    for name in PACKAGES:
+    for name in (*PACKAGES, "docs"):
         shutil.copytree(REPOSITORY / name, source / name, symlinks=True, ignore=ignore)
     command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
     subprocess.run([*command, "-w", str(root), str(source)], check=True, capture_output=True)
@@ -64,9 +64,20 @@ def test_every_module_configs_and_checkpoints_are_in(wheel) -> None:
         assert {f"hot_envs/checkpoints/{name}.npz", f"hot_envs/checkpoints/{name}.json"} <= names
 
 
-def test_no_package_is_a_symbolic_link() -> None:
-    """training/ and checkpoints/ reach the package through the build configuration, not links
-    in hot_envs/ (which a checkout without symlinks, on Windows say, turns into text files)."""
-    assert not [p for p in (REPOSITORY / "hot_envs").rglob("*") if p.is_symlink() and p.is_dir()]
+def test_nothing_in_the_package_is_a_symbolic_link() -> None:
+    """training/, checkpoints/ and docs/rules.md reach the package through the build
+    configuration, not links in hot_envs/ (which a checkout without symlinks, on Windows say,
+    turns into text files)."""
+    assert not [p for p in (REPOSITORY / "hot_envs").rglob("*") if p.is_symlink()]
     assert not (REPOSITORY / "hot_envs" / "training").exists()
     assert not (REPOSITORY / "hot_envs" / "checkpoints").exists()
+
+
+def test_the_rules_ship_for_the_browser_tables_rules_page(wheel) -> None:
+    rules = (REPOSITORY / "docs" / "rules.md").read_bytes()
+    assert wheel.read("hot_envs/guide/rules.md") == rules
+    assert not [
+        name
+        for name in wheel.namelist()
+        if name.startswith("hot_envs/guide/") and name != "hot_envs/guide/rules.md"
+    ]  # the rest of docs/ stays out

@@ -11,6 +11,7 @@ import html
 import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable
+from importlib import resources
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -29,7 +30,7 @@ from hot_envs.web.store import StoreFull, TableStore
 from hot_envs.web.tables import RequestError, Table, short
 
 STATIC = Path(__file__).resolve().parent / "static"
-RULES = Path(__file__).resolve().parent / "rules.md"  # a link to docs/rules.md, a file in the wheel
+CHECKOUT_RULES = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 MAX_BODY = 2**20  # a record of the longest replay is about 60 kB; this leaves room and stops abuse
 log = logging.getLogger(__name__)
 
@@ -213,11 +214,20 @@ async def _server_error(request: Request, error: Exception) -> Response:
     return _error(500, f"the server failed: {type(error).__name__}: {error}")
 
 
+def rules_text() -> str | None:
+    """docs/rules.md: in a wheel as ``hot_envs.guide`` (the build ships docs/rules.md there), in a
+    source checkout or an editable install from docs/ itself; None if neither has it."""
+    try:
+        return resources.files("hot_envs.guide").joinpath("rules.md").read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError):
+        return CHECKOUT_RULES.read_text(encoding="utf-8") if CHECKOUT_RULES.is_file() else None
+
+
 async def rules_page(request: Request) -> Response:
     """docs/rules.md as a page, so the table's rule ids (``/rules#HL-4.3``) are a click away."""
-    if not RULES.is_file():
+    text = rules_text()
+    if text is None:
         return _error(404, "the rules (docs/rules.md) are missing from this installation")
-    text = RULES.read_text(encoding="utf-8")
     try:
         import markdown
 
