@@ -35,11 +35,14 @@ RUNS = {
 
 @pytest.fixture(scope="module")
 def runs(local_ray, tmp_path_factory) -> dict[str, Path]:
-    out = tmp_path_factory.mktemp("rllib_runs")
-    return {
-        game: train(parse_args([*argv, *QUICK, "--out", str(out / game), "--seed", "3"]))
-        for game, argv in RUNS.items()
-    }
+    """The two runs, trained once per test process: xdist may tear a module's fixtures down
+    between two of its tests (when the worker has no next test queued yet), and a second
+    set-up then finds the finished runs instead of training them again."""
+    out = tmp_path_factory.getbasetemp() / "rllib_runs"
+    for game, argv in RUNS.items():
+        if not (out / game / "final.npz").is_file():
+            train(parse_args([*argv, *QUICK, "--out", str(out / game), "--seed", "3"]))
+    return {game: out / game for game in RUNS}
 
 
 def progress(run: Path) -> list[dict]:
