@@ -112,11 +112,14 @@ def parse_args(argv: list[str] | None) -> Args:
         "envs_per_runner",
         "batch_size",
         "snapshot_every",
+        "max_snapshots",
         "checkpoint_every",
     ):
         minimum = 0 if name in ("env_runners", "checkpoint_every") else 1
         if getattr(args, name) < minimum:
             raise ValueError(f"--{name.replace('_', '-')} must be ≥ {minimum}")
+    if not 0 <= args.fixed_share <= 1:
+        raise ValueError(f"--fixed-share must be within [0, 1], not {args.fixed_share}")
     # Bad player counts, options or specs fail here, before Ray starts.
     from hot_envs.rllib.env import TurnBasedEnv
 

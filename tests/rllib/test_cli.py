@@ -27,6 +27,14 @@ def test_bad_rllib_options_are_clear_errors_before_ray_starts(capsys) -> None:
     assert "9" in capsys.readouterr().err
     assert cli(["train", "heisse-luft", "--backend=rllib", "--fixed", "heuristic"]) == 2
     assert "--mode league" in capsys.readouterr().err
+    league = ["train", "heisse-karten", "--backend", "rllib", "--mode", "league"]
+    assert cli([*league, "--fixed", "heuristic", "--fixed-share", "1.5"]) == 2
+    assert "--fixed-share must be within [0, 1]" in capsys.readouterr().err
+    assert cli([*league, "--max-snapshots", "0"]) == 2
+    assert "--max-snapshots must be ≥ 1" in capsys.readouterr().err
+    import ray
+
+    assert not ray.is_initialized()
 
 
 def test_an_unknown_backend_is_refused() -> None:
