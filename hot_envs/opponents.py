@@ -30,7 +30,7 @@ With ``pfsp_fixed`` the fixed opponents' share is split by the same rule, each �
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import KW_ONLY, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -141,27 +141,36 @@ class FixedOpponent:
         return self.spec
 
 
-@dataclass
-class League:
-    """Which opponents are in the pool, and with which weights (module docstring). Everything
-    after the game and the fixed opponents is a keyword argument."""
+@dataclass(kw_only=True)
+class LeagueRules:
+    """How a league draws (module docstring): the snapshots' share and how many stay, the
+    curriculum's ε, and prioritised fictitious self-play. Keyword arguments of :class:`League`,
+    and the keys of a training config's ``[league]`` section."""
 
-    game: str
-    fixed: list[FixedOpponent]
-    _: KW_ONLY
     snapshot_share: float = 0.5
     max_snapshots: int = 5
-    epsilon: float = 0.5
+    epsilon_start: float = 0.5  # a curriculum opponent's ε at the start
     epsilon_min: float = 0.0
     epsilon_step: float = 0.1
     win_low: float = 0.2
     win_high: float = 0.6
-    pfsp: bool = False
-    pfsp_fixed: bool = False
-    snapshots: list[str] = field(default_factory=list)
-    scores: dict[str, float] = field(default_factory=dict)  # learner's recent score per opponent
+    pfsp: bool = False  # snapshots weighted by how often they beat the learner
+    pfsp_fixed: bool = False  # … and the fixed opponents too (their weights times that)
+
+
+@dataclass
+class League(LeagueRules):
+    """Which opponents are in the pool, and with which weights (module docstring):
+    ``League(game, fixed, **rules)`` with :class:`LeagueRules` as keywords."""
+
+    game: str
+    fixed: list[FixedOpponent]
+    epsilon: float = field(init=False)  # a curriculum opponent's ε now
+    snapshots: list[str] = field(default_factory=list, kw_only=True)
+    scores: dict[str, float] = field(default_factory=dict, kw_only=True)  # recent, per opponent
 
     def __post_init__(self) -> None:
+        self.epsilon = self.epsilon_start
         for opponent in self.fixed:
             opponent.check()  # (its weight may have been set since it was made)
         names = [o.name() for o in self.fixed]

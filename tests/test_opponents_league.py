@@ -101,7 +101,7 @@ def test_state_and_restore_go_on_where_the_league_stood() -> None:
 
 
 def test_a_state_with_the_roster_alone_keeps_the_scores_and_epsilon() -> None:
-    pool = league(FixedOpponent("random"), epsilon=0.3)
+    pool = league(FixedOpponent("random"), epsilon_start=0.3)
     pool.add_snapshot("s1")
     pool.record("random", 0.5)
     pool.restore({"snapshots": ["s7", "s8"], "added": 9})

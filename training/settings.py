@@ -27,7 +27,7 @@ from hot_envs.agents.checkpoint import read_metadata
 from hot_envs.agents.shipped import find_checkpoint
 from hot_envs.arguments import BACKENDS, non_negative_int, positive_int
 from hot_envs.games import DEFAULT_GAME, GAMES, get_game
-from hot_envs.opponents import FixedOpponent
+from hot_envs.opponents import FixedOpponent, LeagueRules
 from hot_envs.single_agent import SingleAgentEnv
 from hot_envs.training.run_state import STATE_FILE, continuing_args, is_run_dir
 
@@ -128,25 +128,16 @@ class ImitationSettings:
 
 
 @dataclass
-class LeagueSettings:
-    """``[league]``: who sits in the other seats (hot_envs.opponents.League): fixed opponents
-    (agent specs with weights, a curriculum of random moves for some) and snapshots of the
-    learner."""
+class LeagueSettings(LeagueRules):
+    """``[league]``: who sits in the other seats (:class:`hot_envs.opponents.League`): fixed
+    opponents (agent specs with weights, a curriculum of random moves for some), snapshots of the
+    learner every ``snapshot_every`` steps, and the league's rules (:class:`LeagueRules`)."""
 
     opponents: list[dict[str, Any]] = field(
         default_factory=lambda: [{"spec": "random"}, {"spec": "heuristic", "curriculum": True}]
     )
-    snapshot_share: float = 0.5
     snapshot_every: int = 20_000
-    max_snapshots: int = 5
-    epsilon_start: float = 0.5
-    epsilon_min: float = 0.0
-    epsilon_step: float = 0.1
-    win_low: float = 0.2
-    win_high: float = 0.6
-    curriculum_window: int = 200
-    pfsp: bool = False  # snapshots weighted by how often they beat the learner
-    pfsp_fixed: bool = False  # … and the fixed opponents too (their weights times that)
+    curriculum_window: int = 200  # episodes against a curriculum opponent between ε changes
 
 
 @dataclass

@@ -34,7 +34,7 @@ import json
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv,
 from hot_envs.agents.checkpoint import read_metadata, update_metadata
 from hot_envs.agents.shipped import find_checkpoint
 from hot_envs.arguments import split_backend
+from hot_envs.opponents import FixedOpponent, League, LeagueRules
 from hot_envs.single_agent import Opponent, SingleAgentEnv
 from hot_envs.suite import held_out_pool
 from hot_envs.training.callbacks import TimeLimit as TimeLimit  # re-exported, as UpdateThreads
@@ -61,7 +62,7 @@ from hot_envs.training.evaluate import (
 from hot_envs.training.export import export_checkpoint, sb3_custom_objects
 from hot_envs.training.finetune import CriticWarmup, TeacherAnchor
 from hot_envs.training.imitation import Demonstrations, behaviour_cloning, collect, dagger
-from hot_envs.training.league import FixedOpponent, League, LeagueCallback
+from hot_envs.training.league import LeagueCallback
 from hot_envs.training.policies import ActionScorerPolicy
 from hot_envs.training.run_state import (
     Checkpointer,
@@ -145,19 +146,8 @@ def make_league(args: Args, resume: Resume | None) -> LeagueCallback:
     """The self-play league, which decides who sits in the other seats, in the callback that
     updates it during learning (snapshots of the learner, the curriculum); a continued run's
     as it stood."""
-    league = League(
-        args.game,
-        [FixedOpponent(**o) for o in args.opponents],
-        snapshot_share=args.snapshot_share,
-        max_snapshots=args.max_snapshots,
-        epsilon=args.epsilon_start,
-        epsilon_min=args.epsilon_min,
-        epsilon_step=args.epsilon_step,
-        win_low=args.win_low,
-        win_high=args.win_high,
-        pfsp=args.pfsp,
-        pfsp_fixed=args.pfsp_fixed,
-    )
+    rules = {f.name: getattr(args, f.name) for f in fields(LeagueRules)}
+    league = League(args.game, [FixedOpponent(**o) for o in args.opponents], **rules)
     callback = LeagueCallback(league, args.snapshot_every, args.curriculum_window, seed=args.seed)
     if resume is not None:  # before the envs: they start with its fixed opponents
         callback.restore(resume.part("league"))

@@ -221,7 +221,7 @@ def test_league_settings_are_keywords():
 
 
 def test_curriculum_moves_epsilon_towards_an_even_fight():
-    league = League("heisse-luft", [FixedOpponent("heuristic", curriculum=True)], epsilon=0.5)
+    league = League("heisse-luft", [FixedOpponent("heuristic", curriculum=True)], epsilon_start=0.5)
     assert league.source(league.fixed[0]) == "heuristic:0.50"
     assert league.adapt_epsilon(0.8) and league.epsilon == 0.4  # too easy: less randomness
     assert not league.adapt_epsilon(0.4) and league.epsilon == 0.4
