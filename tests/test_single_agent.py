@@ -340,12 +340,15 @@ def test_random_decisions_are_the_random_observations_with_the_learners_views(ga
         np.testing.assert_array_equal(engine.action_mask(state, seat), item["action_mask"])
 
 
-def test_the_wrapper_and_the_numpy_agent_import_without_torch():
+def test_the_envs_and_the_numpy_agent_import_and_run_without_torch_or_sb3():
     code = (
         "import sys; sys.modules['torch'] = None; sys.modules['stable_baselines3'] = None\n"
         "from hot_envs.single_agent import SingleAgentEnv\n"
+        "from hot_envs.vector import VectorSingleAgentEnv\n"
         "import hot_envs.agents.checkpoint\n"
-        "env = SingleAgentEnv('heisse-luft', seed=0); env.reset(); print('ok')\n"
+        "SingleAgentEnv('heisse-luft', seed=0).reset()\n"
+        "VectorSingleAgentEnv('heisse-karten', num_envs=2, seed=0).reset()\n"
+        "print('ok')\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
