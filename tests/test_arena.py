@@ -57,6 +57,22 @@ def seeded_random(game: str, seed: int | None) -> RandomAgent:
     return RandomAgent(seed)
 
 
+class BlasThreadsSeen(RandomAgent):
+    """A random player that writes the BLAS thread counts it sees to ``$BLAS_SEEN_FILE``."""
+
+    def act(self, observation, view=None):
+        from threadpoolctl import threadpool_info
+
+        counts = {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
+        with open(os.environ["BLAS_SEEN_FILE"], "a") as file:
+            file.write(f"{os.getpid()} {sorted(counts)}\n")
+        return super().act(observation, view)
+
+
+def blas_threads_seen(game: str, seed: int | None) -> BlasThreadsSeen:
+    return BlasThreadsSeen(seed)
+
+
 HERE = __name__  # "tests.test_arena": agents of this file as ``module:factory`` specs
 
 
@@ -136,6 +152,24 @@ def test_same_seed_same_results_with_any_number_of_workers():
     )
     assert one.records == two.records
     assert one.records != other.records
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_games_play_with_numpy_blas_on_one_thread(workers, tmp_path, monkeypatch):
+    from threadpoolctl import threadpool_limits
+
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.setenv("BLAS_SEEN_FILE", str(tmp_path / "seen"))
+    with threadpool_limits(2, user_api="blas"):  # numpy's default on two cores
+        lineup = [f"{HERE}:blas_threads_seen", "random"]
+        play_match("heisse-luft", lineup, 4, workers=workers, seed=0, progress=False)
+        seen = (tmp_path / "seen").read_text().splitlines()
+        assert {line.split()[1] for line in seen} == {"[1]"}
+        here = {line.split()[0] == str(os.getpid()) for line in seen}
+        assert here == {workers == 1}  # played here, or in the pool's worker processes
+        from threadpoolctl import threadpool_info
+
+        assert {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"} == {2}
 
 
 def test_illegal_actions_name_the_agent():
