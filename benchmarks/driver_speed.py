@@ -6,7 +6,7 @@ The env loops are timed in CPU time of the running thread (``time.thread_time``)
 another process holds the core is not counted; the steps/s are therefore per busy core:
 
 * **Batched env** — :class:`hot_envs.driver.Driver` as ``VectorSingleAgentEnv`` steps it (deal
-  a finished game anew, observe): Heiße Luft, ``action_features=True``, heuristic opponents, 64
+  a finished game anew, observe): Heiße Luft, the action scorers' input, heuristic opponents, 64
   games, uniformly random legal learner actions, no learning. The reference is the driver as it
   was before the learners' features and the heuristic opponents were batched: its source at
   commit ``BEFORE`` (``git show BEFORE:hot_envs/driver.py``), loaded as a module beside today's
@@ -16,7 +16,7 @@ another process holds the core is not counted; the steps/s are therefore per bus
   learner actions; the benchmark checks that they play the same games (the same observations
   at every step) and exits with status 1 otherwise.
 * **Batched Heiße Karten heuristic** — today's driver as above on Heiße Karten (4 players,
-  ``action_features=True``, heuristic opponents, 64 games) against the same driver with the
+  the action scorers' input, heuristic opponents, 64 games) against the same driver with the
   heuristic opponents deciding seat by seat through ``act`` (the batched heuristic,
   :func:`~hot_envs.agents.features_batch.batched_heuristic`, turned off): what deciding a round
   of games with the batched arithmetic, without encoding the observations it never reads, gives.
@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import json
 import os
 
@@ -64,6 +65,7 @@ from tqdm import tqdm
 from hot_envs.agents.batched import BatchedAgent, as_batched
 from hot_envs.agents.checkpoint import CheckpointAgent
 from hot_envs.agents.features import policy_input
+from hot_envs.agents.features_batch import ActionScorerInput
 from hot_envs.driver import Driver
 from hot_envs.single_agent import SingleAgentEnv, random_decisions
 
@@ -125,8 +127,13 @@ class DriverLoop:
     def __init__(
         self, driver_class: type, seed: int, game: str = "heisse-luft", players: int | None = None
     ) -> None:
+        # The learners' action features: a policy_input now, a flag in the earlier code.
+        if "policy_input" in inspect.signature(driver_class).parameters:
+            features: dict = {"policy_input": ActionScorerInput(game)}
+        else:
+            features = {"action_features": True}
         self.driver = driver_class(
-            game, num_envs=GAMES, opponents=["heuristic"], action_features=True, players=players
+            game, num_envs=GAMES, opponents=["heuristic"], players=players, **features
         )
         self.rngs = [np.random.default_rng([seed, i]) for i in range(GAMES)]
         self.pick = np.random.default_rng(seed)

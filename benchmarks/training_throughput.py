@@ -86,6 +86,7 @@ from hot_envs.training.train import (  # noqa: E402
     build_model,
     default_n_envs,
     parse_args,
+    policy_input,
 )
 
 RESULTS = Path(__file__).parent / "results"
@@ -135,7 +136,7 @@ def build(args: Args, setup: Setup) -> MaskablePPO:
         "players": args.players,
         "game_options": args.game_options,
         "shaping": args.shaping,
-        "action_features": args.policy == "action_scorer",
+        "policy_input": policy_input(args),
     }
     if isinstance(setup, Batched):
         envs = VecMonitor(
@@ -220,7 +221,7 @@ def env_steps(args: Args, setup: Batched, seconds: float, repeats: int) -> dict[
         "opponents": [snapshot],
         "players": args.players,
         "seed": args.seed,
-        "action_features": args.policy == "action_scorer",
+        "policy_input": policy_input(args),
     }
     single = SingleAgentEnv(args.game, game_options=args.game_options, **options)
     batched = VectorSingleAgentEnv(

@@ -14,9 +14,10 @@ play seat by seat through ``act(observation, view)``, but a game's own heuristic
 with the batched feature arithmetic where the game has that
 (:func:`~hot_envs.agents.features_batch.batched_heuristic`: the same actions and the same draws
 from its generator as its ``act``). Every opponent action is checked first. The learners' action
-features (``action_features=True``) are computed for all games at once
-(:func:`~hot_envs.agents.features_batch.policy_input_batch`, the rows ``policy_input`` gives
-per game, bit for bit).
+The environments emit the game's observation; a policy that reads something else gives them its
+:class:`PolicyInput` (the action scorers' is
+:class:`~hot_envs.agents.features_batch.ActionScorerInput`), which the driver computes for all
+learners at once, from their observations and views.
 
 ``single=True`` keeps the one-game env's own conventions, so a seed deals the games it always
 dealt: a deal draws from the game's generator itself (the batched env draws an int seed per deal
@@ -36,15 +37,14 @@ float32), and :meth:`Driver.step_one` gives one game's step as Python values.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from gymnasium import spaces
 
 from hot_envs.agents.base import observe
 from hot_envs.agents.batched import BatchedAgent, PerSeatAgent, as_batched
-from hot_envs.agents.features import SPECS, policy_input
-from hot_envs.agents.features_batch import batched_heuristic, policy_input_batch
+from hot_envs.agents.features_batch import batched_heuristic
 from hot_envs.engine import GameState
 from hot_envs.games import DEFAULT_GAME, get_game
 from hot_envs.opponents import Opponent, OpponentPool, OpponentSource
@@ -55,6 +55,19 @@ ROTATE = "rotate"
 # rows on, where that costs less per row than a fresh observation each; fewer, as in a one-game
 # env, are observed one by one (measured: ~15 µs a decision less for one row, ~2 µs more at 64).
 _BUFFERED_ROWS = 8
+
+
+class PolicyInput(Protocol):
+    """What a policy reads in place of the observation, computed from the learner's observation
+    and view (``policy_input=`` of the envs): ``size`` entries, one row (``one``) or a batch of
+    rows (``batch``, the same rows as ``one`` gives one by one)."""
+
+    @property
+    def size(self) -> int: ...
+
+    def one(self, observation: np.ndarray, view: dict[str, Any]) -> np.ndarray: ...
+
+    def batch(self, observations: np.ndarray, views: Sequence[dict[str, Any]]) -> np.ndarray: ...
 
 
 def driven(name: str, writable: bool = False) -> property:
@@ -77,7 +90,7 @@ class DrivenEnv:
     driver: Driver
     description, game_name, engine = driven("description"), driven("game_name"), driven("engine")
     game_options, player_counts = driven("game_options"), driven("player_counts")
-    learner_seat_option, action_features = driven("learner_seat_option"), driven("action_features")
+    learner_seat_option, policy_input = driven("learner_seat_option"), driven("policy_input")
     pool, shaping = driven("pool", writable=True), driven("shaping", writable=True)
 
     def set_opponent(self, name: str, source: OpponentSource | None, weight: float = 1.0) -> None:
@@ -94,7 +107,7 @@ class Driver:
 
     Arguments as the envs': ``game``; ``opponents`` (an :class:`OpponentPool` or its entries);
     ``learner_seat`` (a seat or ``"rotate"``); ``players`` (a count or counts drawn per game);
-    ``game_options``; ``shaping``; ``action_features``; ``single`` (the one-game env's
+    ``game_options``; ``shaping``; ``policy_input``; ``single`` (the one-game env's
     conventions). Bad arguments fail here: one game is dealt per player count."""
 
     def __init__(
@@ -106,7 +119,7 @@ class Driver:
         players: int | Sequence[int] | None = None,
         game_options: dict[str, Any] | None = None,
         shaping: float = 0.0,
-        action_features: bool = False,
+        policy_input: PolicyInput | None = None,
         single: bool = False,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
@@ -134,13 +147,13 @@ class Driver:
         if shaping and self.description.shaping is None:
             raise ValueError(f"{self.description.title} has no reward shaping (its spec's shaping)")
         self.shaping = float(shaping)
-        self.action_features = bool(action_features)
+        self.policy_input = policy_input
         self.single = single
         self.num_envs = num_envs
         layout, num_actions = self.engine.LAYOUT, self.engine.NUM_ACTIONS
-        if self.action_features:
-            size = SPECS[self.game_name].input_size
-            self.observation_space = spaces.Box(-np.inf, np.inf, (size,), dtype=np.float32)
+        if policy_input is not None:
+            size = (policy_input.size,)
+            self.observation_space = spaces.Box(-np.inf, np.inf, size, dtype=np.float32)
         else:
             self.observation_space = spaces.Box(layout.low, layout.high, dtype=np.float32)
         self._encode, self._legal = self.engine.encode, self.engine.State.legal_actions
@@ -158,6 +171,11 @@ class Driver:
         self._potentials = np.zeros(num_envs, dtype=np.float64)
         # Buffers reused by every step: the learners' and one round of opponents' inputs.
         self.observations = np.zeros((num_envs, *self.observation_space.shape), dtype=np.float32)
+        self._observed = (  # the learners' observations, where a policy input replaces them
+            self.observations
+            if policy_input is None
+            else np.zeros((num_envs, layout.size), dtype=np.float32)
+        )
         self.masks = np.zeros((num_envs, num_actions), dtype=np.int8)
         self._opponent_observations = np.zeros((num_envs, layout.size), dtype=np.float32)
         self._opponent_masks = np.zeros_like(self.masks)
@@ -252,25 +270,21 @@ class Driver:
         """``observations`` and ``masks``: every learner's input and legal actions now (no legal
         action where its game is over)."""
         seats = self.seats.tolist()
-        self._fill(self.games, seats, self.observations, self.masks)
-        if self.action_features:  # the observation, then the features of each legal action
+        self._fill(self.games, seats, self._observed, self.masks)
+        if self.policy_input is not None:  # the policy's input, from observations and views
             views = [game.view(seat) for game, seat in zip(self.games, seats, strict=True)]
             if len(views) == 1:  # one game: the per-decision function costs less
-                self.observations[0] = policy_input(
-                    self.game_name, self.observations[0, : self._layout_size], views[0]
-                )
+                self.observations[0] = self.policy_input.one(self._observed[0], views[0])
             else:  # all games at once, the same rows bit for bit
-                self.observations[:] = policy_input_batch(
-                    self.game_name, self.observations[:, : self._layout_size], views
-                )
+                self.observations[:] = self.policy_input.batch(self._observed, views)
 
     def learner_observation(self, i: int) -> np.ndarray:
         """The learner's observation in game ``i`` (also of a finished game: a truncated
         episode's value is bootstrapped from it)."""
         game, seat = self.games[i], int(self.seats[i])
         observation = self._encode(game, seat)
-        if self.action_features:
-            return policy_input(self.game_name, observation, game.view(seat))
+        if self.policy_input is not None:
+            return self.policy_input.one(observation, game.view(seat))
         return observation
 
     def info(self, i: int) -> dict[str, Any]:

@@ -57,7 +57,7 @@ import numpy as np
 from gymnasium import spaces
 
 from hot_envs.agents.base import Agent
-from hot_envs.driver import ROTATE, DrivenEnv, Driver
+from hot_envs.driver import ROTATE, DrivenEnv, Driver, PolicyInput
 from hot_envs.engine import GameState
 from hot_envs.games import DEFAULT_GAME
 from hot_envs.opponents import Opponent, OpponentPool, OpponentSource
@@ -86,9 +86,9 @@ class SingleAgentEnv(DrivenEnv, gymnasium.Env):
     ``learner_seat`` (a seat or ``"rotate"``); ``players`` (Heiße Karten: a player count, or a
     sequence of counts drawn uniformly per episode); ``game_options`` (engine options such as
     ``turn_limit``); ``shaping`` (coefficient c of the potential-based shaping, 0 = off);
-    ``seed`` (seeds the first ``reset`` without a seed); ``action_features`` (observations are
-    the packed inputs of :func:`hot_envs.agents.features.policy_input` — observation, a feature
-    row per legal action and the actions' ids — for action-scoring policies).
+    ``seed`` (seeds the first ``reset`` without a seed); ``policy_input`` (a policy's
+    :class:`~hot_envs.driver.PolicyInput`, emitted in place of the observation — e.g.
+    :class:`~hot_envs.agents.features_batch.ActionScorerInput` for action-scoring policies).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
@@ -103,7 +103,7 @@ class SingleAgentEnv(DrivenEnv, gymnasium.Env):
         shaping: float = 0.0,
         seed: int | None = None,
         render_mode: str | None = None,
-        action_features: bool = False,
+        policy_input: PolicyInput | None = None,
     ) -> None:
         self.driver = Driver(
             game,
@@ -113,7 +113,7 @@ class SingleAgentEnv(DrivenEnv, gymnasium.Env):
             players,
             game_options,
             shaping,
-            action_features,
+            policy_input,
             single=True,
         )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:

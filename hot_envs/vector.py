@@ -16,9 +16,9 @@ search) play their seats one by one through ``act(observation, view)``. A Gymnas
 for Heiße Karten), ``single_action_space`` ``Discrete(366)`` / ``Discrete(48)``;
 ``observation_space`` and ``action_space`` are their batches (``(num_envs, obs_dim)`` float32,
 ``MultiDiscrete``). :meth:`VectorSingleAgentEnv.action_masks` gives the ``(num_envs,
-num_actions)`` bool masks of the learners' legal actions. With ``action_features=True`` the
-learners' observations are the packed inputs of action-scoring policies
-(:func:`hot_envs.agents.features.policy_input`), as in ``SingleAgentEnv``.
+num_actions)`` bool masks of the learners' legal actions. Given a policy's ``policy_input``
+(e.g. :class:`~hot_envs.agents.features_batch.ActionScorerInput`), the learners' observations
+are its rows instead, computed for all games at once, as in ``SingleAgentEnv``.
 
 ## Rewards, episode end, autoreset
 As in ``SingleAgentEnv``: the learner's own return when its game ends, whoever made the last
@@ -58,7 +58,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from hot_envs.driver import ROTATE, DrivenEnv, Driver, driven
+from hot_envs.driver import ROTATE, DrivenEnv, Driver, PolicyInput, driven
 from hot_envs.games import DEFAULT_GAME
 from hot_envs.opponents import Opponent, OpponentPool, OpponentSource
 
@@ -71,7 +71,7 @@ class VectorSingleAgentEnv(DrivenEnv, VectorEnv):
     factories, ``(source, weight)`` pairs; default ``["random"]``); ``learner_seat`` (a seat or
     ``"rotate"``); ``players`` (Heiße Karten: a count or counts drawn per game);
     ``game_options``; ``shaping``; ``seed`` (for the first ``reset`` without one);
-    ``action_features`` (packed observations for action-scoring policies).
+    ``policy_input`` (a policy's :class:`~hot_envs.driver.PolicyInput` in place of observations).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
@@ -88,10 +88,10 @@ class VectorSingleAgentEnv(DrivenEnv, VectorEnv):
         game_options: dict[str, Any] | None = None,
         shaping: float = 0.0,
         seed: int | None = None,
-        action_features: bool = False,
+        policy_input: PolicyInput | None = None,
     ) -> None:
         self.driver = Driver(
-            game, num_envs, opponents, learner_seat, players, game_options, shaping, action_features
+            game, num_envs, opponents, learner_seat, players, game_options, shaping, policy_input
         )
         self.num_envs = num_envs
         self.single_observation_space = self.driver.observation_space

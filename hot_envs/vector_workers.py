@@ -64,7 +64,7 @@ class WorkerError(RuntimeError):
 class SubprocVectorSingleAgentEnv(VectorEnv):
     """``num_envs`` games of :class:`VectorSingleAgentEnv` over ``workers`` processes, this one
     included (module docstring). ``game``, ``num_envs``, ``seed`` and ``arguments`` (``opponents``,
-    ``learner_seat``, ``players``, ``game_options``, ``shaping``, ``action_features``) as
+    ``learner_seat``, ``players``, ``game_options``, ``shaping``, ``policy_input``) as
     ``VectorSingleAgentEnv``; ``start_method`` of :mod:`multiprocessing` (default ``forkserver``
     where available, else ``spawn``)."""
 

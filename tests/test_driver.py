@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from hot_envs.agents.features import SPECS, policy_input
+from hot_envs.agents.features_batch import ActionScorerInput
 from hot_envs.driver import Driver
 from hot_envs.scoring import score
 from hot_envs.single_agent import SingleAgentEnv
@@ -94,7 +95,11 @@ def test_the_batched_action_features_are_the_per_game_ones_bit_for_bit(game, pla
     """The driver computes every learner's features at once (``policy_input_batch``); each row
     is what ``policy_input`` gives for that learner's decision alone, to the bit."""
     driver = Driver(
-        game, num_envs=16, players=players, opponents=["heuristic", "random"], action_features=True
+        game,
+        num_envs=16,
+        players=players,
+        opponents=["heuristic", "random"],
+        policy_input=ActionScorerInput(game),
     )
     assert driver.observations.shape[1] == SPECS[driver.game_name].input_size
     rngs = [np.random.default_rng(100 + i) for i in range(driver.num_envs)]
@@ -145,3 +150,43 @@ def test_the_batched_heuristic_scores_are_the_heuristics_own_numbers():
         legal = [view["legal_actions"] for view in part]
         expected = [hl.play_scores(hl._Table(view), view["legal_actions"]) for view in part]
         assert play_scores_batch(part, legal) == expected
+
+
+def test_the_envs_know_no_policy_input_but_the_one_they_are_given():
+    """What an env emits does not depend on the model that reads it: no single-agent env
+    module imports the action scorers' input (or any feature code but the batched heuristic
+    opponents), and a policy input of any size is emitted as given."""
+    import ast
+    from pathlib import Path
+
+    import hot_envs
+
+    root = Path(hot_envs.__file__).parent
+    for name in ("driver", "single_agent", "vector", "vector_workers", "vector_sb3"):
+        tree = ast.parse((root / f"{name}.py").read_text(encoding="utf-8"))
+        imported = {
+            (node.module, alias.name)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom)
+            for alias in node.names
+        }
+        features = {pair for pair in imported if pair[0].startswith("hot_envs.agents.features")}
+        assert features <= {("hot_envs.agents.features_batch", "batched_heuristic")}, name
+
+    class Ones:
+        size = 3
+
+        def one(self, observation, view):
+            return np.ones(3, np.float32)
+
+        def batch(self, observations, views):
+            return np.ones((len(views), 3), np.float32)
+
+    from hot_envs.single_agent import SingleAgentEnv
+    from hot_envs.vector import VectorSingleAgentEnv
+
+    single = SingleAgentEnv("heisse-luft", policy_input=Ones())
+    assert single.observation_space.shape == (3,)
+    np.testing.assert_array_equal(single.reset(seed=0)[0], np.ones(3))
+    batch = VectorSingleAgentEnv("heisse-karten", num_envs=4, policy_input=Ones())
+    np.testing.assert_array_equal(batch.reset(seed=0)[0], np.ones((4, 3)))

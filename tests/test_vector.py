@@ -16,6 +16,7 @@ import pytest
 from hot_envs.agents.batched import PerSeatAgent, as_batched
 from hot_envs.agents.checkpoint import CheckpointAgent
 from hot_envs.agents.features import SPECS, policy_input
+from hot_envs.agents.features_batch import ActionScorerInput
 from hot_envs.agents.random_agent import RandomAgent
 from hot_envs.agents.scorer import NumpyScorer
 from hot_envs.games import get_game
@@ -265,7 +266,8 @@ def random_scorer(game: str, sample: bool) -> CheckpointAgent:
 def test_an_action_scoring_checkpoint_decides_batched_as_one_by_one(game):
     """Its ``act_batch`` packs each row's features from the seat's view: the argmax equals
     ``act``; sampled ones are legal (the env checks every opponent action). The learners'
-    packed observations are ``policy_input``'s, as in ``SingleAgentEnv(action_features=True)``."""
+    packed observations are ``policy_input``'s, as ``SingleAgentEnv``'s with
+    ``ActionScorerInput``."""
     agent, sampler = random_scorer(game, False), random_scorer(game, True)
     log = defaultdict(list)
     env = VectorSingleAgentEnv(
@@ -273,7 +275,7 @@ def test_an_action_scoring_checkpoint_decides_batched_as_one_by_one(game):
         num_envs=4,
         players=None if game == "heisse-luft" else [2, 5],
         opponents=[Recorder(agent, log), Recorder(sampler, log)],
-        action_features=True,
+        policy_input=ActionScorerInput(game),
     )
     observations, _ = env.reset(seed=0)
     assert observations.shape == (4, SPECS[game].input_size)

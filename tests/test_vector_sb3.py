@@ -19,6 +19,7 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 from stable_baselines3.common.vec_env import VecMonitor  # noqa: E402
 
 from hot_envs.agents.checkpoint import CheckpointAgent  # noqa: E402
+from hot_envs.agents.features_batch import ActionScorerInput
 from hot_envs.training.export import numpy_policy  # noqa: E402
 from hot_envs.vector import VectorSingleAgentEnv  # noqa: E402
 from hot_envs.vector_sb3 import SB3VectorEnv  # noqa: E402
@@ -110,7 +111,9 @@ def test_the_action_scoring_policy_trains_on_it_with_packed_observations():
 
     args = parse_args(["heisse-luft", "--seed", "1"])
     args = replace(args, policy="action_scorer", rollout_steps=128, batch_size=64, n_epochs=1)
-    envs = VecMonitor(SB3VectorEnv(game="heisse-luft", num_envs=8, action_features=True))
+    envs = VecMonitor(
+        SB3VectorEnv(game="heisse-luft", num_envs=8, policy_input=ActionScorerInput("heisse-luft"))
+    )
     model = build_model(args, envs)
     snapshot = CheckpointAgent(numpy_policy(model), {"game": "heisse-luft"}, sample=True)
     envs.env_method("set_opponent", "snapshot", snapshot, 1.0)

@@ -35,8 +35,9 @@ import numpy as np
 
 from hot_envs.agents import Agent, make_agent
 from hot_envs.agents.base import observe
-from hot_envs.agents.features import policy_input
+from hot_envs.agents.features_batch import ActionScorerInput
 from hot_envs.arena import progress_bar
+from hot_envs.driver import PolicyInput
 from hot_envs.games import get_game
 
 
@@ -58,7 +59,7 @@ def collect(
     teacher: str | Agent = "heuristic",
     gamma: float = 0.995,
     learner: Agent | None = None,
-    action_features: bool = False,
+    policy_input: PolicyInput | None = None,
     opponent: str | Agent | None = None,
     own_labels: Sequence[int] = (),
     workers: int = 1,
@@ -76,8 +77,8 @@ def collect(
     (a margin; the teacher must be a search agent) the learner's move is the search's prior at
     the learner's decisions: the label is the learner's move unless the search finds one better
     by more than ``improve`` (module docstring).
-    ``action_features`` records the packed inputs of action-scoring policies
-    (:func:`hot_envs.agents.features.policy_input`) instead of the bare observations.
+    ``policy_input`` (a policy's :class:`~hot_envs.driver.PolicyInput`, e.g. the action
+    scorers') records its rows instead of the bare observations.
     ``workers`` > 1 splits the decisions over that many processes, each with its own seed derived
     from ``seed`` (agents given as objects must then be picklable). ``progress`` shows a
     progress bar of the decisions (tqdm, if installed).
@@ -89,7 +90,7 @@ def collect(
             "teacher": teacher,
             "gamma": gamma,
             "learner": learner,
-            "action_features": action_features,
+            "policy_input": policy_input,
             "opponent": opponent,
             "own_labels": own_labels,
             "improve": improve,
@@ -128,8 +129,8 @@ def collect(
                     label = int((improver or agent).act(observation, view))
             else:
                 label = int(agent.act(observation, view))
-            if action_features:
-                obs.append(policy_input(game, observation["observation"], view))
+            if policy_input is not None:
+                obs.append(policy_input.one(observation["observation"], view))
             else:
                 obs.append(observation["observation"])
             masks.append(observation["action_mask"].astype(bool))
@@ -285,7 +286,7 @@ def dagger(
             teacher,
             gamma,
             learner,
-            action_features=is_action_scorer(model),
+            policy_input=ActionScorerInput(game) if is_action_scorer(model) else None,
             opponent=opponent,
             own_labels=own_labels,
             workers=workers,

@@ -96,7 +96,8 @@ class ActionScorerNet(nn.Module):
 
 class ActionScorerPolicy(MaskableActorCriticPolicy):
     """``MaskablePPO(ActionScorerPolicy, env, policy_kwargs={"game": ..., ...})`` on an env whose
-    observations are packed inputs (``SingleAgentEnv(..., action_features=True)``)."""
+    observations are packed inputs (``SingleAgentEnv(...,
+    policy_input=ActionScorerInput(game))``, :mod:`hot_envs.agents.features_batch`)."""
 
     def __init__(
         self,

@@ -46,6 +46,7 @@ from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
 from hot_envs.agents.checkpoint import read_metadata, update_metadata
+from hot_envs.agents.features_batch import ActionScorerInput
 from hot_envs.agents.shipped import find_checkpoint
 from hot_envs.arguments import split_backend
 from hot_envs.opponents import FixedOpponent, League, LeagueRules
@@ -163,7 +164,7 @@ def make_envs(args: Args, league: League, resume: Resume | None, stop: StopSigna
         "players": args.players,
         "game_options": args.game_options,
         "shaping": args.shaping,
-        "action_features": args.policy == "action_scorer",
+        "policy_input": policy_input(args),
     }
     seed = resume.env_seed(args.seed) if resume else args.seed
     with stop.children_ignore_sigint():  # a Ctrl-C reaches them too; this process decides
@@ -177,6 +178,12 @@ def make_envs(args: Args, league: League, resume: Resume | None, stop: StopSigna
         vec_env_cls = SubprocVecEnv if n_envs > 1 else DummyVecEnv
         make_env = partial(SingleAgentEnv, args.game, **options)
         return make_vec_env(make_env, n_envs=n_envs, seed=seed, vec_env_cls=vec_env_cls)
+
+
+def policy_input(args: Args) -> ActionScorerInput | None:
+    """What the run's policy reads in place of the observation: the action scorer's packed
+    input (the envs and the teacher's demonstrations emit it), or the observation (None)."""
+    return ActionScorerInput(args.game) if args.policy == "action_scorer" else None
 
 
 def default_n_envs() -> int:
@@ -363,7 +370,7 @@ def teacher_demos(args: Args) -> Demonstrations:
         args.seed,
         args.bc_teacher,
         args.gamma,
-        action_features=args.policy == "action_scorer",
+        policy_input=policy_input(args),
         workers=args.imitation_workers or os.cpu_count() or 1,
         progress=args.progress_bar,
     )

@@ -14,6 +14,11 @@ exchange and trophy decisions take the per-decision path. Each game's part:
 :func:`action_features_batch` is the flat form underneath: one feature row per legal action,
 with its decision and slot, what a scorer that scores only the legal actions reads
 (:meth:`hot_envs.agents.scorer.NumpyScorer.batch_legal_logits`).
+
+:class:`ActionScorerInput` is what an action-scoring policy reads, as an object a single-agent
+environment takes (``policy_input=ActionScorerInput(game)``): the environment then emits these
+packed rows in place of its observations, computed for all its games at once, and knows nothing
+of the model behind them.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import functools
 import importlib
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
@@ -89,6 +95,26 @@ def policy_input_batch(
     packed[:, d + width :] = -1.0
     packed[rows.decision, d + width + rows.slot] = rows.actions
     return packed
+
+
+@dataclass(frozen=True)
+class ActionScorerInput:
+    """The input of the action-scoring policies (``hot_envs.training.policies``,
+    :class:`~hot_envs.agents.scorer.NumpyScorer`) for a single-agent environment to emit
+    (:class:`hot_envs.driver.PolicyInput`): per decision the observation, a feature row per
+    legal action and the actions' ids (:func:`~hot_envs.agents.features.policy_input`)."""
+
+    game: str
+
+    @property
+    def size(self) -> int:
+        return ft.SPECS[get_game(self.game).name].input_size
+
+    def one(self, observation: np.ndarray, view: dict[str, Any]) -> np.ndarray:
+        return ft.policy_input(self.game, observation, view)
+
+    def batch(self, observations: np.ndarray, views: Sequence[dict[str, Any]]) -> np.ndarray:
+        return policy_input_batch(self.game, observations, views)
 
 
 def batched_heuristic(game: str, agent: Any) -> Any | None:

@@ -14,7 +14,7 @@ from hot_envs import driver as driver_module
 from hot_envs.agents import heuristic_karten as hk
 from hot_envs.agents import make_agent
 from hot_envs.agents.base import observe
-from hot_envs.agents.features_batch import batched_heuristic
+from hot_envs.agents.features_batch import ActionScorerInput, batched_heuristic
 from hot_envs.agents.features_batch_karten import BatchedHeuristic, card_scores_batch
 from hot_envs.games import get_game
 from hot_envs.vector import VectorSingleAgentEnv
@@ -159,7 +159,7 @@ def test_the_batched_heuristic_plays_the_games_the_per_seat_one_plays(spec, monk
             num_envs=48,
             opponents=[spec, ("random", 0.25)],
             players=(2, 3, 4, 5, 6),
-            action_features=True,
+            policy_input=ActionScorerInput(GAME),
         )
         return _play(env, 40, seed=9)
 

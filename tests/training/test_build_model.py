@@ -16,7 +16,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 
 from hot_envs.single_agent import SingleAgentEnv  # noqa: E402
 from hot_envs.training.policies import ActionScorerPolicy  # noqa: E402
-from hot_envs.training.train import build_model, parse_args  # noqa: E402
+from hot_envs.training.train import build_model, parse_args, policy_input  # noqa: E402
 
 
 @pytest.mark.parametrize("game", ["heisse-luft", "heisse-karten"])
@@ -24,7 +24,7 @@ def test_the_model_has_the_configs_ppo_settings_and_network(game):
     args = parse_args([game, "--seed", "3"])
     scorer = args.policy == "action_scorer"
     envs = make_vec_env(
-        partial(SingleAgentEnv, game, players=args.players, action_features=scorer),
+        partial(SingleAgentEnv, game, players=args.players, policy_input=policy_input(args)),
         n_envs=3,
         vec_env_cls=DummyVecEnv,
     )

@@ -9,6 +9,7 @@ pytest.importorskip("sb3_contrib")
 
 from sb3_contrib import MaskablePPO  # noqa: E402
 
+from hot_envs.agents.features_batch import ActionScorerInput
 from hot_envs.agents.random_agent import RandomAgent  # noqa: E402
 from hot_envs.single_agent import SingleAgentEnv  # noqa: E402
 from hot_envs.training.imitation import behaviour_cloning, collect, dagger  # noqa: E402
@@ -140,10 +141,14 @@ def test_dagger_starts_without_base_data():
 
 @pytest.mark.slow  # two behaviour-cloning runs of 30 epochs
 def test_label_smoothing_keeps_the_teachers_choice_but_not_its_certainty():
-    demos = collect("heisse-karten", [2], 300, seed=0, action_features=True)
+    demos = collect(
+        "heisse-karten", [2], 300, seed=0, policy_input=ActionScorerInput("heisse-karten")
+    )
     entropies, accuracies = [], []
     for smoothing in (0.0, 0.2):
-        env = SingleAgentEnv("heisse-karten", players=[2], action_features=True)
+        env = SingleAgentEnv(
+            "heisse-karten", players=[2], policy_input=ActionScorerInput("heisse-karten")
+        )
         kwargs = {"game": "heisse-karten", "state_arch": [32, 16], "scorer_arch": [32]}
         model = MaskablePPO(ActionScorerPolicy, env, policy_kwargs=kwargs, seed=0)
         history = behaviour_cloning(model, demos, 30, 64, 1e-2, label_smoothing=smoothing, seed=0)

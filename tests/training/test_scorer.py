@@ -17,6 +17,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy  # no
 
 from hot_envs.agents.checkpoint import CheckpointAgent  # noqa: E402
 from hot_envs.agents.features import SPECS  # noqa: E402
+from hot_envs.agents.features_batch import ActionScorerInput
 from hot_envs.single_agent import SingleAgentEnv  # noqa: E402
 from hot_envs.training.export import export_checkpoint, numpy_policy  # noqa: E402
 from hot_envs.training.finetune import CriticWarmup, actor_parameters  # noqa: E402
@@ -28,7 +29,7 @@ CASES = [("heisse-luft", None), ("heisse-karten", [2, 3, 4, 5, 6])]
 
 
 def _model(game: str, players, seed: int = 0) -> MaskablePPO:
-    env = SingleAgentEnv(game, players=players, seed=seed, action_features=True)
+    env = SingleAgentEnv(game, players=players, seed=seed, policy_input=ActionScorerInput(game))
     kwargs = {"game": game, "state_arch": [32, 16], "scorer_arch": [24], "value_arch": [32]}
     model = MaskablePPO(
         ActionScorerPolicy, env, policy_kwargs=kwargs, n_steps=64, batch_size=32, seed=seed
@@ -39,7 +40,7 @@ def _model(game: str, players, seed: int = 0) -> MaskablePPO:
 
 
 def _inputs(game: str, players, n: int = 300) -> tuple[np.ndarray, np.ndarray]:
-    env = SingleAgentEnv(game, players=players, seed=1, action_features=True)
+    env = SingleAgentEnv(game, players=players, seed=1, policy_input=ActionScorerInput(game))
     rng = np.random.default_rng(0)
     observation, _ = env.reset(seed=1)
     inputs, masks = [], []
