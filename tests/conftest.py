@@ -2,8 +2,9 @@
 
 ``pytest`` runs everything on every core (``-n auto``); ``pytest -m "not slow"`` is the fast tier
 for the inner loop. The RLlib tests (each starts a local Ray) and the browser tests (each drives
-Chromium) count as slow wherever they are. The RLlib tests also share one xdist worker
-(``--dist loadgroup``), so no two local Ray instances start at once on a small machine.
+Chromium) count as slow wherever they are. Two workers may each run a local Ray at once (each in
+its own temp folder); what several RLlib tests read is trained once for all workers
+(``tests/rllib/test_training.py``).
 
 Every worker, and every process a test starts, runs torch and numpy's BLAS on one thread: the
 workers already use every core, and a second thread per process on a busy machine made small
@@ -23,8 +24,5 @@ for _variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if item.get_closest_marker("rllib"):
-            item.add_marker(pytest.mark.xdist_group("ray"))
-            item.add_marker(pytest.mark.slow)
-        elif item.path.name == "test_browser.py":
+        if item.get_closest_marker("rllib") or item.path.name == "test_browser.py":
             item.add_marker(pytest.mark.slow)

@@ -5,6 +5,7 @@ ignores the mask."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 from pathlib import Path
 
@@ -34,14 +35,18 @@ RUNS = {
 
 
 @pytest.fixture(scope="module")
-def runs(local_ray, tmp_path_factory) -> dict[str, Path]:
-    """The two runs, trained once per test process: xdist may tear a module's fixtures down
-    between two of its tests (when the worker has no next test queued yet), and a second
-    set-up then finds the finished runs instead of training them again."""
-    out = tmp_path_factory.getbasetemp() / "rllib_runs"
-    for game, argv in RUNS.items():
-        if not (out / game / "final.npz").is_file():
-            train(parse_args([*argv, *QUICK, "--out", str(out / game), "--seed", "3"]))
+def runs(local_ray, tmp_path_factory, worker_id) -> dict[str, Path]:
+    """The two runs, trained once for the whole test session: the first xdist worker here trains
+    them while any other waits on a lock, and every worker reads the same folders (a module's
+    tests may land on both workers, and a worker may set a module's fixtures up twice)."""
+    base = tmp_path_factory.getbasetemp()
+    out = (base if worker_id == "master" else base.parent) / "rllib_runs"
+    out.mkdir(exist_ok=True)
+    with open(out / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for game, argv in RUNS.items():
+            if not (out / game / "final.npz").is_file():
+                train(parse_args([*argv, *QUICK, "--out", str(out / game), "--seed", "3"]))
     return {game: out / game for game in RUNS}
 
 
