@@ -242,9 +242,9 @@ def _run_groups(
 def one_blas_thread() -> Iterator[None]:
     """numpy's BLAS on one thread while the games are played, here and in the pool's worker
     processes (forked from here): the agents' networks multiply small matrices, where a thread
-    per core only waits for cores the other workers keep busy (a 300-game Heiße Luft match of
-    the shipped policy took 2× as long on 2 cores). Needs threadpoolctl (the eval extra);
-    ``OPENBLAS_NUM_THREADS``, where set, decides instead."""
+    per core only waits for cores the other workers keep busy (docs/agents.md has the
+    measurement). Needs threadpoolctl (the eval extra); ``OPENBLAS_NUM_THREADS``, where set,
+    decides instead."""
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:

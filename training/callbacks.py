@@ -20,10 +20,9 @@ def one_blas_thread() -> None:
     arena pools), unless the environment already says how many.
 
     The opponents' numpy networks and the features multiply small matrices, where a second BLAS
-    thread only waits for a core that the env workers and torch keep busy: on 2 cores the main
-    job collected half as many steps with numpy's default (a thread per core) as with one. The
-    variables reach the processes started from here; ``threadpool_limits`` applies the limit in
-    this process, whose numpy has loaded already."""
+    thread only waits for a core that the env workers and torch keep busy (docs/training.md has
+    the measurement). The variables reach the processes started from here;
+    ``threadpool_limits`` applies the limit in this process, whose numpy has loaded already."""
     if "OPENBLAS_NUM_THREADS" in os.environ:  # the user's choice, applied when numpy loaded
         return
     for variable in BLAS_VARIABLES:
