@@ -5,7 +5,7 @@ by chunk (the median of the per-chunk ratios is reported: a busy machine slows b
 The env loops are timed in CPU time of the running thread (``time.thread_time``), so the time
 another process holds the core is not counted; the steps/s are therefore per busy core:
 
-* **Batched env** — :class:`hot_envs.driver.Driver` as ``VectorSingleAgentEnv`` steps it (deal
+* **Batched env** — :class:`hot_envs.envs.driver.Driver` as ``VectorSingleAgentEnv`` steps it (deal
   a finished game anew, observe): Heiße Luft, the action scorers' input, heuristic opponents, 64
   games, uniformly random legal learner actions, no learning. The reference is the driver as it
   was before the learners' features and the heuristic opponents were batched: its source at
@@ -66,8 +66,8 @@ from hot_envs.agents.batched import BatchedAgent, as_batched
 from hot_envs.agents.checkpoint import CheckpointAgent
 from hot_envs.agents.features import policy_input
 from hot_envs.agents.features_batch import ActionScorerInput
-from hot_envs.driver import Driver
-from hot_envs.single_agent import SingleAgentEnv, random_decisions
+from hot_envs.envs.driver import Driver
+from hot_envs.envs.single_agent import SingleAgentEnv, random_decisions
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 RESULTS = REPOSITORY / "benchmarks" / "results"

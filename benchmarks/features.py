@@ -1,6 +1,6 @@
 """Action-scorer decisions with their features: one game at a time against batches of 64.
 
-The same decisions (from random play, :func:`hot_envs.single_agent.random_decisions`, each with
+The same decisions (from random play, :func:`hot_envs.envs.single_agent.random_decisions`, each with
 the learner's view), decided by the numpy action-scoring checkpoint agent three ways in the same
 run, the three taking turns pass by pass so that a busy machine slows all alike:
 
@@ -52,7 +52,7 @@ from hot_envs.agents.checkpoint import CheckpointAgent
 from hot_envs.agents.features import SPECS, action_features, policy_input
 from hot_envs.agents.features_batch import policy_input_batch
 from hot_envs.agents.scorer import NumpyScorer
-from hot_envs.single_agent import random_decisions
+from hot_envs.envs.single_agent import random_decisions
 
 RESULTS = Path(__file__).parent / "results"
 BATCH = 64

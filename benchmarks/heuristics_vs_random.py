@@ -2,9 +2,10 @@
 
 One line per setup: Heiße Luft (heuristic vs random, target 99 % wins), and Heiße Karten with N
 = 2 … 6 players (the heuristic alone against N − 1 random players; target 99 % with two players,
-a win share of at least 2/N with more). Games go through :func:`hot_envs.arena.play_match`:
-duplicate deals, seats rotated, seeded, on all cores, with a progress bar. The win share counts a
-shared win 1/W (HK-4.3; a Heiße Luft draw counts ½); intervals are 95 % Wilson intervals.
+a win share of at least 2/N with more). Games go through
+:func:`hot_envs.evaluation.arena.play_match`: duplicate deals, seats rotated, seeded, on all cores,
+with a progress bar. The win share counts a shared win 1/W (HK-4.3; a Heiße Luft draw counts ½);
+intervals are 95 % Wilson intervals.
 
 Usage::
 
@@ -19,7 +20,7 @@ import json
 import time
 from pathlib import Path
 
-from hot_envs.arena import play_match
+from hot_envs.evaluation.arena import play_match
 
 SETUPS = [("heisse-luft", 2, 0.99)] + [
     ("heisse-karten", n, 0.99 if n == 2 else 2 / n) for n in range(2, 7)

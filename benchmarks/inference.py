@@ -11,9 +11,9 @@ exported on the spot; timing does not depend on the weights. torch runs with one
 
 An action-scoring checkpoint (metadata ``network.architecture == "action_scorer"``,
 :mod:`hot_envs.agents.scorer`) needs the player's view to act: its decisions come with the
-learner's view of each (:func:`hot_envs.single_agent.random_decisions`, the same play), and both
-agents get the same ``(observation, view)`` pairs — the action features are computed inside each
-agent's ``act``, so inside its time. An MLP agent gets ``None`` for the view, as before.
+learner's view of each (:func:`hot_envs.envs.single_agent.random_decisions`, the same play), and
+both agents get the same ``(observation, view)`` pairs — the action features are computed inside
+each agent's ``act``, so inside its time. An MLP agent gets ``None`` for the view, as before.
 
 A third column is the floor of the numpy path: the weight reads alone (the first layer's rows of
 the non-zero inputs gathered, the matrix products, the legal actions' output rows), with every
@@ -44,7 +44,7 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from hot_envs.agents.checkpoint import CheckpointAgent, scores_actions
-from hot_envs.single_agent import SingleAgentEnv, random_decisions, random_observations
+from hot_envs.envs.single_agent import SingleAgentEnv, random_decisions, random_observations
 from hot_envs.training.export import SB3Agent, export_checkpoint
 
 RESULTS = Path(__file__).parent / "results"

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # hot_envs from a source checkout
-from hot_envs.games import get_game  # noqa: E402
+from hot_envs.core.games import get_game  # noqa: E402
 
 
 def sb3(game: str, players: int, n_envs: int, timesteps: int, seed: int) -> dict[str, Any]:
@@ -47,7 +47,7 @@ def sb3(game: str, players: int, n_envs: int, timesteps: int, seed: int) -> dict
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
-    from hot_envs.single_agent import SingleAgentEnv
+    from hot_envs.envs.single_agent import SingleAgentEnv
     from hot_envs.training.train import parse_args
 
     torch.set_num_threads(1)

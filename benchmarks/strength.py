@@ -46,7 +46,8 @@ from pathlib import Path
 
 from hot_envs.agents.checkpoint import read_metadata
 from hot_envs.agents.shipped import find_checkpoint
-from hot_envs.arena import (
+from hot_envs.core.games import get_game
+from hot_envs.evaluation.arena import (
     GameRecord,
     MatchResult,
     play_matchups,
@@ -54,9 +55,8 @@ from hot_envs.arena import (
     unique_names,
     wilson_interval,
 )
-from hot_envs.games import get_game
-from hot_envs.gauntlet import code_digest
-from hot_envs.report import build_report, print_report, save_report
+from hot_envs.evaluation.gauntlet import code_digest
+from hot_envs.evaluation.report import build_report, print_report, save_report
 
 RESULTS = Path(__file__).parent / "results"
 

@@ -185,7 +185,7 @@ def idle_env(num_actions: int = 366, observation_size: int = 644, length: int = 
     from gymnasium import spaces
     from pettingzoo import AECEnv
 
-    from hot_envs.env_base import wrap
+    from hot_envs.envs.env_base import wrap
 
     class IdleEnv(AECEnv):
         metadata = {"name": "idle_v0", "render_modes": [], "is_parallelizable": False}

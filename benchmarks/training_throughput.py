@@ -9,12 +9,12 @@ sampling numpy snapshot of the learner itself).
 1. **Throughput** — ``learn`` for ``--timesteps`` steps on ``--n-envs`` ``SubprocVecEnv``
    workers (default: the training default, 4 per core up to 16; give several to compare them in
    the same run), and on the batched set-up: all games in the main process in one
-   :class:`hot_envs.vector.VectorSingleAgentEnv` (``--batched-envs`` games, every opponent seat
+   :class:`hot_envs.envs.vector.VectorSingleAgentEnv` (``--batched-envs`` games, every opponent seat
    of one agent decided by one call: one numpy forward pass for the snapshot) behind
-   :class:`hot_envs.vector_sb3.SB3VectorEnv`, with a larger rollout and minibatch
+   :class:`hot_envs.envs.vector_sb3.SB3VectorEnv`, with a larger rollout and minibatch
    (``--batched-n-steps`` per game, ``--batched-batch-size``) and ``--batched-threads`` torch
    threads; with ``--batched-workers`` K > 1 the same games split over the main process and
-   K − 1 worker processes (:class:`hot_envs.vector_workers.SubprocVectorSingleAgentEnv`).
+   K − 1 worker processes (:class:`hot_envs.envs.vector_workers.SubprocVectorSingleAgentEnv`).
    ``--batched-update-threads`` gives torch more threads during the PPO update alone (the
    workers wait then; ``hot_envs.training.train.UpdateThreads``, the config key
    ``update_threads``). Several thread and worker counts give one set-up each. Counts every
@@ -74,9 +74,9 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMoni
 
 from hot_envs.agents.batched import PerSeatAgent  # noqa: E402
 from hot_envs.agents.checkpoint import CheckpointAgent  # noqa: E402
-from hot_envs.single_agent import SingleAgentEnv  # noqa: E402
-from hot_envs.vector import VectorSingleAgentEnv  # noqa: E402
-from hot_envs.vector_sb3 import SB3VectorEnv  # noqa: E402
+from hot_envs.envs.single_agent import SingleAgentEnv  # noqa: E402
+from hot_envs.envs.vector import VectorSingleAgentEnv  # noqa: E402
+from hot_envs.envs.vector_sb3 import SB3VectorEnv  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # hot_envs from a source checkout
 from hot_envs.training.export import numpy_policy  # noqa: E402
@@ -382,10 +382,10 @@ def markdown(
         f"numpy snapshot of the learner; {info['cores']} cores; network: "
         + ", ".join(f"{game} {policy}" for game, policy in info["policies"].items())
         + ". The batched set-up runs every "
-        "game in the main process (`hot_envs.vector.VectorSingleAgentEnv` behind "
-        "`hot_envs.vector_sb3.SB3VectorEnv`) with a larger rollout and minibatch — or, "
+        "game in the main process (`hot_envs.envs.vector.VectorSingleAgentEnv` behind "
+        "`hot_envs.envs.vector_sb3.SB3VectorEnv`) with a larger rollout and minibatch — or, "
         "*in K processes*, in the main process and K − 1 workers "
-        "(`hot_envs.vector_workers`); the "
+        "(`hot_envs.envs.vector_workers`); the "
         "`SubprocVecEnv` set-ups use the config's (`rollout_steps` over the workers).",
         "",
         f"Steps/s: median of {rows[0]['repeats']} runs of {rows[0]['steps']:,} steps per "

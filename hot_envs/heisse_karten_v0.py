@@ -10,7 +10,7 @@ from typing import Any
 
 from pettingzoo import AECEnv
 
-from hot_envs.env_base import CardGameEnv, wrap
+from hot_envs.envs.env_base import CardGameEnv, wrap
 from hot_envs.heisse_karten import LAYOUT, NUM_ACTIONS, State, action_mask, encode
 from hot_envs.heisse_karten.state_encoding import STATE_LAYOUT, encode_state
 

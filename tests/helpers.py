@@ -78,12 +78,12 @@ def play_random(env: Any, seed: int) -> list[tuple]:
 
 
 def recorded_game(game: str, options: dict, seats: list[str], seed: int) -> dict:
-    """A record as the arena writes one (:mod:`hot_envs.records`), played here by the seats'
-    agents."""
+    """A record as the arena writes one (:mod:`hot_envs.evaluation.records`), played here by the
+    seats' agents."""
     from hot_envs.agents import make_agent
     from hot_envs.agents.base import decide
-    from hot_envs.games import get_game
-    from hot_envs.records import make_record
+    from hot_envs.core.games import get_game
+    from hot_envs.evaluation.records import make_record
 
     engine = get_game(game).engine
     state = engine.State.new(seed=seed, **options)
@@ -101,7 +101,7 @@ def plays_every_seat(game: str, stem, counts) -> None:
     from hot_envs.agents.checkpoint import CheckpointAgent
     from hot_envs.agents.play import play_game
     from hot_envs.agents.random_agent import RandomAgent
-    from hot_envs.games import get_game
+    from hot_envs.core.games import get_game
     from hot_envs.training.export import SB3Agent
 
     agent = CheckpointAgent.load(stem, game=game)

@@ -1,10 +1,10 @@
 """Evaluate a checkpoint against fixed agents with the arena, and print the results as a table.
 
-Each evaluation is a :func:`hot_envs.arena.play_match` of the checkpoint (its numpy agent, argmax
-play) in one seat against ``N − 1`` copies of an opponent spec, seats rotated over duplicate
-deals; the checkpoint's *win share* (a win 1, a win shared by W 1/W, so a 2-player draw ½) comes
-with its 95 % Wilson interval. The *strength* of a row is the win share times N — 1.0 means an even
-share, 2.0 winning every game with two players; with several player counts the best-model rule
+Each evaluation is a :func:`hot_envs.evaluation.arena.play_match` of the checkpoint (its numpy
+agent, argmax play) in one seat against ``N − 1`` copies of an opponent spec, seats rotated over
+duplicate deals; the checkpoint's *win share* (a win 1, a win shared by W 1/W, so a 2-player draw ½)
+comes with its 95 % Wilson interval. The *strength* of a row is the win share times N — 1.0 means an
+even share, 2.0 winning every game with two players; with several player counts the best-model rule
 uses their mean strength against the evaluation opponent.
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 from stable_baselines3.common.callbacks import BaseCallback
 
 from hot_envs.agents.checkpoint import update_metadata
-from hot_envs.arena import play_match
+from hot_envs.evaluation.arena import play_match
 from hot_envs.training.export import export_checkpoint
 
 
@@ -96,7 +96,7 @@ def compare(
 ) -> list[dict[str, Any]]:
     """Rows for :func:`format_comparison`: ``start`` and ``final`` against each opponent (spec →
     games; the same deals for both) and each ``held_out`` opponent (tagged ``"held_out": True``:
-    the suite's held-out pool, :func:`hot_envs.suite.held_out_pool`, opponents training never
+    the suite's held-out pool, :func:`hot_envs.agents.suite.held_out_pool`, opponents training never
     meets), then ``final`` against ``start`` over ``games`` games (opponent ``"start"``), each
     row tagged with ``checkpoint``."""
     rows = []

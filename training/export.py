@@ -27,7 +27,7 @@ from hot_envs.agents.checkpoint import (
 from hot_envs.agents.features import SPECS, policy_input
 from hot_envs.agents.scorer import ARCHITECTURE, NumpyScorer
 from hot_envs.agents.shipped import find_checkpoint
-from hot_envs.games import get_game
+from hot_envs.core.games import get_game
 from hot_envs.training.policies import ActionScorerPolicy
 
 

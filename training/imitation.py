@@ -36,9 +36,9 @@ import numpy as np
 from hot_envs.agents import Agent, make_agent
 from hot_envs.agents.base import observe
 from hot_envs.agents.features_batch import ActionScorerInput
-from hot_envs.arena import progress_bar
-from hot_envs.driver import PolicyInput
-from hot_envs.games import get_game
+from hot_envs.core.games import get_game
+from hot_envs.envs.driver import PolicyInput
+from hot_envs.evaluation.arena import progress_bar
 
 
 @dataclass
@@ -77,7 +77,7 @@ def collect(
     (a margin; the teacher must be a search agent) the learner's move is the search's prior at
     the learner's decisions: the label is the learner's move unless the search finds one better
     by more than ``improve`` (module docstring).
-    ``policy_input`` (a policy's :class:`~hot_envs.driver.PolicyInput`, e.g. the action
+    ``policy_input`` (a policy's :class:`~hot_envs.envs.driver.PolicyInput`, e.g. the action
     scorers') records its rows instead of the bare observations.
     ``workers`` > 1 splits the decisions over that many processes, each with its own seed derived
     from ``seed`` (agents given as objects must then be picklable). ``progress`` shows a

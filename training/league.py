@@ -1,7 +1,7 @@
 """The SB3 side of the self-play league: :class:`LeagueCallback` keeps the envs' opponent pools in
-step with a :class:`hot_envs.opponents.League`, the roster and sampling rule (fixed opponents,
-snapshots, PFSP, the ε curriculum) that the RLlib backend shares; it and
-:class:`~hot_envs.opponents.FixedOpponent` are importable from here too.
+step with a :class:`hot_envs.agents.opponents.League`, the roster and sampling rule (fixed
+opponents, snapshots, PFSP, the ε curriculum) that the RLlib backend shares; it and
+:class:`~hot_envs.agents.opponents.FixedOpponent` are importable from here too.
 
 **Snapshots.** The policy is copied into the pool at the start (so self-play starts at once)
 and every ``snapshot_every`` steps, as a numpy :class:`~hot_envs.agents.checkpoint.CheckpointAgent`
@@ -23,7 +23,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from hot_envs.agents.checkpoint import CheckpointAgent
-from hot_envs.opponents import FixedOpponent, League
+from hot_envs.agents.opponents import FixedOpponent, League
 from hot_envs.training.export import numpy_policy
 
 __all__ = ["FixedOpponent", "League", "LeagueCallback", "learner_score"]

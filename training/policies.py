@@ -21,7 +21,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
 from hot_envs.agents.features import SPECS
-from hot_envs.games import DEFAULT_GAME
+from hot_envs.core.games import DEFAULT_GAME
 
 FILL = -1e8  # the logit of an action that is not in the input's slots
 

@@ -39,7 +39,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from hot_envs.games import DEFAULT_GAME, GAMES, get_game
+from hot_envs.core.games import DEFAULT_GAME, GAMES, get_game
 
 
 @dataclass

@@ -24,11 +24,11 @@ from typing import Any
 
 from hot_envs.agents import make_agent
 from hot_envs.agents.checkpoint import read_metadata
+from hot_envs.agents.opponents import FixedOpponent, LeagueRules
 from hot_envs.agents.shipped import find_checkpoint
-from hot_envs.arguments import BACKENDS, non_negative_int, positive_int
-from hot_envs.games import DEFAULT_GAME, GAMES, get_game
-from hot_envs.opponents import FixedOpponent, LeagueRules
-from hot_envs.single_agent import SingleAgentEnv
+from hot_envs.core.arguments import BACKENDS, non_negative_int, positive_int
+from hot_envs.core.games import DEFAULT_GAME, GAMES, get_game
+from hot_envs.envs.single_agent import SingleAgentEnv
 from hot_envs.training.run_state import STATE_FILE, continuing_args, is_run_dir
 
 try:
@@ -65,13 +65,13 @@ class RunSettings:
     resume: str | None = None  # checkpoint to warm-start from (its .zip), or a run to continue
     checkpoint_minutes: float = 2.0  # what resuming needs, written at least this often
     n_envs: int = 0  # 0: default_n_envs() — several per core, so one forward pass serves many
-    batched_envs: int = 0  # > 0: that many batched games instead (hot_envs.vector_sb3)
-    batched_workers: int = 1  # processes they run in (hot_envs.vector_workers); 0: one per core
+    batched_envs: int = 0  # > 0: that many batched games instead (hot_envs.envs.vector_sb3)
+    batched_workers: int = 1  # their processes (hot_envs.envs.vector_workers); 0: one per core
     torch_threads: int = 1
     update_threads: int = 0  # torch threads during the PPO update only; 0: torch_threads
     progress_bar: bool = True
     verbose: int = 1  # 1: SB3's table of PPO figures (approx_kl, clip_fraction, …) per update
-    shaping: float = 0.0  # reward shaping coefficient (hot_envs.single_agent); 0 = off
+    shaping: float = 0.0  # reward shaping coefficient (hot_envs.envs.single_agent); 0 = off
     game_options: dict[str, Any] = field(default_factory=dict)  # engine options, e.g. turn_limit
 
 
@@ -129,7 +129,7 @@ class ImitationSettings:
 
 @dataclass
 class LeagueSettings(LeagueRules):
-    """``[league]``: who sits in the other seats (:class:`hot_envs.opponents.League`): fixed
+    """``[league]``: who sits in the other seats (:class:`hot_envs.agents.opponents.League`): fixed
     opponents (agent specs with weights, a curriculum of random moves for some), snapshots of the
     learner every ``snapshot_every`` steps, and the league's rules (:class:`LeagueRules`)."""
 
@@ -150,7 +150,7 @@ class EvalSettings:
     eval_every: int = 50_000
     eval_games: int = 100
     final_eval_games: int = 300
-    held_out_games: int = 0  # per held-out opponent (hot_envs.suite) in the final table; 0: none
+    held_out_games: int = 0  # per held-out opponent (agents.suite) in the final table; 0: none
     eval_workers: int = 0  # processes for evaluation games; 0: one per core
 
 

@@ -47,11 +47,12 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv,
 
 from hot_envs.agents.checkpoint import read_metadata, update_metadata
 from hot_envs.agents.features_batch import ActionScorerInput
+from hot_envs.agents.opponents import FixedOpponent, League, LeagueRules
 from hot_envs.agents.shipped import find_checkpoint
-from hot_envs.arguments import split_backend
-from hot_envs.opponents import FixedOpponent, League, LeagueRules
-from hot_envs.single_agent import Opponent, SingleAgentEnv
-from hot_envs.suite import held_out_pool
+from hot_envs.agents.suite import held_out_pool
+from hot_envs.core.arguments import split_backend
+from hot_envs.envs.single_agent import Opponent, SingleAgentEnv
+from hot_envs.envs.vector_sb3 import SB3VectorEnv
 from hot_envs.training.callbacks import TimeLimit as TimeLimit  # re-exported, as UpdateThreads
 from hot_envs.training.callbacks import UpdateThreads, one_blas_thread, progress_callbacks
 from hot_envs.training.evaluate import (
@@ -78,7 +79,6 @@ from hot_envs.training.run_state import (
 from hot_envs.training.settings import CONFIGS as CONFIGS
 from hot_envs.training.settings import Args, parse_args
 from hot_envs.training.settings import load_config as load_config
-from hot_envs.vector_sb3 import SB3VectorEnv
 
 
 def main(argv: list[str] | None = None) -> int:

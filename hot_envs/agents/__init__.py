@@ -41,7 +41,7 @@ from types import ModuleType
 from hot_envs.agents.base import Agent, legal_actions
 from hot_envs.agents.search import SearchAgent, agent_rollout, random_rollout
 from hot_envs.agents.shipped import SUFFIXES, earlier_names, is_checkpoint, shipped_names
-from hot_envs.games import GAMES, get_game
+from hot_envs.core.games import GAMES, get_game
 
 __all__ = [
     "Agent",

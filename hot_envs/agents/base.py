@@ -18,7 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from hot_envs.engine import GameState, Seed, make_rng
+from hot_envs.core.engine import GameState, Seed, make_rng
 
 
 @runtime_checkable

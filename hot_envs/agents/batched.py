@@ -1,4 +1,4 @@
-"""Batched agents: one call decides many seats of many games at once (:mod:`hot_envs.vector`).
+"""Batched agents: one call decides many seats of many games at once (:mod:`hot_envs.envs.vector`).
 
 A *batched agent* has ``act_batch(states, seats, observations, masks) -> actions``:
 
@@ -17,8 +17,8 @@ states are the full engine states (an action-aware network computes per-action f
 them); like every agent, a batched agent may use only what its seat may know — its
 ``observations`` row, ``states[j].view(seats[j])``, and the legal actions. One batched agent
 serves many games at the same time, so it must not keep per-game memory between calls. An
-opponent pool (:class:`~hot_envs.single_agent.OpponentPool`) holds agents, so a batched opponent
-has ``act`` as well; the vector env calls ``act_batch`` wherever it is there.
+opponent pool (:class:`~hot_envs.envs.single_agent.OpponentPool`) holds agents, so a batched
+opponent has ``act`` as well; the vector env calls ``act_batch`` wherever it is there.
 
 :class:`~hot_envs.agents.checkpoint.CheckpointAgent` is one (one forward pass for the whole
 batch); :func:`as_batched` turns any other agent into one that calls ``act(observation, view)``
@@ -33,7 +33,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from hot_envs.agents.base import Agent
-from hot_envs.engine import GameState
+from hot_envs.core.engine import GameState
 
 
 @runtime_checkable

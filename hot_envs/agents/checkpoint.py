@@ -51,8 +51,8 @@ from hot_envs.agents.activations import ACTIVATIONS
 from hot_envs.agents.features_batch import action_features_batch
 from hot_envs.agents.scorer import ARCHITECTURE, NumpyScorer
 from hot_envs.agents.shipped import checkpoint_stem, find_checkpoint
-from hot_envs.engine import Seed, make_rng
-from hot_envs.games import get_game
+from hot_envs.core.engine import Seed, make_rng
+from hot_envs.core.games import get_game
 
 FORMAT = "hot_envs-checkpoint"
 FORMAT_VERSION = 1

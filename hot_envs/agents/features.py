@@ -28,7 +28,7 @@ import numpy as np
 
 from hot_envs.agents import heuristic_karten as hk
 from hot_envs.agents import heuristic_luft as hl
-from hot_envs.games import GAMES, get_game
+from hot_envs.core.games import GAMES, get_game
 from hot_envs.heisse_karten.facts import CARD_VALUE as HK_VALUE
 from hot_envs.heisse_karten.facts import NUM_CARDS as HK_CARDS
 from hot_envs.heisse_karten.facts import TRICK_RANK

@@ -34,7 +34,7 @@ import numpy as np
 
 from hot_envs.agents import features as ft
 from hot_envs.agents.features import ActionRows
-from hot_envs.games import get_game
+from hot_envs.core.games import get_game
 
 
 def action_features_batch(
@@ -101,7 +101,7 @@ def policy_input_batch(
 class ActionScorerInput:
     """The input of the action-scoring policies (``hot_envs.training.policies``,
     :class:`~hot_envs.agents.scorer.NumpyScorer`) for a single-agent environment to emit
-    (:class:`hot_envs.driver.PolicyInput`): per decision the observation, a feature row per
+    (:class:`hot_envs.envs.driver.PolicyInput`): per decision the observation, a feature row per
     legal action and the actions' ids (:func:`~hot_envs.agents.features.policy_input`)."""
 
     game: str

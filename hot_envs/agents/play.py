@@ -3,7 +3,7 @@
 The smallest loop that keeps the protocol: each agent gets its own observation and its own view
 (``env.unwrapped.view(agent)``), nothing more; tests and quick checks use it.
 :func:`hot_envs.agents.base.decide` is the same step for code that drives an engine ``State``
-directly, as the arena (:mod:`hot_envs.arena`) does, for speed.
+directly, as the arena (:mod:`hot_envs.evaluation.arena`) does, for speed.
 """
 
 from __future__ import annotations

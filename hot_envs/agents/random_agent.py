@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from hot_envs.agents.base import legal_actions
-from hot_envs.engine import Seed, make_rng
+from hot_envs.core.engine import Seed, make_rng
 
 
 class RandomAgent:

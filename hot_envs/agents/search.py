@@ -43,8 +43,8 @@ from typing import Any
 import numpy as np
 
 from hot_envs.agents.base import Agent, legal_actions
-from hot_envs.engine import GameState
-from hot_envs.games import GAMES, get_game
+from hot_envs.core.engine import GameState
+from hot_envs.core.games import GAMES, get_game
 
 RolloutPolicy = Callable[[GameState, random.Random], int]
 

@@ -5,7 +5,7 @@ The engine (:class:`State`) is pure Python + numpy; :mod:`.encoding` turns a sta
 player's observation vector and action mask. Action ``k - 1`` plays card ``k`` (``Discrete(48)``).
 """
 
-from hot_envs.errors import IllegalActionError
+from hot_envs.core.errors import IllegalActionError
 from hot_envs.heisse_karten.encoding import LAYOUT, action_mask, encode
 from hot_envs.heisse_karten.facts import NUM_ACTIONS, action_name
 from hot_envs.heisse_karten.state import State

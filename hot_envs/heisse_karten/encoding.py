@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hot_envs.core.observation import ObservationLayout, Piece
 from hot_envs.heisse_karten.facts import (
     BLACK_SUM,
     HAND_SIZE,
@@ -47,7 +48,6 @@ from hot_envs.heisse_karten.facts import (
 )
 from hot_envs.heisse_karten.serialize import check_int
 from hot_envs.heisse_karten.state import State
-from hot_envs.observation import ObservationLayout, Piece
 
 SEATS = MAX_PLAYERS
 MAX_SET_ASIDE = max(SET_ASIDE.values())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hot_envs.engine import as_int
+from hot_envs.core.engine import as_int
 
 GAME_NAME = "heisse_karten"
 
@@ -89,7 +89,7 @@ def action_name(action: int) -> str:
 
 def action_card(action: Any) -> int:
     """The card an action id plays (HK-1.2); ``ValueError`` saying why for anything but an int
-    0..47 (:func:`hot_envs.engine.as_int`: numpy integers are ints here, bools are not)."""
+    0..47 (:func:`hot_envs.core.engine.as_int`: numpy integers are ints here, bools are not)."""
     card = as_int(action)
     if card is None:
         raise ValueError(f"not an action id (an int 0..{NUM_ACTIONS - 1})")

@@ -1,4 +1,4 @@
-"""Heiße Karten as cross-game code sees it: its :class:`~hot_envs.game_type.Game` description.
+"""Heiße Karten as cross-game code sees it: its :class:`~hot_envs.core.game_type.Game` description.
 
 The parts above the engine (agents, pictures, web table) are entry-point strings, imported on
 first use, so this folder imports nothing above the engine.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hot_envs.game_type import Game
+from hot_envs.core.game_type import Game
 from hot_envs.heisse_karten.state import State, score_returns
 
 

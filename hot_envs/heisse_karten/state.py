@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from hot_envs.engine import Seed, copy_rng, make_rng
-from hot_envs.errors import IllegalActionError
+from hot_envs.core.engine import Seed, copy_rng, make_rng
+from hot_envs.core.errors import IllegalActionError
 from hot_envs.heisse_karten import serialize
 from hot_envs.heisse_karten.facts import (
     CARD_VALUE,

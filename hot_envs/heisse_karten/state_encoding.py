@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hot_envs.core.observation import ObservationLayout, Piece
 from hot_envs.heisse_karten.encoding import MAX_SET_ASIDE, SEATS
 from hot_envs.heisse_karten.facts import (
     BLACK_SUM,
@@ -26,7 +27,6 @@ from hot_envs.heisse_karten.facts import (
     TRICKS_PER_ROUND,
 )
 from hot_envs.heisse_karten.state import State
-from hot_envs.observation import ObservationLayout, Piece
 
 STATE_LAYOUT = ObservationLayout(
     [

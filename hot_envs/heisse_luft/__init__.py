@@ -5,7 +5,7 @@ Pure Python + numpy; no gymnasium or pettingzoo import (the environment is in
 :mod:`hot_envs.heisse_luft_v0`).
 """
 
-from hot_envs.errors import IllegalActionError
+from hot_envs.core.errors import IllegalActionError
 from hot_envs.heisse_luft.encoding import LAYOUT, action_mask, encode
 from hot_envs.heisse_luft.facts import NUM_ACTIONS, action_name
 from hot_envs.heisse_luft.state import State

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from hot_envs.core.observation import ObservationLayout, Piece
 from hot_envs.heisse_luft.facts import (
     EXCHANGE,
     HAND_SIZE,
@@ -27,7 +28,6 @@ from hot_envs.heisse_luft.facts import (
     SUIT_SIZES,
     TROPHY,
 )
-from hot_envs.observation import ObservationLayout, Piece
 
 if TYPE_CHECKING:
     from hot_envs.heisse_luft.state import State

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from hot_envs.engine import Seed, make_rng
+from hot_envs.core.engine import Seed, make_rng
 from hot_envs.heisse_luft.facts import (
     CARD_CODES,
     CARD_INDEX,

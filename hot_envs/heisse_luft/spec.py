@@ -1,4 +1,4 @@
-"""Heiße Luft as cross-game code sees it: its :class:`~hot_envs.game_type.Game` description.
+"""Heiße Luft as cross-game code sees it: its :class:`~hot_envs.core.game_type.Game` description.
 
 The parts above the engine (agents, pictures, web table) are entry-point strings, imported on
 first use, so this folder imports nothing above the engine.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hot_envs.game_type import Game
+from hot_envs.core.game_type import Game
 
 _TROPHY_PRICE = {"H": 7, "D": 6, "C": 5, "S": 4}  # RULES HL-6.1
 

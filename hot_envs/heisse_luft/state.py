@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from hot_envs.engine import Seed, as_int, copy_rng, make_rng
-from hot_envs.errors import IllegalActionError
+from hot_envs.core.engine import Seed, as_int, copy_rng, make_rng
+from hot_envs.core.errors import IllegalActionError
 from hot_envs.heisse_luft import serialize
 from hot_envs.heisse_luft.facts import (
     CARD_SUIT,

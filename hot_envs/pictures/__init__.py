@@ -16,8 +16,8 @@ except ImportError as error:  # pragma: no cover - depends on the installation
 
 import numpy as np
 
-from hot_envs.engine import GameState
-from hot_envs.games import GAMES
+from hot_envs.core.engine import GameState
+from hot_envs.core.games import GAMES
 from hot_envs.pictures.animation import animation_path, write_animation
 from hot_envs.pictures.draw import HEIGHT, WIDTH
 

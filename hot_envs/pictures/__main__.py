@@ -8,7 +8,7 @@ from pathlib import Path
 
 from hot_envs.agents import make_agent
 from hot_envs.agents.base import decide
-from hot_envs.games import GAMES, get_game
+from hot_envs.core.games import GAMES, get_game
 from hot_envs.pictures import picture
 
 # (game, options, deal seed, moves played before the picture): positions with a full table,

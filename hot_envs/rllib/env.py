@@ -32,7 +32,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from hot_envs.agents import make_agent
 from hot_envs.agents.base import Agent, decide, observe
-from hot_envs.games import DEFAULT_GAME, get_game
+from hot_envs.core.games import DEFAULT_GAME, get_game
 
 CONFIG_KEYS = {"game", "players", "game_options", "fixed_agents"}
 

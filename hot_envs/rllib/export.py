@@ -18,7 +18,7 @@ import torch
 from ray.rllib.core.rl_module.rl_module import RLModule
 
 from hot_envs.agents.checkpoint import mlp_arrays, write_checkpoint
-from hot_envs.games import GAMES
+from hot_envs.core.games import GAMES
 from hot_envs.rllib.league import MAIN
 from hot_envs.rllib.module import ACTIVATIONS, MaskedPPOTorchRLModule
 

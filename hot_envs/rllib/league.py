@@ -4,8 +4,8 @@
 
 **League.** One seat per episode, drawn from the episode id, is ``main`` (so ``main`` plays
 every seat in turn); each other seat draws an opponent with the probabilities of a
-:class:`hot_envs.opponents.League` — the roster and sampling rule the SB3 backend shares — whose
-opponents are named by their module ids: the fixed agents ``fixed_k``
+:class:`hot_envs.agents.opponents.League` — the roster and sampling rule the SB3 backend shares —
+whose opponents are named by their module ids: the fixed agents ``fixed_k``
 (:class:`hot_envs.rllib.module.FixedAgentRLModule`, e.g. the heuristic), each as likely, with
 probability ``fixed_share`` in all (the league's snapshot share is ``1 − fixed_share``), else one
 of the newest ``max_snapshots`` frozen copies of ``main`` (``snapshot_k``); without snapshots every
@@ -30,7 +30,7 @@ from typing import Any
 from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-from hot_envs.opponents import FixedOpponent, League
+from hot_envs.agents.opponents import FixedOpponent, League
 
 MAIN = "main"
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from hot_envs.agents.shipped import shipped_names
-from hot_envs.games import get_game
-from hot_envs.records import check_record
+from hot_envs.core.games import get_game
+from hot_envs.evaluation.records import check_record
 from hot_envs.web.tables import HUMAN, RequestError, Table, new_seed, short
 
 # A browser may pick these agents and the checkpoints that ship with hot_envs; others (checkpoint
@@ -90,9 +90,10 @@ def new_table(body: dict, allowed: Iterable[str] = ()) -> Table:
 
 
 def replay_table(body: dict) -> Table:
-    """A replay from ``{"record": {…}}``: one game record (:mod:`hot_envs.records`) of at most
-    :data:`~hot_envs.web.tables.MAX_REPLAY_MOVES` moves, checked move by move and against its
-    returns (what :func:`hot_envs.records.replay` checks, without keeping every state)."""
+    """A replay from ``{"record": {…}}``: one game record (:mod:`hot_envs.evaluation.records`) of at
+    most :data:`~hot_envs.web.tables.MAX_REPLAY_MOVES` moves, checked move by move and against its
+    returns (what :func:`hot_envs.evaluation.records.replay` checks, without keeping every
+    state)."""
     _check_keys(body, required={"record"})
     try:
         record = check_record(body["record"])

@@ -33,7 +33,7 @@ from typing import Any
 from hot_envs.agents import SearchAgent, make_agent
 from hot_envs.agents.base import Agent, decide
 from hot_envs.agents.shipped import SUFFIXES, find_checkpoint, is_checkpoint
-from hot_envs.engine import GameState
+from hot_envs.core.engine import GameState
 
 DECISION_SECONDS = 4.0  # the wall-clock cap of one decision
 DECISION_WORKERS = 4  # threads the searches and the operator's agents think in

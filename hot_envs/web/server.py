@@ -10,8 +10,8 @@ from collections.abc import Iterable
 import uvicorn
 from starlette.applications import Starlette
 
-from hot_envs.arena import num_players
-from hot_envs.games import get_game
+from hot_envs.core.games import get_game
+from hot_envs.evaluation.arena import num_players
 from hot_envs.web.app import create_app
 from hot_envs.web.store import TableStore
 from hot_envs.web.tables import Table, new_seed

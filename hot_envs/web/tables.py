@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hot_envs.arena import derive_seed, game_options
-from hot_envs.engine import GameState
-from hot_envs.games import GAMES, get_game
+from hot_envs.core.engine import GameState
+from hot_envs.core.games import GAMES, get_game
+from hot_envs.evaluation.arena import derive_seed, game_options
 from hot_envs.web.seats import SeatAgent
 
 HUMAN = "human"  # the seat spec of the person at the browser

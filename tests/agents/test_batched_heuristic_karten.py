@@ -10,14 +10,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hot_envs import driver as driver_module
 from hot_envs.agents import heuristic_karten as hk
 from hot_envs.agents import make_agent
 from hot_envs.agents.base import observe
 from hot_envs.agents.features_batch import ActionScorerInput, batched_heuristic
 from hot_envs.agents.features_batch_karten import BatchedHeuristic, card_scores_batch
-from hot_envs.games import get_game
-from hot_envs.vector import VectorSingleAgentEnv
+from hot_envs.core.games import get_game
+from hot_envs.envs import driver as driver_module
+from hot_envs.envs.vector import VectorSingleAgentEnv
 
 GAME = "heisse-karten"
 ENGINE = get_game(GAME).engine

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hot_envs import arena
+from hot_envs.evaluation import arena
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,7 +8,7 @@ import pytest
 
 from hot_envs.agents import make_agent
 from hot_envs.agents.base import decide, observe
-from hot_envs.games import GAMES
+from hot_envs.core.games import GAMES
 
 
 @pytest.mark.parametrize("game", GAMES.values(), ids=lambda g: g.name)

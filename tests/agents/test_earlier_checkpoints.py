@@ -12,7 +12,7 @@ from hot_envs.agents.checkpoint import CheckpointAgent
 from hot_envs.agents.play import play_game
 from hot_envs.agents.random_agent import RandomAgent
 from hot_envs.agents.shipped import EARLIER, earlier_names, find_checkpoint, shipped_names
-from hot_envs.games import get_game
+from hot_envs.core.games import get_game
 
 EXPECTED = ["heisse_karten_v0_2026_11_30", "heisse_luft_v0_2026_11_30", "heisse_luft_v0_2026_12_01"]
 

@@ -7,7 +7,7 @@ import pytest
 
 from hot_envs.agents import make_agent
 from hot_envs.agents.features import SPECS, action_features, policy_input, unpack
-from hot_envs.games import get_game
+from hot_envs.core.games import get_game
 
 CASES = [("heisse-luft", None), ("heisse-karten", 2), ("heisse-karten", 4), ("heisse-karten", 6)]
 

@@ -19,7 +19,7 @@ from hot_envs.agents import make_agent
 from hot_envs.agents.features import SPECS, policy_input
 from hot_envs.agents.features_batch import action_features_batch, policy_input_batch
 from hot_envs.agents.heuristic_luft import _Table
-from hot_envs.games import get_game
+from hot_envs.core.games import get_game
 
 
 def _decisions(game: str, players: list[int | None], games: int, seed: int) -> list[tuple]:

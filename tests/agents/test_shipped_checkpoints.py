@@ -8,7 +8,7 @@ import pytest
 from hot_envs.agents.checkpoint import CheckpointAgent, read_metadata
 from hot_envs.agents.play import play_game
 from hot_envs.agents.random_agent import RandomAgent
-from hot_envs.games import get_game
+from hot_envs.core.games import get_game
 
 CHECKPOINTS = sorted(Path(__file__).resolve().parents[2].glob("checkpoints/*.npz"))
 

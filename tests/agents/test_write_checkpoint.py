@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from hot_envs.agents.checkpoint import CheckpointAgent, mlp_arrays, read_metadata, write_checkpoint
-from hot_envs.arena import play_match
-from hot_envs.games import get_game
+from hot_envs.core.games import get_game
+from hot_envs.evaluation.arena import play_match
 
 
 def random_mlp(game: str, hidden: list[int], seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -7,7 +7,7 @@ import copy
 import numpy as np
 import pytest
 
-from hot_envs.errors import IllegalActionError
+from hot_envs.core.errors import IllegalActionError
 from hot_envs.heisse_karten import State
 from tests.heisse_karten.helpers import play_out, position
 

@@ -1,5 +1,5 @@
 """Bad input gets a clear error and changes nothing (the engine contract,
-hot_envs/engine.py).
+hot_envs/core/engine.py).
 
 Illegal and malformed actions raise ``IllegalActionError`` (a ``ValueError``) naming the action,
 its readable name and why; malformed state dicts and options raise ``ValueError`` naming the
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from hot_envs import heisse_luft_v0
-from hot_envs.errors import IllegalActionError
+from hot_envs.core.errors import IllegalActionError
 from hot_envs.heisse_luft import State, action_name
 from hot_envs.heisse_luft.facts import NUM_ACTIONS
 
@@ -402,7 +402,7 @@ def test_malformed_state_dict(mutate, problem):
     assert d == given
 
 
-# A corrupted entry anywhere in a dict or view: tests/test_malformed_input.py (both games).
+# A corrupted entry anywhere in a dict or view: tests/core/test_malformed_input.py (both games).
 
 
 @pytest.mark.parametrize("value", [None, [], "state", 3], ids=repr)

@@ -1,7 +1,7 @@
 """The Heiße Luft PettingZoo environment (docs/environments.md; HL-7.3/HL-7.4 in docs/rules.md).
 
 The contract both games share (api/seed/render tests, registration, masks, wrappers) is in
-``tests/test_contract.py``; this file checks what is particular to Heiße Luft: its options, its
+``tests/envs/test_contract.py``; this file checks what is particular to Heiße Luft: its options, its
 spaces and metadata, views, rewards at the end of a game and truncation. The helpers take an env
 factory so they can join the shared suite.
 """
@@ -89,7 +89,7 @@ def test_make_from_the_pettingzoo_registry_passes_options_through():
     assert env.agent_selection == "player_1"
 
 
-# ------------------------------------------------------- spaces (metadata: tests/test_contract.py)
+# ------------------------------------------------ spaces (metadata: tests/envs/test_contract.py)
 
 
 def test_spaces():

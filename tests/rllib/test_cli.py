@@ -45,7 +45,7 @@ def test_an_unknown_backend_is_refused() -> None:
 
 def test_import_hot_envs_does_not_import_ray() -> None:
     code = (
-        "import sys, hot_envs, hot_envs.cli, hot_envs.agents, hot_envs.single_agent;"
+        "import sys, hot_envs, hot_envs.cli, hot_envs.agents, hot_envs.envs.single_agent;"
         "import hot_envs.training.rllib_train;"
         "assert not [m for m in sys.modules if m == 'ray' or m.startswith('ray.')], 'ray';"
         "assert 'torch' not in sys.modules, 'torch'"

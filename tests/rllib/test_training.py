@@ -19,7 +19,7 @@ from ray.rllib.core.columns import Columns
 from hot_envs.agents import make_agent
 from hot_envs.agents.checkpoint import read_metadata
 from hot_envs.cli import main as cli
-from hot_envs.games import get_game
+from hot_envs.core.games import get_game
 from hot_envs.training.rllib_train import build_config, parse_args, progress_row, train
 
 pytestmark = pytest.mark.rllib
@@ -138,7 +138,7 @@ def test_hot_envs_evaluate_plays_the_export(runs, capsys) -> None:
 
 
 def test_the_sb3_opponent_pool_plays_the_export(runs) -> None:
-    from hot_envs.single_agent import SingleAgentEnv
+    from hot_envs.envs.single_agent import SingleAgentEnv
 
     stem = str(runs["heisse-karten"] / "final")
     env = SingleAgentEnv("heisse-karten", opponents=[stem], players=3, seed=0)

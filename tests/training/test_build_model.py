@@ -14,7 +14,7 @@ import torch  # noqa: E402
 from stable_baselines3.common.env_util import make_vec_env  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 
-from hot_envs.single_agent import SingleAgentEnv  # noqa: E402
+from hot_envs.envs.single_agent import SingleAgentEnv  # noqa: E402
 from hot_envs.training.policies import ActionScorerPolicy  # noqa: E402
 from hot_envs.training.train import build_model, parse_args, policy_input  # noqa: E402
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from hot_envs.agents.checkpoint import CheckpointAgent, read_metadata
-from hot_envs.single_agent import SingleAgentEnv, random_observations
+from hot_envs.envs.single_agent import SingleAgentEnv, random_observations
 
 pytest.importorskip("sb3_contrib")
 

@@ -22,7 +22,7 @@ import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 
-from hot_envs.single_agent import SingleAgentEnv  # noqa: E402
+from hot_envs.envs.single_agent import SingleAgentEnv  # noqa: E402
 from hot_envs.training import run_state  # noqa: E402
 from hot_envs.training.league import LeagueCallback  # noqa: E402
 from hot_envs.training.run_state import (  # noqa: E402

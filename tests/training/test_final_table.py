@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from hot_envs.agents.checkpoint import mlp_arrays, write_checkpoint
-from hot_envs.games import get_game
+from hot_envs.core.games import get_game
 from hot_envs.training.evaluate import compare, format_comparison
 
 

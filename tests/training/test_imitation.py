@@ -11,7 +11,7 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 
 from hot_envs.agents.features_batch import ActionScorerInput
 from hot_envs.agents.random_agent import RandomAgent  # noqa: E402
-from hot_envs.single_agent import SingleAgentEnv  # noqa: E402
+from hot_envs.envs.single_agent import SingleAgentEnv  # noqa: E402
 from hot_envs.training.imitation import behaviour_cloning, collect, dagger  # noqa: E402
 from hot_envs.training.policies import ActionScorerPolicy  # noqa: E402
 

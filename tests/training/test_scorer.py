@@ -18,7 +18,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy  # no
 from hot_envs.agents.checkpoint import CheckpointAgent  # noqa: E402
 from hot_envs.agents.features import SPECS  # noqa: E402
 from hot_envs.agents.features_batch import ActionScorerInput
-from hot_envs.single_agent import SingleAgentEnv  # noqa: E402
+from hot_envs.envs.single_agent import SingleAgentEnv  # noqa: E402
 from hot_envs.training.export import export_checkpoint, numpy_policy  # noqa: E402
 from hot_envs.training.finetune import CriticWarmup, actor_parameters  # noqa: E402
 from hot_envs.training.league import FixedOpponent, League  # noqa: E402

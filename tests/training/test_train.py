@@ -8,7 +8,7 @@ import os
 import numpy as np
 import pytest
 
-from hot_envs.suite import held_out_pool
+from hot_envs.agents.suite import held_out_pool
 from tests.helpers import plays_every_seat
 
 pytest.importorskip("sb3_contrib")
@@ -250,7 +250,7 @@ def test_update_threads_hold_for_the_ppo_update_only():
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from hot_envs.single_agent import SingleAgentEnv
+    from hot_envs.envs.single_agent import SingleAgentEnv
     from hot_envs.training.train import UpdateThreads
 
     seen: dict[str, set[int]] = {"rollout": set(), "update": set()}

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from hot_envs.games import get_game
+from hot_envs.core.games import get_game
 from tests.helpers import recorded_game
 
 
@@ -191,7 +191,7 @@ def test_fifty_games_at_once_all_finish(client, store):
 def test_the_arenas_records_replay_on_the_table(client, tmp_path):
     """``evaluate --out`` writes games.jsonl; each of its games replays to the recorded end."""
     from hot_envs.cli import main
-    from hot_envs.records import read_records
+    from hot_envs.evaluation.records import read_records
 
     argv = ["evaluate", "heisse-karten", "--agents", "random", "heuristic", "--games", "1"]
     assert main([*argv, "--players", "3", "--workers", "1", "--quiet", "--out", str(tmp_path)]) == 0

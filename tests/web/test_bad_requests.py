@@ -202,8 +202,8 @@ def test_a_body_over_the_limit_is_a_413_and_not_read_whole(client, store):
 
 def long_karten_record(rounds: int) -> dict:
     """A valid 2-player match of ``rounds`` rounds, random moves (48 a round, HK-2.3)."""
+    from hot_envs.evaluation.records import make_record
     from hot_envs.heisse_karten import State
-    from hot_envs.records import make_record
 
     rng = __import__("random").Random(rounds)
     state = State.new(seed=1, num_players=2, rounds=rounds)
@@ -232,7 +232,7 @@ def test_the_longest_replay_fits_in_little_memory_and_seeks_anywhere(client, sto
     49 moves from one, and shows the same views as the record replayed from the deal."""
     import time
 
-    from hot_envs.records import replay
+    from hot_envs.evaluation.records import replay
 
     record = long_karten_record(200)
     created = client.ok("POST", "/api/replays", {"record": record})

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from hot_envs.games import get_game
+from hot_envs.core.games import get_game
 from hot_envs.heisse_luft.facts import CARD_INDEX, card_label
 from hot_envs.web.tables import Table
 

@@ -1,0 +1,424 @@
+"""The ``hot-envs`` command line. Subcommands:
+
+* ``hot-envs demo GAME [--seed N] [--players N] [--every K]`` — play one seeded game with random
+  legal actions through the PettingZoo environment and render the table as it goes.
+* ``hot-envs evaluate GAME --agents SPEC SPEC … [--games N] [--players N] [--out DIR]
+  [--seed S] [--workers W]`` — a round robin between agents (:mod:`hot_envs.evaluation.arena`): a
+  table with win shares, 95 % intervals and ratings, and with ``--out`` JSON, CSV, a PNG and every
+  game as a replayable record (``games.jsonl``, :mod:`hot_envs.evaluation.records`).
+* ``hot-envs gauntlet GAME --agent SPEC [--players N … | all] [--games N] [--out DIR]
+  [--workers K]`` — the agent alone against N − 1 copies of every opponent of the suite, beside
+  the heuristic on the same deals; held-out minimum and mean, ratings; resumable with ``--out``
+  (:mod:`hot_envs.evaluation.gauntlet`, docs/evaluation.md).
+* ``hot-envs train GAME [--players N] [--timesteps T] [--out DIR] …`` — train a MaskablePPO
+  agent with :mod:`hot_envs.training.train`; with no options the README's main job (its length:
+  docs/training.md), ending with an evaluation table. ``--backend rllib`` trains on Ray RLlib
+  instead (:mod:`hot_envs.training.rllib_train`: self-play or a league, one machine or a
+  cluster).
+* ``hot-envs exploit GAME --agent SPEC [--minutes M] [--players N] [--games G] [--out DIR]`` —
+  approximate exploitability: a best response trained against the frozen agent for M minutes,
+  its win share over G games and its learning curve (:mod:`hot_envs.training.exploit`, the train
+  extra).
+* ``hot-envs play GAME --opponent SPEC [--players N] [--seat S] [--seed S]`` — play against
+  agents in the terminal (:mod:`hot_envs.play.terminal`).
+* ``hot-envs replay RECORDS [--game K] [--seat S] [--gif FILE] [--mp4 FILE]`` — step through a
+  recorded game (``games.jsonl``) in the terminal, or write it as an animation
+  (:mod:`hot_envs.play.viewer`).
+* ``hot-envs watch GAME --agents SPEC SPEC … [--seed S] [--delay SECONDS] [--out DIR]`` — agents
+  play one game at a chosen pace, shown move by move; with ``--browser`` on the browser table.
+* ``hot-envs serve [--host H] [--port N] [--agents SPEC …] [--allow-origin ORIGIN …] [--open]``
+  — the browser table
+  (:mod:`hot_envs.web`, the web extra): play, watch agents, step through recorded games.
+
+Agent specs: ``random``, ``heuristic``, ``search[:BUDGET]``, a checkpoint file, or
+``package.module:factory`` (:func:`hot_envs.agents.make_agent`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from hot_envs.agents import SPEC_HELP, make_agent
+from hot_envs.core.arguments import (
+    BACKENDS,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    split_backend,
+)
+from hot_envs.core.errors import UsageError, usage_errors
+from hot_envs.core.games import GAMES, get_game
+from hot_envs.evaluation.arena import game_options, round_robin
+from hot_envs.evaluation.records import write_records
+from hot_envs.evaluation.report import build_report, check_out_dir, print_report, save_report
+from hot_envs.play.terminal import play
+from hot_envs.play.viewer import replay_game, watch
+
+
+def demo(game_name: str, seed: int, players: int | None, every: int) -> dict[str, float]:
+    """Play and render one seeded game with uniformly random legal actions; return rewards."""
+    game = get_game(game_name)
+    env = game.env.env(render_mode="ansi", **game_options(game.name, players))
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    for step, agent in enumerate(env.agent_iter()):
+        observation, reward, terminated, truncated, _ = env.last()
+        totals[agent] += reward
+        if terminated or truncated:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(observation["action_mask"])
+        action = int(rng.choice(legal))
+        if step % every == 0:
+            print(env.render(), end="\n\n")
+        print(f"{agent}: {env.unwrapped.game.action_name(action)}")
+        env.step(action)
+    print()
+    print(env.unwrapped.game.render())
+    print("rewards:", ", ".join(f"{a} {r:+g}" for a, r in totals.items()))
+    env.close()
+    return totals
+
+
+def evaluate(args: argparse.Namespace) -> dict:
+    """Round robin of ``args.agents``; print the tables, save files to ``args.out``."""
+    with usage_errors():  # the request, before any game is played
+        if len(args.agents) < 2:
+            raise ValueError("evaluate needs at least two agents, e.g. --agents search heuristic")
+        out = None
+        if args.out:
+            try:
+                out = check_out_dir(args.out)
+            except ValueError as error:
+                raise ValueError(f"--out: {error}") from None
+        game_options(args.game, args.players)
+        for spec in args.agents:
+            make_agent(spec, args.game)
+    result = round_robin(
+        args.game,
+        args.agents,
+        args.games,
+        seed=args.seed,
+        players=args.players,
+        workers=args.workers,
+        progress=not args.quiet,
+    )
+    report = build_report(result)
+    print_report(report, title=f"{get_game(args.game).name}: {len(result.records)} games")
+    if out is not None:
+        games = write_records(out / "games.jsonl", result.game_records())
+        for path in [*save_report(report, out), games]:
+            print(f"wrote {path}")
+    return report
+
+
+def _gauntlet_arguments(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "gauntlet", help="one agent against every opponent of the suite (docs/evaluation.md)"
+    )
+    p.add_argument("game", choices=sorted(GAMES))
+    p.add_argument("--agent", required=True, metavar="SPEC", help=SPEC_HELP)
+    p.add_argument(
+        "--players", nargs="+", default=None, metavar="N",
+        help="table sizes, or 'all' (default 2; Heiße Karten: 2–6)",
+    )  # fmt: skip
+    p.add_argument("--games", type=positive_int, default=200, help="games per opponent and size")
+    p.add_argument(
+        "--costly-games", type=positive_int, default=None, metavar="N",
+        help="games against the costly opponents (the search agent), if fewer",
+    )  # fmt: skip
+    p.add_argument(
+        "--opponents", nargs="+", default=None, metavar="SPEC", help="default: the whole suite"
+    )
+    p.add_argument("--out", default=None, help="keep the games (resumable), JSON, CSV and PNG")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of deals and agents")
+    p.add_argument(
+        "--workers", type=positive_int, default=None, help="processes (default: all cores)"
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run_gauntlet(args: argparse.Namespace) -> dict:
+    """``hot-envs gauntlet``: :func:`hot_envs.evaluation.gauntlet.gauntlet`, its table and its
+    files."""
+    from hot_envs.evaluation.gauntlet import gauntlet
+
+    players = args.players
+    with usage_errors():  # the request, before any game is played
+        if players is not None and players != ["all"]:
+            try:
+                players = [int(n) for n in players]
+            except ValueError:
+                raise ValueError(
+                    f"--players: table sizes or 'all', not {' '.join(players)}"
+                ) from None
+        elif players == ["all"]:
+            players = "all"
+        for n in players if isinstance(players, list) else []:
+            game_options(args.game, n)
+        for spec in [args.agent, *(args.opponents or [])]:
+            make_agent(spec, args.game)
+    result = gauntlet(
+        args.game,
+        args.agent,
+        players=players,
+        games=args.games,
+        out=args.out,
+        opponents=args.opponents,
+        costly_games=args.costly_games,
+        seed=args.seed,
+        workers=args.workers,
+        progress=not args.quiet,
+    )
+    print(result.table())
+    for name in ("gauntlet.json", "gauntlet.csv", "gauntlet.png") if args.out else ():
+        if os.path.isfile(os.path.join(args.out, name)):  # no PNG without matplotlib
+            print(f"wrote {os.path.join(args.out, name)}")
+    return result.to_dict()
+
+
+def train(argv: list[str]) -> int:
+    """``hot-envs train [--backend sb3|rllib] …`` runs :func:`hot_envs.training.train.main` (sb3,
+    the default: torch and sb3-contrib needed) or :func:`hot_envs.training.rllib_train.main` (Ray
+    RLlib)."""
+    backend, rest = split_backend(argv)
+    module, extra = BACKENDS[backend]
+    try:
+        train_main = importlib.import_module(module).main
+    except ImportError as error:
+        raise UsageError(
+            f"the {backend} backend needs the {extra} extra: pip install -e '.[{extra}]' "
+            f"({error.msg})"
+        ) from None
+    return train_main(rest)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hot-envs", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("demo", help="play and render one seeded game with random legal actions")
+    p.add_argument("game", choices=sorted(GAMES))
+    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the deal and moves")
+    p.add_argument("--players", type=int, default=None, help="Heiße Karten: 2–6 players")
+    p.add_argument(
+        "--every", type=positive_int, default=10, help="render the table every K actions"
+    )
+
+    p = sub.add_parser("evaluate", help="round robin between agents, with tables and plots")
+    p.add_argument("game", choices=sorted(GAMES))
+    p.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help=SPEC_HELP)
+    p.add_argument("--games", type=positive_int, default=100, help="games per pair of agents")
+    p.add_argument("--players", type=int, default=None, help="Heiße Karten: 2–6 players")
+    p.add_argument(
+        "--out", default=None, help="write JSON, CSV, PNG and games.jsonl to this folder"
+    )
+    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of deals and agents")
+    p.add_argument(
+        "--workers", type=positive_int, default=None, help="processes (default: all cores)"
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    _gauntlet_arguments(sub)
+
+    p = sub.add_parser(
+        "train",
+        help="train a MaskablePPO agent (needs the train extra; --backend rllib: Ray RLlib, "
+        "the rllib extra); `train [--backend rllib] -h` lists the options",
+        add_help=False,
+    )
+
+    p = sub.add_parser(
+        "exploit",
+        help="approximate exploitability: train a best response to a frozen agent for M "
+        "minutes and measure it (needs the train extra)",
+    )
+    p.add_argument("game", choices=sorted(GAMES))
+    p.add_argument("--agent", required=True, metavar="SPEC", help=f"the frozen agent: {SPEC_HELP}")
+    p.add_argument("--minutes", type=positive_float, default=5.0, help="minutes of PPO (default 5)")
+    p.add_argument("--players", type=int, default=2, help="table size (Heiße Karten: 2–6)")
+    p.add_argument(
+        "--games", type=positive_int, default=1000, help="games of the final measurement"
+    )
+    p.add_argument("--out", default=None, help="folder (default runs/exploit-GAME-TIME/)")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of training and deals")
+    p.add_argument("--config", default=None, help="training config (default the game's)")
+    p.add_argument(
+        "--curve-games", type=positive_int, default=200, help="games per learning-curve point"
+    )
+    p.add_argument(
+        "--curve-every",
+        type=positive_int,
+        default=None,
+        metavar="STEPS",
+        help="PPO steps between learning-curve points (default: about 5 points)",
+    )
+    p.add_argument(
+        "--workers", type=positive_int, default=None, help="processes (default: all cores)"
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+    p = sub.add_parser("play", help="play against agents in the terminal")
+    p.add_argument("game", choices=sorted(GAMES))
+    p.add_argument("--opponent", default="heuristic", metavar="SPEC", help=SPEC_HELP)
+    p.add_argument("--players", type=int, default=None, help="Heiße Karten: 2–6 players")
+    p.add_argument("--seat", type=int, default=0, help="your seat (0 moves first)")
+    p.add_argument("--seed", type=non_negative_int, default=None, help="seed (default: random)")
+
+    p = sub.add_parser("replay", help="step through a recorded game, or write it as GIF/MP4")
+    p.add_argument("records", metavar="RECORDS", help="a games.jsonl file (evaluate/watch --out)")
+    p.add_argument(
+        "--game", type=non_negative_int, default=0, metavar="K", help="the K-th game, from 0"
+    )
+    p.add_argument("--seat", type=int, default=None, help="show this seat (default: to move)")
+    p.add_argument("--gif", default=None, metavar="FILE", help="write an animated GIF")
+    p.add_argument("--mp4", default=None, metavar="FILE", help="write an MP4 (video extra)")
+    p.add_argument("--fps", type=float, default=2.0, help="animation frames (moves) per second")
+
+    p = sub.add_parser(
+        "watch", help="watch agents play one game in the terminal (or with --browser)"
+    )
+    p.add_argument("game", choices=sorted(GAMES))
+    p.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help=SPEC_HELP)
+    p.add_argument("--seed", type=non_negative_int, default=None, help="seed (default: random)")
+    p.add_argument("--delay", type=float, default=1.0, help="seconds between moves")
+    p.add_argument("--seat", type=int, default=None, help="show this seat (default: to move)")
+    p.add_argument("--out", default=None, help="keep the game in DIR/games.jsonl")
+    p.add_argument("--browser", action="store_true", help="on the browser table (web extra)")
+    _web_arguments(p)
+
+    p = sub.add_parser("serve", help="the browser table: play, watch agents, replay records")
+    _web_arguments(p)
+    p.add_argument(
+        "--agents",
+        nargs="*",
+        default=[],
+        metavar="SPEC",
+        help="agents browsers may choose besides random, heuristic and search (checkpoints, "
+        "package.module:factory)",
+    )
+    p.add_argument("--open", action="store_true", help="open the page in a web browser")
+    return parser
+
+
+def exploit(args: argparse.Namespace) -> dict:
+    """``hot-envs exploit``: :func:`hot_envs.training.exploit.exploit`, then its table."""
+    try:
+        from hot_envs.training import exploit as best_response
+    except ImportError as error:
+        raise UsageError(
+            f"exploit trains with MaskablePPO and needs the train extra: pip install -e "
+            f"'.[train]' ({error.msg})"
+        ) from None
+    with usage_errors():  # the request, before the best response trains
+        make_agent(args.agent, args.game)
+        game_options(args.game, args.players)
+    result = best_response.exploit(
+        args.game,
+        args.agent,
+        minutes=args.minutes,
+        players=args.players,
+        games=args.games,
+        out=args.out,
+        seed=args.seed,
+        config=args.config,
+        curve_games=args.curve_games,
+        overrides={"eval_every": args.curve_every} if args.curve_every else None,
+        workers=args.workers,
+        progress=not args.quiet,
+    )
+    print(best_response.format_result(result))
+    print(f"wrote {Path(result.run).parent}/exploit.json, learning_curve.csv, learning_curve.png")
+    return result.to_dict()
+
+
+def _web_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--host", default="127.0.0.1", help="listen here (default: this machine only)")
+    p.add_argument("--port", type=int, default=8765, help="0 picks a free port")
+    p.add_argument(
+        "--allow-origin",
+        nargs="+",
+        default=[],
+        metavar="ORIGIN",
+        help="pages of these origins (https://host[:port], say a proxy's) may play too",
+    )
+
+
+def web(args: argparse.Namespace) -> None:
+    """``serve``, and ``watch --browser``: the browser table until Ctrl-C."""
+    try:
+        from hot_envs import web as table
+    except ImportError as error:
+        raise ValueError(
+            f"the browser table needs the web extra: pip install -e '.[web]' ({error.msg})"
+        ) from None
+    if args.command == "serve":
+        table.serve(args.host, args.port, args.agents, args.open, args.allow_origin)
+    elif args.out is not None:
+        raise ValueError("--out keeps a game watched in the terminal; the browser table has none")
+    else:
+        table.watch_in_browser(
+            args.game,
+            args.agents,
+            None,
+            args.seed,
+            args.delay,
+            args.host,
+            args.port,
+            args.seat,
+            allow_origins=args.allow_origin,
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command. A request that fails its checks (:class:`~hot_envs.core.errors.UsageError`) is
+    one line and exit status 2; an error of the work itself — training, games — keeps its
+    traceback. The long jobs check their requests before they start (``evaluate``, ``gauntlet``,
+    ``exploit``, and the training scripts' own); the short interactive ones (``demo``, ``play``,
+    ``replay``, ``watch``, ``serve``) count any ``ValueError`` as the request's."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv[:1] if argv[:1] == ["train"] else argv)
+    try:
+        if args.command == "train":  # everything after `train` is the training script's own
+            return train(argv[1:])
+        if args.command == "evaluate":
+            evaluate(args)
+        elif args.command == "gauntlet":
+            run_gauntlet(args)
+        elif args.command == "exploit":
+            exploit(args)
+        else:
+            with usage_errors():
+                interactive(args)
+    except UsageError as error:  # a bad request: a clear message, no traceback
+        print(f"hot-envs: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("hot-envs: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+def interactive(args: argparse.Namespace) -> None:
+    """The short commands, watched as they run: demo, play, replay, watch and serve."""
+    if args.command == "demo":
+        demo(args.game, args.seed, args.players, args.every)
+    elif args.command == "play":
+        play(args.game, args.opponent, args.players, args.seat, args.seed)
+    elif args.command == "replay":
+        replay_game(args.records, args.game, args.seat, args.gif, args.mp4, args.fps)
+    elif args.command == "serve" or (args.command == "watch" and args.browser):
+        web(args)
+    elif args.command == "watch":
+        watch(args.game, args.agents, args.seed, args.delay, args.seat, args.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

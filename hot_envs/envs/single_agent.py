@@ -1,0 +1,238 @@
+"""A single-agent Gymnasium environment over either game, for sb3-contrib's ``MaskablePPO``.
+
+One seat belongs to the *learner* (the caller of ``step``); every other seat is played by an
+agent drawn from an :class:`OpponentPool`. The learner's episode runs from its first decision to
+the end of the game; the opponents' moves between two learner decisions happen inside ``step``.
+
+## Observation and action space
+``observation_space`` is the game's observation ``Box`` (``LAYOUT`` of the engine: 644 floats for
+Heiße Luft, 670 for Heiße Karten, padded to 6 seats so one policy serves every player count) from
+the learner's point of view; ``action_space`` is ``Discrete(366)`` / ``Discrete(48)``.
+:meth:`SingleAgentEnv.action_masks` gives the legal actions as a bool vector (sb3-contrib's
+``action_masks()`` protocol), the same legal actions as the AEC env's int8 ``action_mask``.
+
+## Rewards
+The learner's own return when the game ends — whoever makes the last move. (PettingZoo's SB3
+tutorial once dropped the final reward when an opponent's move ended the game, PettingZoo issue
+#1147; here the opponents' moves run inside ``step`` and the reward of that ``step`` is the
+learner's ``returns()[seat]``.) 0 for a draw and for a truncated game (Heiße Luft's
+``turn_limit``: ``truncated=True``). An illegal learner action ends the episode with −1 and
+``info["illegal_action"] = True``, as PettingZoo's ``TerminateIllegalWrapper`` does.
+
+*Reward shaping* (``shaping=c``, off by default) is potential-based (Ng, Harada & Russell 1999):
+each step adds ``c · (Φ(s') − Φ(s))`` between two learner decisions, with Φ = 0 once the game is
+over, so the shaping terms of an episode sum to zero (Φ = 0 at the deal too) and only move
+credit earlier. Φ for Heiße Luft: (prize cards won by the learner − by the opponent) / 20, a
+trophy counted as its price in cards; for Heiße Karten: (learner's round score − the best other
+score) / 200.
+
+## Opponent sampling rule
+At every ``reset`` each opponent seat independently draws one pool entry with probability
+``weight / total weight``. An entry is an agent (used as is, shared by the seats that draw it), an
+agent spec string for :func:`hot_envs.agents.make_agent` or a factory ``f(seed) -> agent``; specs
+and factories are built once, on first use, seeded from the env's generator. The learner's seat
+is fixed (``learner_seat=k``) or drawn uniformly per episode (``"rotate"``, the default).
+
+## Info
+``reset`` and every ``step`` give ``learner_seat``, ``num_players`` and ``opponents`` (the entry
+name per seat, ``None`` for the learner). The final ``step`` adds ``returns`` (per seat),
+``winners`` (seats with the best return), ``win_share`` (1/W for a win shared by W players — a
+2-player draw is ½ — else 0, as the arena counts it) and
+``is_success`` (the learner won alone; SB3 logs its mean as ``rollout/success_rate``).
+
+>>> env = SingleAgentEnv("heisse-luft", opponents=["random"], seed=0)
+>>> observation, info = env.reset()
+>>> observation.shape, env.action_masks().dtype
+((644,), dtype('bool'))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from hot_envs.agents.base import Agent
+from hot_envs.agents.opponents import Opponent, OpponentPool, OpponentSource
+from hot_envs.core.engine import GameState
+from hot_envs.core.games import DEFAULT_GAME
+from hot_envs.core.scoring import shaping_potential
+from hot_envs.envs.driver import ROTATE, DrivenEnv, Driver, PolicyInput
+
+__all__ = [
+    "ROTATE",
+    "Opponent",
+    "OpponentPool",
+    "OpponentSource",
+    "SingleAgentEnv",
+    "random_decisions",
+    "random_observations",
+    "shaping_potential",
+]
+
+
+class SingleAgentEnv(DrivenEnv, gymnasium.Env):
+    """One learner seat against a pool of opponents (module docstring: spaces, rewards, rules):
+    the one-game view of :class:`hot_envs.envs.driver.Driver`, which plays and scores the game.
+
+    Arguments: ``game`` (``"heisse-luft"`` / ``"heisse-karten"``, any spelling
+    :func:`hot_envs.core.games.get_game` takes; default :data:`hot_envs.core.games.DEFAULT_GAME`,
+    Heiße Luft); ``opponents`` (an :class:`OpponentPool`, or entries for one: agents, specs,
+    factories, ``(source, weight)`` pairs; default ``["random"]``);
+    ``learner_seat`` (a seat or ``"rotate"``); ``players`` (Heiße Karten: a player count, or a
+    sequence of counts drawn uniformly per episode); ``game_options`` (engine options such as
+    ``turn_limit``); ``shaping`` (coefficient c of the potential-based shaping, 0 = off);
+    ``seed`` (seeds the first ``reset`` without a seed); ``policy_input`` (a policy's
+    :class:`~hot_envs.envs.driver.PolicyInput`, emitted in place of the observation — e.g.
+    :class:`~hot_envs.agents.features_batch.ActionScorerInput` for action-scoring policies).
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+
+    def __init__(
+        self,
+        game: str = DEFAULT_GAME,
+        opponents: OpponentPool | Iterable[Opponent | OpponentSource | tuple] | None = None,
+        learner_seat: int | str = ROTATE,
+        players: int | Sequence[int] | None = None,
+        game_options: dict[str, Any] | None = None,
+        shaping: float = 0.0,
+        seed: int | None = None,
+        render_mode: str | None = None,
+        policy_input: PolicyInput | None = None,
+    ) -> None:
+        self.driver = Driver(
+            game,
+            1,
+            opponents,
+            learner_seat,
+            players,
+            game_options,
+            shaping,
+            policy_input,
+            single=True,
+        )
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                f"not {render_mode!r}"
+            )
+        self.render_mode = render_mode
+        self.observation_space = self.driver.observation_space
+        self.action_space = spaces.Discrete(self.engine.NUM_ACTIONS)
+        self._initial_seed = seed
+
+    @property
+    def game(self) -> GameState | None:
+        """The game in progress or just ended (``None`` before the first ``reset`` and after an
+        illegal action)."""
+        return self.driver.games[0] if self.driver.games else None
+
+    @property
+    def seat(self) -> int:
+        """The learner's seat in :attr:`game`."""
+        return int(self.driver.seats[0])
+
+    @property
+    def opponent_names(self) -> list[str | None]:
+        """The pool entry of each seat in :attr:`game` (``None`` for the learner)."""
+        return self.driver.opponent_names[0]
+
+    @property
+    def opponent_agents(self) -> list[Agent | None]:
+        """The agent of each seat in :attr:`game` (``None`` for the learner)."""
+        return [None if a is None else a.agent for a in self.driver.seat_agents[0]]
+
+    # ------------------------------------------------------------------ Gymnasium API
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Deal a game (or set up ``options["state"]``, a ``State.to_dict()`` dict; its mover
+        need not be the learner), seat the learner (``options["learner_seat"]`` overrides the
+        rule), draw the opponents and play their moves up to the learner's first decision."""
+        if seed is None and self._initial_seed is not None:
+            seed, self._initial_seed = self._initial_seed, None
+        super().reset(seed=seed)
+        options = options or {}
+        self.driver.reset([self.np_random], options.get("state"), options.get("learner_seat"))
+        return self.driver.observations[0].copy(), self.driver.info(0)
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Play the learner's action, then the opponents' moves up to the learner's next
+        decision or the end of the game; the reward is the learner's (module docstring)."""
+        if self.game is None or self.game.is_terminal():
+            raise RuntimeError("call reset() before step() (the episode is over)")
+        driver, action = self.driver, int(action)
+        if not (0 <= action < self.action_space.n and driver.masks[0, action]):
+            info = {**driver.info(0), "illegal_action": True}
+            driver.games = []
+            return driver.observations[0].copy(), -1.0, True, False, info
+        reward, terminated, truncated, final = driver.step_one(action)
+        driver.observe()
+        info = final or driver.info(0)
+        return driver.observations[0].copy(), reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """Bool vector of the learner's legal actions (all False once the game is over)."""
+        if self.game is None:
+            return np.zeros(self.action_space.n, dtype=bool)
+        return self.driver.masks[0].astype(bool)
+
+    def render(self) -> str | np.ndarray | None:
+        """The table as the learner sees it: text (``"ansi"``) or an ``H × W × 3`` ``uint8``
+        frame (``"rgb_array"``, :mod:`hot_envs.pictures`; what Gymnasium's ``RecordVideo``
+        records)."""
+        if self.render_mode is None or self.game is None:
+            return None
+        if self.render_mode == "rgb_array":
+            from hot_envs.pictures import frame
+
+            return frame(self.game, self.seat)
+        return self.game.render(viewer=self.seat)
+
+
+def random_observations(
+    game: str, players: int | Sequence[int] | None, n: int, seed: int = 0
+) -> list[dict[str, np.ndarray]]:
+    """``n`` learner observation dicts (``observation`` and an int8 ``action_mask``, as the AEC
+    env gives them) from uniformly random play of ``game`` in a :class:`SingleAgentEnv` with
+    ``players`` (as there), seeded: inputs for timing or comparing policies."""
+    return [
+        {"observation": observation, "action_mask": mask.astype(np.int8)}
+        for _, observation, mask in islice(_random_play(game, players, seed), n)
+    ]
+
+
+def random_decisions(
+    game: str, players: int | Sequence[int] | None, n: int, seed: int = 0
+) -> list[tuple[dict[str, np.ndarray], dict[str, Any]]]:
+    """The decisions of :func:`random_observations` (same arguments, same play) with the
+    learner's view of each: ``(observation dict, view)`` pairs, what an agent's
+    ``act(observation, view)`` takes — inputs for policies that need the view, such as an
+    action-scoring checkpoint (:mod:`hot_envs.agents.scorer`)."""
+    return [
+        ({"observation": observation, "action_mask": mask.astype(np.int8)}, env.game.view(env.seat))
+        for env, observation, mask in islice(_random_play(game, players, seed), n)
+    ]
+
+
+def _random_play(
+    game: str, players: int | Sequence[int] | None, seed: int
+) -> Iterator[tuple[SingleAgentEnv, np.ndarray, np.ndarray]]:
+    """Endless uniformly random learner play, seeded: the env at each learner decision, with
+    the observation and the bool mask; the next action is played when the next item is asked
+    for."""
+    env = SingleAgentEnv(game, players=players, seed=seed)
+    rng = np.random.default_rng(seed)
+    observation, _ = env.reset()
+    while True:
+        mask = env.action_masks()
+        yield env, observation, mask
+        observation, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+        if terminated or truncated:
+            observation, _ = env.reset()

@@ -1,0 +1,544 @@
+"""The arena: play many games between agents, fairly, reproducibly and on every core.
+
+A *matchup* is one lineup of agent specs, one per seat (``["heuristic", "random"]``, or for a
+4-player Heiße Karten game ``["search", "random", "random", "random"]``). It is played in groups
+of ``N`` games on the same deal, seats rotated by one each game, so every lineup entry sits in
+every seat equally often and meets the same cards (duplicate play); game counts are rounded up to
+a multiple of ``N``. Deal ``d`` is seeded from ``(seed, d)`` and the agents of each group from
+``(seed, matchup, group, slot)``, so the same seed gives the same games whatever the number of
+workers. Groups run in parallel (``concurrent.futures``); the agents are built from their specs
+inside the workers, so nothing but strings crosses process boundaries. Every game keeps its deal
+seed and its actions, so it can be replayed (:meth:`MatchResult.game_records`,
+:mod:`hot_envs.evaluation.records`).
+
+The Python API also takes agent objects (anything with ``act(observation, view)``) in place of
+specs. Objects are not rebuilt per group: by default a run with an object plays every game in
+this process (``workers=1``); with ``workers`` > 1 each worker gets a pickled copy, so the object
+must pickle, and what a copy learns stays in its worker.
+
+Per agent the arena reports wins, draws and losses, the *win share* (a win counts 1, a win shared
+by W tied players 1/W each — so a 2-player draw counts ½) with its 95 % Wilson interval, the mean
+reward, the mean game length (actions) and the mean time per decision.
+
+:func:`round_robin` plays every pair of agents: in a 2-player game each pair once; with N > 2
+players, each agent alone against N−1 copies of each other agent (the win-rate matrix's cell
+``[i][j]`` is i's win share there, 1/N being even). Ratings come from openskill's Plackett–Luce
+model over all games in a fixed order; an agent with several seats in a game enters the update
+once per seat and takes the mean of those updates. :mod:`hot_envs.evaluation.report` prints and
+saves it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+import time
+import warnings
+from collections.abc import Callable, Collection, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from hot_envs.agents import Agent, make_agent
+from hot_envs.agents.base import observe
+from hot_envs.core.games import get_game
+from hot_envs.evaluation.records import make_record
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One finished game: ``lineup[seats[s]]`` sat in seat ``s``."""
+
+    matchup: int
+    index: int  # game number inside the matchup; deal = index // N
+    seats: tuple[int, ...]  # lineup slot per seat
+    returns: tuple[float, ...]  # per seat
+    length: int  # actions played
+    seconds: tuple[float, ...] = field(compare=False)  # thinking time per seat
+    decisions: tuple[int, ...] = field(compare=False)  # decisions per seat
+    deal_seed: int = 0  # State.new(seed=deal_seed, **options) deals this game's cards
+    actions: tuple[int, ...] = ()  # every action, in play order (hot_envs.evaluation.records)
+
+
+@dataclass
+class AgentStats:
+    """Totals of one agent over the games it played (several seats of a game count each)."""
+
+    name: str
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    share: float = 0.0  # summed win shares
+    reward: float = 0.0
+    length: int = 0
+    seconds: float = 0.0
+    decisions: int = 0
+
+    def add(self, returns: Sequence[float], seat: int, length: int) -> None:
+        best = max(returns)
+        winners = sum(r == best for r in returns)
+        mine = returns[seat] == best
+        self.games += 1
+        self.wins += mine and winners == 1
+        self.draws += mine and winners > 1
+        self.losses += not mine
+        self.share += 1 / winners if mine else 0.0
+        self.reward += returns[seat]
+        self.length += length
+
+    def summary(self) -> dict[str, Any]:
+        n = max(self.games, 1)
+        low, high = wilson_interval(self.share, self.games)
+        return {
+            "agent": self.name,
+            "games": self.games,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "win_share": self.share / n,
+            "ci_low": low,
+            "ci_high": high,
+            "mean_reward": self.reward / n,
+            "mean_length": self.length / n,
+            "ms_per_decision": 1000 * self.seconds / max(self.decisions, 1),
+        }
+
+
+def wilson_interval(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """The Wilson score interval for a proportion (95 % by default); ``(0, 1)`` when n = 0.
+
+    Fractional successes (shared wins) are allowed."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def derive_seed(*parts: int) -> int:
+    """A 63-bit seed from a tuple of non-negative ints (numpy's SeedSequence)."""
+    return int(np.random.SeedSequence(list(parts)).generate_state(2, np.uint64)[0] >> 1)
+
+
+AgentSpec = str | Agent  # a spec (hot_envs.agents.make_agent) or an agent object
+
+
+def _agent(spec: AgentSpec, game: str, seed: int) -> Agent:
+    """The agent ``spec`` names, built with ``seed``; an agent object as it is."""
+    if isinstance(spec, str):
+        return make_agent(spec, game, seed)
+    if not callable(getattr(spec, "act", None)):
+        raise ValueError(f"{spec!r} is neither an agent spec (a str) nor an agent (no act())")
+    return spec
+
+
+def _check_workers(specs: Sequence[AgentSpec], workers: int | None) -> int | None:
+    """Agent objects play in this process unless more workers are asked for; then they must
+    pickle (module docstring)."""
+    if workers is not None and (isinstance(workers, bool) or workers < 1):
+        raise ValueError(f"workers must be a positive int or None (all cores), not {workers!r}")
+    objects = [spec for spec in specs if not isinstance(spec, str)]
+    if not objects or workers is None:
+        return 1 if objects else workers
+    if workers > 1:
+        for agent in objects:
+            try:
+                pickle.dumps(agent)
+            except Exception as error:  # noqa: BLE001 (any pickling failure means the same)
+                raise ValueError(
+                    f"agent {agent!r} cannot be sent to worker processes ({error}): "
+                    "use workers=1, or give it as a spec"
+                ) from None
+    return workers
+
+
+def num_players(game: str, players: int | None, options: dict | None = None) -> int:
+    """Seats of ``game`` with these options (checks them by dealing one game)."""
+    return (
+        get_game(game).engine.State.new(seed=0, **game_options(game, players, options)).num_players
+    )
+
+
+def game_options(game: str, players: int | None, options: dict | None = None) -> dict:
+    """Engine options for ``State.new``: ``options`` plus the player count where the game has
+    one to choose (:meth:`hot_envs.core.games.Game.options`)."""
+    return get_game(game).options(players, options)
+
+
+def play_group(
+    game: str,
+    lineup: Sequence[AgentSpec],
+    matchup: int,
+    group: int,
+    seed: int,
+    options: dict | None = None,
+) -> list[GameRecord]:
+    """Play deal ``group`` once per seat rotation (N games) with freshly built agents."""
+    engine = get_game(game).engine
+    n = len(lineup)
+    agents = [
+        _agent(spec, game, derive_seed(seed, matchup, group, slot))
+        for slot, spec in enumerate(lineup)
+    ]
+    records = []
+    deal_seed = derive_seed(seed, group)
+    for rotation in range(n):
+        seats = tuple((seat + rotation) % n for seat in range(n))
+        state = engine.State.new(seed=deal_seed, **(options or {}))
+        if state.num_players != n:
+            raise ValueError(f"the lineup has {n} agents for a {state.num_players}-player game")
+        for agent in agents:
+            if callable(getattr(agent, "reset", None)):
+                agent.reset()
+        seconds, decisions, actions = [0.0] * n, [0] * n, []
+        while not state.is_terminal():
+            seat = state.current_player
+            observation = observe(engine, state, seat)
+            start = time.process_time()
+            action = agents[seats[seat]].act(observation, state.view(seat))
+            seconds[seat] += time.process_time() - start
+            decisions[seat] += 1
+            try:
+                state.apply(int(action))
+            except (ValueError, TypeError) as error:
+                spec = lineup[seats[seat]]
+                raise ValueError(f"agent {spec!r} in seat {seat}: {error}") from None
+            actions.append(int(action))
+        records.append(
+            GameRecord(
+                matchup,
+                group * n + rotation,
+                seats,
+                tuple(state.returns()),
+                len(actions),
+                tuple(seconds),
+                tuple(decisions),
+                deal_seed,
+                tuple(actions),
+            )
+        )
+    return records
+
+
+def _run_groups(
+    tasks: list[tuple],
+    workers: int | None,
+    progress: bool,
+    on_group: Callable[[list[GameRecord]], None] | None = None,
+) -> list[GameRecord]:
+    """Run ``play_group(*task)`` for every task, in parallel, with a progress bar; each finished
+    group goes to ``on_group`` at once."""
+    with one_blas_thread():
+        return _play_groups(tasks, workers, progress, on_group)
+
+
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """numpy's BLAS on one thread while the games are played, here and in the pool's worker
+    processes (forked from here): the agents' networks multiply small matrices, where a thread
+    per core only waits for cores the other workers keep busy (docs/agents.md has the
+    measurement). Needs threadpoolctl (the eval extra); ``OPENBLAS_NUM_THREADS``, where set,
+    decides instead."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield
+        return
+    if "OPENBLAS_NUM_THREADS" in os.environ:
+        yield
+        return
+    with threadpool_limits(1, user_api="blas"):
+        yield
+
+
+def _play_groups(
+    tasks: list[tuple],
+    workers: int | None,
+    progress: bool,
+    on_group: Callable[[list[GameRecord]], None] | None,
+) -> list[GameRecord]:
+    total = sum(len(task[1]) for task in tasks)
+    bar = progress_bar(total) if progress else None
+    records: list[GameRecord] = []
+    workers = min(workers or os.cpu_count() or 1, len(tasks)) if tasks else 1
+    if workers <= 1:
+        for task in tasks:
+            group = play_group(*task)
+            records.extend(group)
+            if on_group is not None:
+                on_group(group)
+            if bar is not None:
+                bar.update(len(group))
+    else:
+        remaining = dict(enumerate(tasks))
+        for attempt in range(_POOL_ATTEMPTS):
+            try:
+                _run_pool(remaining, min(workers, len(remaining)), records, on_group, bar)
+                break
+            except BrokenProcessPool:
+                if attempt + 1 == _POOL_ATTEMPTS:
+                    raise
+                warnings.warn(
+                    f"an arena worker process died; the {len(remaining)} group(s) not yet "
+                    "finished are played again in a fresh pool (same deals, same seeds)",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+    if bar is not None:
+        bar.close()
+    records.sort(key=lambda r: (r.matchup, r.index))
+    return records
+
+
+_POOL_ATTEMPTS = 2  # a pool whose worker died (killed by the OS, say) is replaced once
+
+
+def _run_pool(
+    remaining: dict[int, tuple],
+    workers: int,
+    records: list[GameRecord],
+    on_group: Callable[[list[GameRecord]], None] | None,
+    bar: Any,
+) -> None:
+    """Play the ``remaining`` tasks in one process pool; each finished one leaves ``remaining``
+    (so a broken pool's caller knows what is left; groups are deterministic, so playing one
+    again gives the same games)."""
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(play_group, *task): key for key, task in remaining.items()}
+        try:
+            for future in as_completed(futures):
+                group = future.result()
+                del remaining[futures[future]]
+                records.extend(group)
+                if on_group is not None:
+                    on_group(group)
+                if bar is not None:
+                    bar.update(len(group))
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+
+
+def progress_bar(total: int, unit: str = "game", desc: str = "games") -> Any:
+    """A tqdm bar over ``total`` items, or ``None`` without tqdm (it is optional)."""
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, unit=unit, desc=desc, smoothing=0.05)
+
+
+@dataclass
+class MatchResult:
+    """Records of the games of one or more matchups, with per-agent statistics."""
+
+    game: str
+    agents: list[str]
+    lineups: list[tuple[int, ...]]  # per matchup: agent index per lineup slot
+    records: list[GameRecord]
+    seed: int
+    specs: list[str] = field(default_factory=list)  # agent spec (an object: its name) per agent
+    options: dict[str, Any] = field(default_factory=dict)  # State.new options of every game
+
+    def stats(self, matchup: int | None = None) -> list[AgentStats]:
+        """Per-agent totals, over all matchups or one."""
+        stats = [AgentStats(name) for name in self.agents]
+        for record in self.records:
+            if matchup is not None and record.matchup != matchup:
+                continue
+            lineup = self.lineups[record.matchup]
+            for seat, slot in enumerate(record.seats):
+                s = stats[lineup[slot]]
+                s.add(record.returns, seat, record.length)
+                s.seconds += record.seconds[seat]
+                s.decisions += record.decisions[seat]
+        return [s for s in stats if s.games]
+
+    def summary(self) -> list[dict[str, Any]]:
+        return [s.summary() for s in self.stats()]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "seed": self.seed,
+            "agents": self.agents,
+            "lineups": [list(lineup) for lineup in self.lineups],
+            "summary": self.summary(),
+            # Actions are kept in games.jsonl (game_records), not here.
+            "games": [
+                {k: v for k, v in asdict(record).items() if k != "actions"}
+                for record in self.records
+            ],
+        }
+
+    def game_records(self) -> list[dict[str, Any]]:
+        """Every game as a replayable record (:mod:`hot_envs.evaluation.records`), in play order."""
+        specs = self.specs or self.agents
+        return [
+            make_record(
+                self.game,
+                self.options,
+                r.deal_seed,
+                [specs[self.lineups[r.matchup][slot]] for slot in r.seats],
+                r.actions,
+                r.returns,
+                r.matchup,
+                r.index,
+            )
+            for r in self.records
+        ]
+
+
+def unique_names(specs: Sequence[AgentSpec]) -> list[str]:
+    """The specs as display names, ``random#2`` for the second ``random``; an agent object is
+    named by its ``name`` attribute, else its class."""
+    names: list[str] = []
+    for spec in specs:
+        base = spec if isinstance(spec, str) else getattr(spec, "name", type(spec).__name__)
+        name, k = base, 2
+        while name in names:
+            name, k = f"{base}#{k}", k + 1
+        names.append(name)
+    return names
+
+
+def play_matchups(
+    game: str,
+    specs: Sequence[AgentSpec],
+    lineups: Sequence[Sequence[int]],
+    games: int | Sequence[int],
+    seed: int = 0,
+    players: int | None = None,
+    options: dict | None = None,
+    workers: int | None = None,
+    progress: bool = True,
+    skip: Collection[tuple[int, int]] = (),
+    on_group: Callable[[list[GameRecord]], None] | None = None,
+) -> MatchResult:
+    """Play ``games`` games (rounded up to whole seat rotations) of each lineup of agents.
+
+    ``specs`` are agent specs (:func:`hot_envs.agents.make_agent`) or agent objects (module
+    docstring); a lineup lists, per seat slot, the index of the spec that sits there.
+    ``games`` may give one count per lineup.
+    A group of games is one deal played once per seat rotation; ``(matchup, group)`` pairs in
+    ``skip`` are not played (their games are the same whenever they are played: a resumed run
+    passes the ones it kept), and ``on_group`` receives each group's records as it finishes.
+    """
+    game = get_game(game).name
+    options = game_options(game, players, options)
+    n = num_players(game, None, options)
+    for spec in specs:  # fail early, in this process, on a spec nobody understands
+        _agent(spec, game, 0)
+    workers = _check_workers(specs, workers)
+    counts = [games] * len(lineups) if isinstance(games, int) else list(games)
+    if len(counts) != len(lineups) or min(counts, default=1) < 1:
+        raise ValueError(f"games must be a positive int or one per lineup, not {games!r}")
+    tasks = []
+    for m, (lineup, count) in enumerate(zip(lineups, counts, strict=True)):
+        if len(lineup) != n:
+            raise ValueError(f"a lineup needs {n} agents for this game, got {len(lineup)}")
+        specs_here = [specs[i] for i in lineup]
+        groups = (g for g in range(math.ceil(count / n)) if (m, g) not in skip)
+        tasks += [(game, specs_here, m, g, seed, options) for g in groups]
+    records = _run_groups(tasks, workers, progress, on_group)
+    lineups = [tuple(x) for x in lineups]
+    names = unique_names(specs)
+    kept = [
+        spec if isinstance(spec, str) else name for spec, name in zip(specs, names, strict=True)
+    ]
+    return MatchResult(game, names, lineups, records, seed, kept, options)
+
+
+def play_match(game: str, lineup: Sequence[AgentSpec], games: int, **kwargs: Any) -> MatchResult:
+    """Play ``games`` games of one lineup of agent specs, one per seat (rotated fairly); the
+    lineup's length is the number of players unless ``players`` says otherwise."""
+    kwargs.setdefault("players", len(lineup))
+    return play_matchups(game, list(lineup), [list(range(len(lineup)))], games, **kwargs)
+
+
+def round_robin_lineups(num_agents: int, players: int) -> list[tuple[int, ...]]:
+    """2 players: each pair once. More: each agent alone against N−1 copies of each other."""
+    if players == 2:
+        return [(i, j) for i in range(num_agents) for j in range(i + 1, num_agents)]
+    return [
+        (i,) + (j,) * (players - 1) for i in range(num_agents) for j in range(num_agents) if i != j
+    ]
+
+
+def round_robin(game: str, specs: Sequence[AgentSpec], games: int, **kwargs: Any) -> MatchResult:
+    """Every pair of agents plays ``games`` games (module docstring)."""
+    if len(specs) < 2:
+        raise ValueError("a round robin needs at least two agents")
+    n = num_players(game, kwargs.get("players"), kwargs.get("options"))
+    return play_matchups(game, specs, round_robin_lineups(len(specs), n), games, **kwargs)
+
+
+def win_matrix(result: MatchResult) -> list[list[float | None]]:
+    """``[i][j]``: agent i's win share in its games against agent j (None if they never met)."""
+    k = len(result.agents)
+    share = [[0.0] * k for _ in range(k)]
+    games = [[0] * k for _ in range(k)]
+    for m, lineup in enumerate(result.lineups):
+        if len(set(lineup)) != 2:
+            continue
+        lone = lineup[0]  # 2 players: either; N players: the agent alone vs the copies
+        other = next(i for i in lineup if i != lone)
+        for s in result.stats(m):
+            i = result.agents.index(s.name)
+            if len(lineup) == 2 or i == lone:
+                j = other if i == lone else lone
+                share[i][j] += s.share
+                games[i][j] += s.games
+    return [
+        [share[i][j] / games[i][j] if games[i][j] else None for j in range(k)] for i in range(k)
+    ]
+
+
+def ratings(result: MatchResult, passes: int = 10) -> list[dict[str, float]]:
+    """Plackett–Luce ratings (openskill) of every agent: mu, sigma and ordinal (mu − 3 sigma).
+
+    openskill updates game by game, so the last games weigh most; the ratings are the mean over
+    ``passes`` seeded shuffles of the game order.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    rng = np.random.default_rng(result.seed)
+    mu = np.zeros(len(result.agents))
+    sigma = np.zeros(len(result.agents))
+    for _ in range(passes):
+        current = [(model.mu, model.sigma)] * len(result.agents)
+        for k in rng.permutation(len(result.records)):
+            _rate_game(model, result, result.records[k], current)
+        mu += [m for m, _ in current]
+        sigma += [s for _, s in current]
+    mu, sigma = mu / passes, sigma / passes
+    return [
+        {"agent": name, "mu": float(m), "sigma": float(s), "ordinal": float(m - 3 * s)}
+        for name, m, s in zip(result.agents, mu, sigma, strict=True)
+    ]
+
+
+def _rate_game(
+    model: Any, result: MatchResult, record: GameRecord, current: list[tuple[float, float]]
+) -> None:
+    """One openskill update; an agent in several seats takes the mean of its seats' updates."""
+    lineup = result.lineups[record.matchup]
+    agent_at = [lineup[slot] for slot in record.seats]
+    teams = [[model.rating(*current[a])] for a in agent_at]
+    ranks = [sum(other > r for other in record.returns) for r in record.returns]
+    updated = model.rate(teams, ranks=ranks)
+    for a in set(agent_at):
+        mine = [team[0] for team, b in zip(updated, agent_at, strict=True) if b == a]
+        current[a] = (
+            float(np.mean([r.mu for r in mine])),
+            float(np.mean([r.sigma for r in mine])),
+        )
