@@ -1,33 +1,14 @@
 """The callbacks that shape ``learn`` in :mod:`hot_envs.training.train` beyond the league, the
 evaluations and the run checkpoints: the time limit, its progress bar, and torch's threads
-during the PPO update; and numpy's BLAS threads for the whole run (:func:`one_blas_thread`)."""
+during the PPO update. (numpy's BLAS threads for the whole run: :mod:`hot_envs.core.blas`.)"""
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
 import torch
 from stable_baselines3.common.callbacks import BaseCallback
-from threadpoolctl import threadpool_limits
-
-BLAS_VARIABLES = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-def one_blas_thread() -> None:
-    """numpy's BLAS on one thread in this process and in every process it starts (env workers,
-    arena pools), unless the environment already says how many.
-
-    The opponents' numpy networks and the features multiply small matrices, where a second BLAS
-    thread only waits for a core that the env workers and torch keep busy (docs/training.md has
-    the measurement). The variables reach the processes started from here;
-    ``threadpool_limits`` applies the limit in this process, whose numpy has loaded already."""
-    if "OPENBLAS_NUM_THREADS" in os.environ:  # the user's choice, applied when numpy loaded
-        return
-    for variable in BLAS_VARIABLES:
-        os.environ.setdefault(variable, "1")
-    threadpool_limits(1, user_api="blas")
 
 
 class TimeLimit(BaseCallback):

@@ -51,10 +51,11 @@ from hot_envs.agents.opponents import FixedOpponent, League, LeagueRules
 from hot_envs.agents.shipped import find_checkpoint
 from hot_envs.agents.suite import held_out_pool
 from hot_envs.core.arguments import split_backend
+from hot_envs.core.blas import one_blas_thread
 from hot_envs.envs.single_agent import Opponent, SingleAgentEnv
 from hot_envs.envs.vector_sb3 import SB3VectorEnv
 from hot_envs.training.callbacks import TimeLimit as TimeLimit  # re-exported, as UpdateThreads
-from hot_envs.training.callbacks import UpdateThreads, one_blas_thread, progress_callbacks
+from hot_envs.training.callbacks import UpdateThreads, progress_callbacks
 from hot_envs.training.evaluate import (
     EvaluationCallback,
     compare,
@@ -97,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"train: error: {error}", file=sys.stderr)
         return 2
     args.out = args.out or f"runs/{args.game}-{time.strftime('%Y%m%d-%H%M%S')}"
-    with StopSignals() as stop:
+    # numpy's BLAS on one thread, here and in the env workers (hot_envs.core.blas)
+    with StopSignals() as stop, one_blas_thread(children=True):
         try:
             return run(args, stop)
         except Interrupted as interrupt:  # before or after learning: nothing new to save
@@ -111,8 +113,7 @@ def run(args: Args, stop: StopSignals) -> int:
     out = open_run_folder(args, resume)
     # Seeding: Python, numpy and torch here; every env worker from seed + rank.
     set_random_seed(args.seed)
-    torch.set_num_threads(args.torch_threads)  # numpy's BLAS: one thread (one_blas_thread)
-    one_blas_thread()
+    torch.set_num_threads(args.torch_threads)  # numpy's BLAS: one thread (main)
     league = make_league(args, resume)
     envs = stop.closing(make_envs(args, league.league, resume, stop))
     learner = make_learner(args, envs, league, out, resume)

@@ -35,10 +35,9 @@ import os
 import pickle
 import time
 import warnings
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -46,6 +45,7 @@ import numpy as np
 
 from hot_envs.agents import Agent, make_agent
 from hot_envs.agents.base import observe
+from hot_envs.core.blas import one_blas_thread
 from hot_envs.core.games import get_game
 from hot_envs.evaluation.records import make_record
 
@@ -237,25 +237,6 @@ def _run_groups(
     group goes to ``on_group`` at once."""
     with one_blas_thread():
         return _play_groups(tasks, workers, progress, on_group)
-
-
-@contextmanager
-def one_blas_thread() -> Iterator[None]:
-    """numpy's BLAS on one thread while the games are played, here and in the pool's worker
-    processes (forked from here): the agents' networks multiply small matrices, where a thread
-    per core only waits for cores the other workers keep busy (docs/agents.md has the
-    measurement). Needs threadpoolctl (the eval extra); ``OPENBLAS_NUM_THREADS``, where set,
-    decides instead."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        yield
-        return
-    if "OPENBLAS_NUM_THREADS" in os.environ:
-        yield
-        return
-    with threadpool_limits(1, user_api="blas"):
-        yield
 
 
 def _play_groups(

@@ -13,6 +13,7 @@ from tests.helpers import plays_every_seat
 
 pytest.importorskip("sb3_contrib")
 
+from hot_envs.training import train  # noqa: E402
 from hot_envs.training.league import FixedOpponent, League  # noqa: E402
 from hot_envs.training.train import CONFIGS, load_config, main, parse_args  # noqa: E402
 
@@ -288,24 +289,32 @@ def blas_threads() -> set[int]:
 def test_training_runs_numpy_blas_on_one_thread_here_and_in_its_workers(monkeypatch):
     from threadpoolctl import threadpool_limits
 
-    from hot_envs.training.callbacks import BLAS_VARIABLES, one_blas_thread
+    from hot_envs.core.blas import BLAS_VARIABLES
 
     for variable in BLAS_VARIABLES:
         monkeypatch.delenv(variable, raising=False)
+    seen = {}
+
+    def run(args, stop):
+        seen["threads"] = blas_threads()
+        seen["variables"] = {variable: os.environ.get(variable) for variable in BLAS_VARIABLES}
+        return 0
+
+    monkeypatch.setattr(train, "run", run)
     with threadpool_limits(2, user_api="blas"):  # numpy's default on two cores
-        assert blas_threads() == {2}
-        one_blas_thread()
-        assert blas_threads() == {1}
-        assert all(os.environ[variable] == "1" for variable in BLAS_VARIABLES)  # for workers
+        assert train.main(["heisse-luft", "--timesteps", "64"]) == 0
+        assert seen["threads"] == {1}
+        assert set(seen["variables"].values()) == {"1"}  # for the env workers it starts
+        assert blas_threads() == {2}  # as before once the run is over
+    assert not any(variable in os.environ for variable in BLAS_VARIABLES)
 
 
 def test_a_blas_thread_count_the_user_set_is_kept(monkeypatch):
     from threadpoolctl import threadpool_limits
 
-    from hot_envs.training.callbacks import one_blas_thread
+    from hot_envs.core.blas import one_blas_thread
 
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
-    with threadpool_limits(2, user_api="blas"):
-        one_blas_thread()
+    with threadpool_limits(2, user_api="blas"), one_blas_thread(children=True):
         assert blas_threads() == {2}
         assert os.environ["OPENBLAS_NUM_THREADS"] == "2"
