@@ -35,12 +35,39 @@ class Sleeper:
 SLEEPER = "tests.web.test_limits:Sleeper"
 
 
+class Gate:
+    """An operator's agent that thinks until the test opens the gate: a decision under way for
+    as long as a test needs one, however slow the machine."""
+
+    entered = threading.Event()
+    opened = threading.Event()
+
+    def act(self, observation, view):
+        Gate.entered.set()
+        Gate.opened.wait(60)
+        return view["legal_actions"][0]
+
+
+GATE = "tests.web.test_limits:Gate"
+
+
 @pytest.fixture(scope="module")
 def capped():
     """A server whose decisions are capped at 0.5 s, with the sleeper offered."""
     referee = Referee(seconds=0.5, workers=2)
     server = Server(create_app(TableStore(), [SLEEPER], referee=referee), port=0)
     yield Client(server.url)
+    server.stop()
+
+
+@pytest.fixture
+def gated():
+    """A server that offers the gate, with a cap far above any wait of the tests."""
+    Gate.entered.clear()
+    Gate.opened.clear()
+    server = Server(create_app(TableStore(), [GATE], referee=Referee(seconds=60)), port=0)
+    yield Client(server.url)
+    Gate.opened.set()
     server.stop()
 
 
@@ -117,15 +144,16 @@ def test_the_pages_answer_at_once_while_the_slowest_agents_think_on_many_tables(
         assert all(step.result()["step"] == 1 for step in steps)
 
 
-def test_a_second_step_while_the_agent_thinks_is_refused(capped):
-    table = capped.ok("POST", "/api/games", {"game": "heisse-luft", "seats": [SLOWEST, "human"]})
-    first = threading.Thread(target=capped.ok, args=("POST", f"/api/games/{table['id']}/step"))
-    first.start()
-    time.sleep(0.15)
-    status, answer = capped.call("POST", f"/api/games/{table['id']}/step")
-    first.join()
+def test_a_second_step_while_the_agent_thinks_is_refused(gated):
+    table = gated.ok("POST", "/api/games", {"game": "heisse-luft", "seats": [GATE, "human"]})
+    with ThreadPoolExecutor(1) as pool:
+        first = pool.submit(gated.ok, "POST", f"/api/games/{table['id']}/step")
+        assert Gate.entered.wait(60)  # the first step's decision is under way
+        status, answer = gated.call("POST", f"/api/games/{table['id']}/step")
+        Gate.opened.set()
+        assert first.result(timeout=60)["step"] == 1
     assert status == 409 and "still thinking" in answer["error"]
-    assert capped.ok("GET", f"/api/games/{table['id']}")["step"] == 1
+    assert gated.ok("GET", f"/api/games/{table['id']}")["step"] == 1
 
 
 def test_checkpoint_seats_share_one_agent_and_its_weights(client, store):
