@@ -1,10 +1,10 @@
 """Suite-wide set-up of the test tiers.
 
-``pytest`` runs everything on every core (``-n auto``); ``pytest -m "not slow"`` is the fast tier
-for the inner loop. The RLlib tests (each starts a local Ray) and the browser tests (each drives
-Chromium) count as slow wherever they are. Two workers may each run a local Ray at once (each in
-its own temp folder); what several RLlib tests read is trained once for all workers
-(``tests/rllib/test_training.py``).
+``pytest`` runs everything on every core (``-n auto --dist worksteal``); ``pytest -m "not slow"``
+is the fast tier for the inner loop. The RLlib tests (they run Ray) and the browser tests (they
+drive Chromium) count as slow wherever they are. The RLlib tests that run Ray in the test process
+share one cluster per process and come first (:func:`run_order`); what several RLlib tests read is
+trained once for all workers (``tests/rllib/test_training.py``).
 
 Every worker, and every process a test starts, runs torch and numpy's BLAS on one thread: the
 workers already use every core, and a second thread per process on a busy machine made small
@@ -26,3 +26,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("rllib") or item.path.name == "test_browser.py":
             item.add_marker(pytest.mark.slow)
+    items.sort(key=run_order)
+
+
+def run_order(item: pytest.Item) -> int:
+    """Slow tests first, so that no worker is left with one at the end while the others wait
+    (``--dist worksteal`` gives each xdist worker a contiguous share of this order and lets an idle
+    one take from the end of another's): first those on the test process's RLlib cluster
+    (``tests/rllib/conftest.py``), in turn, so that one worker starts it for all of them; then
+    the other RLlib tests (those that start a run's own Ray in a subprocess among them); then the
+    other slow tests."""
+    if "ray_cluster" in item.fixturenames:
+        return 0
+    if item.get_closest_marker("rllib"):
+        return 1
+    return 2 if item.get_closest_marker("slow") else 3

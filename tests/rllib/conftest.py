@@ -1,7 +1,15 @@
-"""Shared set-up of the RLlib tests (each module skips itself without Ray): one local Ray per
-module that needs it, with Ray's files in a short temp dir (Unix socket paths must stay under
-~107 bytes, so not under pytest's long tmp paths) and ``~/ray_results`` redirected; everything
-removed afterwards."""
+"""Shared set-up of the RLlib tests (each module skips itself without Ray): Ray's files in a short
+temp dir (Unix socket paths must stay under ~107 bytes, so not under pytest's long tmp paths) and
+``~/ray_results`` redirected, everything removed afterwards; and one two-node Ray cluster per
+test process for the tests that run RLlib in that process.
+
+Starting Ray and its processes is most of what an RLlib test costs, so the cluster is started
+once, by the first test that needs it, and each test joins it as a job of its own (``with
+ray_cluster.job(): …``) that ends with the test; the cluster keeps nothing of a test's run but
+the files in ``ray_dirs``. The tests that run the script in a subprocess start its own Ray, as a
+user's run does. ``tests/conftest.py`` orders the tests that use the cluster first, so that one
+xdist worker runs them all in turn instead of each worker starting a cluster.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +17,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -35,30 +44,57 @@ def ray_dirs() -> Iterator[Path]:
     shutil.rmtree(root, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def local_ray(ray_dirs: Path) -> Iterator[None]:
-    """Ray on this machine (2 CPUs) for one test module."""
-    import ray
+class SharedCluster:
+    """Two Ray nodes on this machine, started on first use: a head with 0 CPUs (it only
+    coordinates) and a node with 2 CPUs, where every env runner has to go."""
 
-    ray.init(num_cpus=2, include_dashboard=False, _temp_dir=str(ray_dirs / "local"))
-    yield
-    ray.shutdown()
+    def __init__(self, temp_dir: Path) -> None:
+        self.temp_dir = temp_dir
+        self._cluster = None
+
+    @property
+    def address(self) -> str:
+        if self._cluster is None:
+            from ray.cluster_utils import Cluster
+
+            self._cluster = Cluster(
+                initialize_head=True,
+                head_node_args={"num_cpus": 0, "temp_dir": str(self.temp_dir)},
+            )
+            self._cluster.add_node(num_cpus=2)
+            self._cluster.wait_for_nodes()
+            # Like `ray start`, the head wrote its address where a plain ray.init() looks for a
+            # running Ray: a run started meanwhile (the signal tests') would join this cluster
+            # instead of starting its own. It is reached by its address only.
+            from ray._private.utils import get_ray_address_file
+
+            Path(get_ray_address_file(None)).unlink(missing_ok=True)
+        return self._cluster.address
+
+    @contextmanager
+    def job(self) -> Iterator[None]:
+        """This process as a fresh job on the cluster (as a run with ``--address`` joins one),
+        disconnected at the end; the cluster's processes keep running."""
+        import ray
+
+        ray.shutdown()  # a connection that a failed test left behind
+        ray.init(address=self.address)
+        try:
+            yield
+        finally:
+            ray.shutdown()
+
+    def shutdown(self) -> None:
+        import ray
+
+        ray.shutdown()
+        if self._cluster is not None:
+            self._cluster.shutdown()
 
 
-@pytest.fixture
-def cluster(ray_dirs: Path) -> Iterator[object]:
-    """Two Ray nodes on this machine: a head with 0 CPUs (it only coordinates) and a node with
-    2 CPUs, where every env runner has to go."""
-    from ray.cluster_utils import Cluster
-
-    cluster = Cluster(
-        initialize_head=True,
-        head_node_args={"num_cpus": 0, "temp_dir": str(ray_dirs / "cluster")},
-    )
-    cluster.add_node(num_cpus=2)
-    cluster.wait_for_nodes()
+@pytest.fixture(scope="session")
+def ray_cluster(ray_dirs: Path) -> Iterator[SharedCluster]:
+    """The test process's cluster (module docstring)."""
+    cluster = SharedCluster(ray_dirs / "cluster")
     yield cluster
-    import ray
-
-    ray.shutdown()
     cluster.shutdown()

@@ -1,9 +1,14 @@
-"""Two Ray nodes on this machine: a head with 0 CPUs, so the env runner must run on the second
-node; hot_envs reaches the workers through ``runtime_env={"py_modules": [hot_envs]}``."""
+"""Two Ray nodes on this machine: a head with 0 CPUs, so the env runners must run on the second
+node; hot_envs reaches the workers through ``runtime_env={"py_modules": [hot_envs]}``. One run
+there outlives a fault: of its two env runners one is SIGKILLed after the first iteration, and
+every iteration still trains (with no illegal action) while Ray brings the runner back."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -14,32 +19,70 @@ from hot_envs.training.rllib_train import init_ray, parse_args, train
 
 pytestmark = pytest.mark.rllib
 
+TINY = ["--batch-size", "400", "--minibatch-size", "200", "--epochs", "1"]
+TINY += ["--envs-per-runner", "2", "--hidden", "64", "64"]
 
-def test_one_iteration_on_the_second_node_with_the_package_shipped(cluster, tmp_path) -> None:
+
+def test_a_run_on_the_second_node_with_the_package_shipped_outlives_a_killed_env_runner(
+    ray_cluster, tmp_path
+) -> None:
     import ray
 
     args = parse_args(
-        ["heisse-luft", "--address", cluster.address, "--iterations", "1", "--batch-size", "400"]
-        + ["--minibatch-size", "200", "--epochs", "1", "--envs-per-runner", "2"]
-        + ["--hidden", "64", "64", "--out", str(tmp_path)]
+        ["heisse-luft", *TINY, "--address", ray_cluster.address, "--iterations", "3"]
+        + ["--env-runners", "2", "--out", str(tmp_path)]
     )
+    ray.shutdown()
     assert init_ray(args)
-    head = ray.get_runtime_context().get_node_id()
+    try:
+        head = ray.get_runtime_context().get_node_id()
 
-    @ray.remote(num_cpus=1)
-    def where() -> tuple[str, list[str]]:
-        import sys
+        @ray.remote(num_cpus=1)
+        def where() -> tuple[str, list[str]]:
+            import sys
 
-        return ray.get_runtime_context().get_node_id(), sys.path
+            return ray.get_runtime_context().get_node_id(), sys.path
 
-    node, path = ray.get(where.remote())
-    assert node != head  # the head has no CPU to offer
-    # The package arrived as a runtime_env module on the worker's path. (On this one machine the
-    # worker could also import this checkout; on another machine the shipped copy is all there is.)
-    shipped = [Path(p) for p in path if "runtime_resources" in p and "py_modules" in p]
-    assert any((p / "hot_envs" / "rllib" / "env.py").is_file() for p in shipped), path
-    (row,) = [
-        json.loads(line) for line in (train(args) / "progress.jsonl").read_text().splitlines()
-    ]
-    assert row["env_steps"] >= 400 and row["episodes"] >= 1 and row["illegal_actions"] == 0
+        node, path = ray.get(where.remote())
+        assert node != head  # the head has no CPU to offer
+        # The package arrived as a runtime_env module on the worker's path. (On this one machine
+        # the worker could also import this checkout; on another machine the shipped copy is all
+        # there is.)
+        shipped = [Path(p) for p in path if "runtime_resources" in p and "py_modules" in p]
+        assert any((p / "hot_envs" / "rllib" / "env.py").is_file() for p in shipped), path
+
+        killed: list[int] = []
+        back: list[int] = []
+
+        def pids(algorithm) -> list[int]:
+            return algorithm.env_runner_group.foreach_env_runner(
+                lambda _: os.getpid(), local_env_runner=False
+            )
+
+        def fault(algorithm, row: dict) -> None:
+            if row["iteration"] == 1:  # both runners on the second node; kill one of them
+                killed.append(pids(algorithm)[0])
+                os.kill(killed[0], signal.SIGKILL)
+            if row["iteration"] == 3:  # give Ray the time to restart it, as a next iteration would
+                deadline = time.monotonic() + 120
+                group = algorithm.env_runner_group
+                while group.num_healthy_remote_workers() < 2 and time.monotonic() < deadline:
+                    algorithm.restore_env_runners(group)
+                    time.sleep(0.2)
+                back.extend(pids(algorithm))
+
+        started = time.monotonic()
+        out = train(args, on_iteration=fault)
+        print(f"3 iterations with a runner killed in {time.monotonic() - started:.0f} s")
+    finally:
+        ray.shutdown()
+    rows = [json.loads(line) for line in (out / "progress.jsonl").read_text().splitlines()]
+    assert [row["iteration"] for row in rows] == [1, 2, 3]
+    steps = [row["env_steps"] for row in rows]
+    assert all(b - a >= 400 for a, b in zip([0, *steps[:-1]], steps, strict=True)), (
+        steps
+    )  # every one trained
+    assert all(row["episodes"] >= 1 and row["illegal_actions"] == 0 for row in rows)
+    assert min(row["env_runners_healthy"] for row in rows[1:]) == 1  # the loss was seen …
+    assert len(back) == 2 and killed[0] not in back  # … and a new process took its place
     assert (tmp_path / "final.npz").is_file()

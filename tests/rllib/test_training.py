@@ -1,7 +1,11 @@
-"""Short training runs on a local Ray: Heiße Luft with one shared policy, 3-player Heiße Karten
-as a league with the heuristic; 0 illegal actions, checkpoints written, and the numpy export
-playing every seat. The negative control shows the counter sees illegal moves when a module
-ignores the mask."""
+"""Short training runs on Ray: Heiße Luft with one shared policy, 3-player Heiße Karten as a
+league with the heuristic; 0 illegal actions, checkpoints written, and the numpy export playing
+every seat. The negative control shows the counter sees illegal moves when a module ignores the
+mask.
+
+These runs sample in the driver's own env runner (``--env-runners 0``): a remote env runner is a
+process of its own to start, and the runs that sample remotely are in ``test_cluster.py`` (Heiße
+Luft on the second node) and ``test_fault_tolerance.py`` (the Heiße Karten league, resumed)."""
 
 from __future__ import annotations
 
@@ -26,7 +30,7 @@ pytestmark = pytest.mark.rllib
 
 # Small and quick: one iteration of 400 env steps, a small network, one epoch.
 QUICK = ["--iterations", "1", "--batch-size", "400", "--minibatch-size", "200", "--epochs", "1"]
-QUICK += ["--env-runners", "1", "--envs-per-runner", "2", "--hidden", "64", "64"]
+QUICK += ["--env-runners", "0", "--envs-per-runner", "2", "--hidden", "64", "64"]
 RUNS = {
     "heisse-luft": ["heisse-luft"],
     "heisse-karten": ["heisse-karten", "--players", "3", "--mode", "league", "--fixed", "heuristic"]
@@ -35,7 +39,7 @@ RUNS = {
 
 
 @pytest.fixture(scope="module")
-def runs(local_ray, tmp_path_factory, worker_id) -> dict[str, Path]:
+def runs(ray_cluster, tmp_path_factory, worker_id) -> dict[str, Path]:
     """The two runs, trained once for the whole test session: the first xdist worker here trains
     them while any other waits on a lock, and every worker reads the same folders (a module's
     tests may land on both workers, and a worker may set a module's fixtures up twice)."""
@@ -44,9 +48,12 @@ def runs(local_ray, tmp_path_factory, worker_id) -> dict[str, Path]:
     out.mkdir(exist_ok=True)
     with open(out / "lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        for game, argv in RUNS.items():
-            if not (out / game / "final.npz").is_file():
-                train(parse_args([*argv, *QUICK, "--out", str(out / game), "--seed", "3"]))
+        missing = [game for game in RUNS if not (out / game / "final.npz").is_file()]
+        if missing:
+            with ray_cluster.job():
+                for game in missing:
+                    argv = [*RUNS[game], *QUICK, "--out", str(out / game), "--seed", "3"]
+                    train(parse_args(argv))
     return {game: out / game for game in RUNS}
 
 
@@ -152,12 +159,13 @@ def test_the_sb3_opponent_pool_plays_the_export(runs) -> None:
     assert info["opponents"].count(stem) == 2 and len(info["returns"]) == 3
 
 
-def test_negative_control_a_module_ignoring_the_mask_is_caught(local_ray, tmp_path) -> None:
+def test_negative_control_a_module_ignoring_the_mask_is_caught(ray_cluster, tmp_path) -> None:
     args = parse_args(["heisse-luft", *QUICK, "--out", str(tmp_path)])
-    algorithm = build_config(args, mask=False).build_algo()
-    try:
-        row = progress_row(algorithm.train(), 1.0)
-    finally:
-        algorithm.stop()
+    with ray_cluster.job():
+        algorithm = build_config(args, mask=False).build_algo()
+        try:
+            row = progress_row(algorithm.train(), 1.0)
+        finally:
+            algorithm.stop()
     # Unmasked, nearly every first move in Heiße Luft is illegal, and each ends its game.
     assert row["episodes"] > 0 and row["illegal_actions"] >= row["episodes"] // 2
