@@ -56,17 +56,35 @@ def processes_with(marker: str) -> list[int]:
     return found
 
 
+def outside_group(pids: list[int], group: int) -> list[int]:
+    """Those of ``pids`` outside process group ``group`` (Ray's workers have groups of their own:
+    a signal to the run's group misses them; they end when their raylet does)."""
+    found = []
+    for pid in pids:
+        try:
+            if os.getpgid(pid) != group:
+                found.append(pid)
+        except OSError:  # gone meanwhile
+            pass
+    return found
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize(
-    ("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGKILL, -9)]
+    ("signum", "code", "env_runners"),
+    # One run samples on an env runner (an actor process, which has to end with the run too);
+    # the others in the driver, which spares starting one. Each run's Ray has worker processes
+    # in process groups of their own (idle ones, the env runner), which the signal misses.
+    [(signal.SIGINT, 130, 0), (signal.SIGTERM, 143, 1), (signal.SIGKILL, -9, 0)],
 )
 def test_a_signal_saves_the_run_prints_how_to_resume_and_ends_every_process(
-    ray_dirs, tmp_path, signum, code
+    ray_dirs, tmp_path, signum, code, env_runners
 ) -> None:
     marker = f"HOT_ENVS_TEST_RUN={uuid.uuid4().hex}"
     env = {**os.environ, "HOT_ENVS_TEST_RUN": marker.split("=")[1]}
     run = tmp_path / "run"
     command = [sys.executable, "-m", "hot_envs.training.rllib_train", "heisse-luft", *TINY]
+    command += ["--env-runners", str(env_runners)]
     command += ["--iterations", "1000", "--checkpoint-every", "1", "--out", str(run)]
     child = subprocess.Popen(
         command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
@@ -75,8 +93,10 @@ def test_a_signal_saves_the_run_prints_how_to_resume_and_ends_every_process(
         deadline = time.monotonic() + 240
         while not (run / "progress.jsonl").is_file() or len(progress(run)) < 2:
             assert child.poll() is None and time.monotonic() < deadline, child.communicate()
-            time.sleep(0.2)
-        assert len(processes_with(marker)) > 3  # the driver, raylet, GCS, the env runner …
+            time.sleep(0.1)
+        running = processes_with(marker)
+        assert len(running) > 3  # the driver, raylet, GCS, Ray's workers …
+        assert outside_group(running, child.pid), running  # the workers, any env runner too
         sent = time.monotonic()
         os.killpg(child.pid, signum)
         out, err = child.communicate(timeout=120)
@@ -87,13 +107,14 @@ def test_a_signal_saves_the_run_prints_how_to_resume_and_ends_every_process(
     out, err = out.decode(), err.decode()
     assert child.returncode == code, err[-3000:]
     rows = progress(run)
+    assert all(row["env_runners_healthy"] == env_runners for row in rows)
     if signum == signal.SIGKILL:  # no save: the last periodic checkpoint, complete, is left
         state = read_run_state(latest_checkpoint(run))
         assert len(rows) - 1 <= state["iteration"] <= len(rows)
         assert read_metadata(run / "latest", "heisse-luft")["training"]["iteration"] >= 1
         deadline = time.monotonic() + 30  # Ray's workers end once their raylet is gone
         while processes_with(marker) and time.monotonic() < deadline:
-            time.sleep(0.5)
+            time.sleep(0.1)
     else:
         assert f"go on with:\n  hot-envs train heisse-luft --backend rllib --resume {run}" in out
         state = read_run_state(run / "rllib_checkpoint")
