@@ -4,11 +4,12 @@ temp dir (Unix socket paths must stay under ~107 bytes, so not under pytest's lo
 test process for the tests that run RLlib in that process.
 
 Starting Ray and its processes is most of what an RLlib test costs, so the cluster is started
-once, by the first test that needs it, and each test joins it as a job of its own (``with
-ray_cluster.job(): …``) that ends with the test; the cluster keeps nothing of a test's run but
-the files in ``ray_dirs``. The tests that run the script in a subprocess start its own Ray, as a
-user's run does. ``tests/conftest.py`` orders the tests that use the cluster first, so that one
-xdist worker runs them all in turn instead of each worker starting a cluster.
+once, by the first test that needs it, and stopped after the last one in a row; each test joins
+it as a job of its own (``with ray_cluster.job(): …``) that ends with the test, so the cluster
+keeps nothing of a test's run but the files in ``ray_dirs``. The tests that run the script in a
+subprocess start its own Ray, as a user's run does. ``tests/conftest.py`` orders the tests that
+use the cluster first, so that one xdist worker runs them all in a row instead of each worker
+starting a cluster.
 """
 
 from __future__ import annotations
@@ -85,16 +86,31 @@ class SharedCluster:
             ray.shutdown()
 
     def shutdown(self) -> None:
+        """Stop the cluster (the next use starts it again)."""
         import ray
 
         ray.shutdown()
         if self._cluster is not None:
             self._cluster.shutdown()
+            self._cluster = None
+
+
+STARTED: list[SharedCluster] = []
 
 
 @pytest.fixture(scope="session")
 def ray_cluster(ray_dirs: Path) -> Iterator[SharedCluster]:
     """The test process's cluster (module docstring)."""
     cluster = SharedCluster(ray_dirs / "cluster")
+    STARTED.append(cluster)
     yield cluster
     cluster.shutdown()
+    STARTED.remove(cluster)
+
+
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Once the next test does not use the cluster, it is stopped: idle, its processes still
+    take a few per cent of a core."""
+    if nextitem is None or "ray_cluster" not in nextitem.fixturenames:
+        for cluster in STARTED:
+            cluster.shutdown()
