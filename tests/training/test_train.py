@@ -56,7 +56,7 @@ def test_tiny_heisse_luft_run_writes_checkpoints_that_play_and_resume(
     tiny_config, tmp_path, capsys
 ):
     out = tmp_path / "run"
-    argv = ["heisse-luft", "--config", str(tiny_config), "--out", str(out), "--timesteps", "2048"]
+    argv = ["heisse-luft", "--config", str(tiny_config), "--out", str(out), "--timesteps", "1024"]
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert "random" in printed and "heuristic" in printed and "95 % CI" in printed
@@ -111,7 +111,7 @@ def test_tiny_heisse_luft_run_writes_checkpoints_that_play_and_resume(
 def test_tiny_heisse_karten_run_with_every_player_count(tiny_config, tmp_path):
     out = tmp_path / "run"
     argv = ["heisse-karten", "--players", "all", "--config", str(tiny_config), "--out", str(out)]
-    assert main([*argv, "--timesteps", "2048", "--seed", "3"]) == 0
+    assert main([*argv, "--timesteps", "1024", "--seed", "3"]) == 0
     meta = json.loads((out / "final.json").read_text())
     assert meta["options"]["num_players"] == [2, 3, 4, 5, 6]
     assert sorted({row["players"] for row in meta["evaluation"]["final"]}) == [2, 3, 4, 5, 6]
