@@ -1,7 +1,8 @@
 """Two Ray nodes on this machine: a head with 0 CPUs, so the env runners must run on the second
 node; hot_envs reaches the workers through ``runtime_env={"py_modules": [hot_envs]}``. One run
-there outlives a fault: of its two env runners one is SIGKILLed after the first iteration, and
-every iteration still trains (with no illegal action) while Ray brings the runner back."""
+there outlives a fault: of its two env runners one is SIGKILLed after the first iteration, the
+next iteration still trains (with no illegal action) on the other, and Ray brings the runner
+back."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def test_a_run_on_the_second_node_with_the_package_shipped_outlives_a_killed_env
     import ray
 
     args = parse_args(
-        ["heisse-luft", *TINY, "--address", ray_cluster.address, "--iterations", "3"]
+        ["heisse-luft", *TINY, "--address", ray_cluster.address, "--iterations", "2"]
         + ["--env-runners", "2", "--out", str(tmp_path)]
     )
     ray.shutdown()
@@ -63,7 +64,7 @@ def test_a_run_on_the_second_node_with_the_package_shipped_outlives_a_killed_env
             if row["iteration"] == 1:  # both runners on the second node; kill one of them
                 killed.append(pids(algorithm)[0])
                 os.kill(killed[0], signal.SIGKILL)
-            if row["iteration"] == 3:  # give Ray the time to restart it, as a next iteration would
+            if row["iteration"] == 2:  # give Ray the time to restart it, as a next iteration would
                 deadline = time.monotonic() + 120
                 group = algorithm.env_runner_group
                 while group.num_healthy_remote_workers() < 2 and time.monotonic() < deadline:
@@ -73,11 +74,11 @@ def test_a_run_on_the_second_node_with_the_package_shipped_outlives_a_killed_env
 
         started = time.monotonic()
         out = train(args, on_iteration=fault)
-        print(f"3 iterations with a runner killed in {time.monotonic() - started:.0f} s")
+        print(f"2 iterations with a runner killed in {time.monotonic() - started:.0f} s")
     finally:
         ray.shutdown()
     rows = [json.loads(line) for line in (out / "progress.jsonl").read_text().splitlines()]
-    assert [row["iteration"] for row in rows] == [1, 2, 3]
+    assert [row["iteration"] for row in rows] == [1, 2]
     steps = [row["env_steps"] for row in rows]
     assert all(b - a >= 400 for a, b in zip([0, *steps[:-1]], steps, strict=True)), (
         steps
