@@ -33,7 +33,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from hot_envs.agents.base import Agent
-from hot_envs.core.engine import GameState
+from hot_envs.core.engine import GameState, SeatViews
 
 
 @runtime_checkable
@@ -110,7 +110,7 @@ class BatchedHeuristicBase:
         """Whether a decision among several ``actions`` is scored (else ``choose`` decides)."""
         return True
 
-    def scores_batch(self, views: list[dict], legal: list[list[int]]) -> Sequence[Any]:
+    def scores_batch(self, views: Sequence[dict], legal: list[list[int]]) -> Sequence[Any]:
         raise NotImplementedError
 
     def scores_one(self, view: dict, actions: list[int]) -> Any:
@@ -124,19 +124,19 @@ class BatchedHeuristicBase:
         masks: np.ndarray,
     ) -> np.ndarray:
         agent = self.agent
-        views = [state.view(seat) for state, seat in zip(states, seats.tolist(), strict=True)]
+        views = SeatViews(states, seats.tolist())  # each view made only if read
         legal = [
-            list(view["legal_actions"]) or np.flatnonzero(masks[j]).tolist()  # as base.act
-            for j, view in enumerate(views)
+            views.legal_actions(j) or np.flatnonzero(masks[j]).tolist()  # as base.act
+            for j in range(len(views))
         ]
         picked = [j for j, actions in enumerate(legal) if len(actions) > 1 and self.scored(actions)]
         if len(picked) >= self.THRESHOLD:
-            found = self.scores_batch([views[j] for j in picked], [legal[j] for j in picked])
+            found = self.scores_batch(views.take(picked), [legal[j] for j in picked])
         else:  # too few for the arrays to pay
             found = [self.scores_one(views[j], legal[j]) for j in picked]
         scores = dict(zip(picked, found, strict=True))
         chosen = np.empty(len(views), dtype=np.int64)
-        for j, (view, actions) in enumerate(zip(views, legal, strict=True)):
+        for j, actions in enumerate(legal):
             if len(actions) == 1:
                 chosen[j] = actions[0]
             elif agent.epsilon and agent.rng.random() < agent.epsilon:
@@ -144,7 +144,7 @@ class BatchedHeuristicBase:
             elif j in scores:
                 chosen[j] = agent.best(actions, scores[j])
             else:
-                chosen[j] = agent.choose(view, actions)
+                chosen[j] = agent.choose(views[j], actions)
         return chosen
 
     def __repr__(self) -> str:

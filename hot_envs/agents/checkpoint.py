@@ -51,7 +51,7 @@ from hot_envs.agents.activations import ACTIVATIONS
 from hot_envs.agents.features_batch import action_features_batch
 from hot_envs.agents.scorer import ARCHITECTURE, NumpyScorer
 from hot_envs.agents.shipped import checkpoint_stem, find_checkpoint
-from hot_envs.core.engine import Seed, make_rng
+from hot_envs.core.engine import SeatViews, Seed, make_rng
 from hot_envs.core.games import get_game
 
 FORMAT = "hot_envs-checkpoint"
@@ -307,7 +307,7 @@ class CheckpointAgent:
         if not isinstance(self.policy, NumpyScorer):
             logits = self.policy.masked_logits(observations, masks)
             return draw(logits, self.rng) if self.sample else logits.argmax(axis=1)
-        views = [state.view(seat) for state, seat in zip(states, seats.tolist(), strict=True)]
+        views = SeatViews(states, seats.tolist())  # the features read what they need of each
         # every row's features at once, as arrays over all legal actions of the batch
         rows = action_features_batch(self.policy.game, views, masks=masks)
         logits = self.policy.rows_logits(observations, rows)

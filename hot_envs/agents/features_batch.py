@@ -34,6 +34,7 @@ import numpy as np
 
 from hot_envs.agents import features as ft
 from hot_envs.agents.features import ActionRows
+from hot_envs.core.engine import SeatViews
 from hot_envs.core.games import get_game
 
 
@@ -55,7 +56,7 @@ def action_features_batch(
         legal = np.split(actions, np.cumsum(lengths)[:-1])
     else:
         if legal is None:
-            legal = [sorted(view["legal_actions"]) for view in views]
+            legal = legal_actions(views)
         if len(legal) != len(views):
             raise ValueError(f"{len(legal)} legal-action lists for {len(views)} views")
         lengths = np.fromiter(map(len, legal), np.int64, len(legal))
@@ -70,6 +71,14 @@ def action_features_batch(
     if len(actions):
         _fill(spec.game)(rows, starts, views, legal)
     return rows
+
+
+def legal_actions(views: Sequence[dict[str, Any]]) -> list[list[int]]:
+    """The sorted ``legal_actions`` of every view (of :class:`~hot_envs.engine.SeatViews`
+    without making the dicts)."""
+    if isinstance(views, SeatViews):
+        return [sorted(views.legal_actions(j)) for j in range(len(views))]
+    return [sorted(view["legal_actions"]) for view in views]
 
 
 def policy_input_batch(

@@ -71,7 +71,7 @@ class BatchedHeuristic(BatchedHeuristicBase):
     HEURISTIC = hk.HeisseKartenHeuristic
     THRESHOLD = _BATCHED_DECISIONS
 
-    def scores_batch(self, views: list[dict], legal: list[list[int]]) -> Sequence[Any]:
+    def scores_batch(self, views: Sequence[dict], legal: list[list[int]]) -> Sequence[Any]:
         return card_scores_batch(views, legal)
 
     def scores_one(self, view: dict, actions: list[int]) -> Any:

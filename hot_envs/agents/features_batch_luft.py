@@ -13,10 +13,9 @@ what its ``act`` chooses, decision by decision, from the same generator.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import chain
 from math import erf
-from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -25,7 +24,16 @@ from hot_envs.agents import features as ft
 from hot_envs.agents import heuristic_luft as hl
 from hot_envs.agents.batched import BatchedHeuristicBase
 from hot_envs.agents.features import ActionRows
-from hot_envs.heisse_luft.facts import CARD_INDEX, EXCHANGE_PICK, NUM_CARDS, SUITS
+from hot_envs.engine import SeatViews
+from hot_envs.heisse_luft.facts import (
+    CARD_SUIT,
+    CARD_VALUE,
+    EXCHANGE_PICK,
+    MOUNTAIN,
+    NUM_CARDS,
+    SUIT_SIZES,
+)
+from hot_envs.heisse_luft.serialize import CompactView, compact_of_view
 
 
 def fill_rows(rows: ActionRows, starts: np.ndarray, views: Sequence[dict], legal: Sequence) -> None:
@@ -44,7 +52,7 @@ def fill_rows(rows: ActionRows, starts: np.ndarray, views: Sequence[dict], legal
     played = play[rows.decision]
     index = np.cumsum(play) - 1  # decision → its place among the play decisions
     out = np.zeros((int(played.sum()), ft.HL_FEATURES), np.float32)
-    _luft_plays(out, _LuftTables([views[j] for j in games.tolist()]), rows, played, index)
+    _luft_plays(out, _LuftTables(_compact(views, games.tolist())), rows, played, index)
     rows.features[played] = out
 
 
@@ -56,7 +64,7 @@ def play_scores_batch(views: Sequence[dict], legal: Sequence[Sequence[int]]) -> 
         return [[] for _ in legal]
     actions = np.fromiter(chain.from_iterable(legal), np.int64, int(lengths.sum()))
     game = np.repeat(np.arange(len(legal)), lengths)
-    scores = _Terms(_LuftTables(list(views)), game, actions).scores.tolist()
+    scores = _Terms(_LuftTables(_compact(views)), game, actions).scores.tolist()
     ends = np.cumsum(lengths).tolist()
     return [scores[end - n : end] for n, end in zip(lengths.tolist(), ends, strict=True)]
 
@@ -75,7 +83,7 @@ class BatchedHeuristic(BatchedHeuristicBase):
     def scored(self, actions: list[int]) -> bool:
         return actions[0] < EXCHANGE_PICK
 
-    def scores_batch(self, views: list[dict], legal: list[list[int]]) -> Sequence[Any]:
+    def scores_batch(self, views: Sequence[dict], legal: list[list[int]]) -> Sequence[Any]:
         return play_scores_batch(views, legal)
 
     def scores_one(self, view: dict, actions: list[int]) -> Any:
@@ -84,92 +92,117 @@ class BatchedHeuristic(BatchedHeuristicBase):
 
 class _LuftTables:
     """The play views read into arrays in one pass (what :class:`~hl._Table` reads, for the
-    whole batch): per game and stage ``stage`` (in play, sign, our sum, theirs, open slots by
-    suit ours and theirs, open slots, stake, prizes by suit), per game and suit the supply
-    (count, mean, variance), per game and card (0–39) where it is."""
+    whole batch), from their compact form (:class:`CompactView`): per game and stage ``stage``
+    (in play, sign, our sum, theirs, open slots by suit ours and theirs, open slots, prizes by
+    suit) and ``stake``, per game and suit the supply (count, mean, variance), per game and card
+    (0–39) where it is. Only the stakes are looked up per view (cached); the rest is array
+    arithmetic over the cards, in integers, so the numbers are :class:`~hl._Table`'s."""
 
     # stage columns
     IN_PLAY, SIGN, SUMS, OURS, THEIRS, SLOTS, PRIZES = 0, 1, 2, 4, 8, 12, 13
 
-    def __init__(self, views: list[dict[str, Any]]) -> None:
-        stages, stakes, supply, places, hidden = [], [], [], [], []
+    def __init__(self, views: list[CompactView]) -> None:
+        numbers, groups, stakes = [], [], []
         for view in views:
-            me, opp = view["player"], 1 - view["player"]
-            won, trophies = view["prizes_won"], view["trophies"]
+            me = view.player
+            opp = 1 - me
+            numbers += view.in_play
+            numbers += view.terrain
+            numbers += me, view.opponent_hand_size
+            groups += view.hand, view.discard_pile, view.known_opponent_cards
+            groups += chain.from_iterable(view.sides)
+            groups += view.prizes
+            won, trophies = view.prizes_won, view.trophies
             players = (  # the arguments of hl._stake but the prizes, as hl._Table.stake makes them
-                (_BY_SUIT(won[me]), len(trophies[me])),
-                (_BY_SUIT(won[opp]), len(trophies[opp])),
-                tuple(map(hl.SUIT_OF_LETTER.__getitem__, trophies[0] + trophies[1])),
-                view["options"]["three_for_one"],
+                (won[me], len(trophies[me])),
+                (won[opp], len(trophies[opp])),
+                trophies[0] + trophies[1],
+                view.three_for_one,
             )
-            on_stage = 0
-            for stage in view["stages"]:
-                if not stage["in_play"]:
-                    stages.append(_OUT_OF_PLAY)
-                    stakes.append(0.0)
-                    continue
-                sides = stage["sides"]
-                row, cards, prizes = _stage_row(
-                    stage["terrain"], tuple(stage["prizes"]), tuple(sides[me]), tuple(sides[opp])
-                )
-                stages.append(row)
-                stakes.append(hl._stake(*players, prizes))
-                on_stage |= cards
-            supply.append(_supplies(on_stage))
-            known = view["known_opponent_cards"]
-            places.append(
-                (on_stage, _bits(view["hand"]), _bits(view["discard_pile"]), _bits(known))
-            )
-            hidden.append(view["opponent_hand_size"] - len(known))
+            stakes.append(_stakes(players, view.prizes))
         n = len(views)
-        self.stage = _flat(stages, n * 4 * len(_OUT_OF_PLAY), np.float64).reshape(n, 4, -1)
-        self.stake = np.fromiter(stakes, np.float64, n * 4).reshape(n, 4)
-        supply_array = _flat(supply, n * 12, np.float64).reshape(n, 4, 3)
-        self.supply = supply_array[:, :, 0].astype(np.int64)
-        self.mean, self.var = supply_array[:, :, 1], supply_array[:, :, 2]
-        bits = _flat(places, n * 4, np.int64).reshape(n, 4)[:, :, None] >> np.arange(NUM_CARDS) & 1
-        self.on_stage, self.hand, self.discard, self.known = bits.astype(bool).transpose(1, 0, 2)
+        number = np.fromiter(numbers, np.int64, n * 10).reshape(n, 10)
+        in_play, seat = number[:, :4].astype(bool), number[:, 8]
+        # per view: how often each card is in the hand, the discard pile, the known opponent
+        # cards and on each stage's side 0 and side 1, then each stage's prizes by suit
+        counts = _counts(groups, NUM_CARDS).reshape(n, 15, NUM_CARDS)
+        self.hand, self.discard, self.known = counts[:, :3].astype(bool).transpose(1, 0, 2)
+        sides = counts[:, 3:11].reshape(n, 4, 2, NUM_CARDS) * in_play[:, :, None, None]
+        sides = np.where(seat[:, None, None, None] == 0, sides, sides[:, :, ::-1])  # ours first
+        self.on_stage = sides.any(axis=(1, 2))
+        # per stage and side: the sum and the cards by suit (small integers, exact as floats)
+        sums = (sides.reshape(n * 8, NUM_CARDS).astype(np.float64) @ _SUM_AND_SUITS).astype(int)
+        sums = sums.reshape(n, 4, 2, 5)
+        need = counts[:, 11:, :4] * in_play[:, :, None]
+        missing = need[:, :, None, :] - sums[..., 1:]
+        stage = np.zeros((n, 4, 17))
+        stage[..., self.IN_PLAY] = in_play
+        stage[..., self.SIGN] = np.where(number[:, 4:8] == MOUNTAIN, 1, -1) * in_play
+        stage[..., self.SUMS : self.SUMS + 2] = sums[..., 0]
+        stage[..., self.OURS : self.OURS + 4] = missing[:, :, 0]
+        stage[..., self.THEIRS : self.THEIRS + 4] = missing[:, :, 1]
+        stage[..., self.SLOTS] = missing.sum(axis=(2, 3))
+        stage[..., self.PRIZES : self.PRIZES + 4] = need
+        self.stage = stage
+        self.stake = np.where(in_play, _flat(stakes, n * 4, np.float64).reshape(n, 4), 0.0)
+        # what can still fill slots, by suit: hl._suit_supply of the cards off the stages
+        masks = self.on_stage @ _SUIT_MASKS
+        supply = np.stack([_supply_table(s)[masks[:, s]] for s in range(4)], axis=1)
+        self.supply = supply[:, :, 0].astype(np.int64)
+        self.mean, self.var = supply[:, :, 1], supply[:, :, 2]
         self.unseen = ~(self.on_stage | self.hand | self.discard | self.known)
-        self.hidden = np.fromiter(hidden, np.int64, n)
+        self.hidden = number[:, 9] - self.known.sum(axis=1)
+
+
+def _compact(views: Sequence[dict], indices: Sequence[int] | None = None) -> list[CompactView]:
+    """The compact form of views ``indices`` (default: all): the engine's own for
+    :class:`SeatViews` (no dicts made), else read from the dicts."""
+    if indices is None:
+        indices = range(len(views))
+    if isinstance(views, SeatViews):
+        return [views.compact(j) or compact_of_view(views[j]) for j in indices]
+    return [compact_of_view(views[j]) for j in indices]
 
 
 def _flat(rows: list[tuple], count: int, dtype: type) -> np.ndarray:
-    """``np.array(rows, dtype).ravel()`` of equal-length tuples of numbers, faster."""
+    """``np.array(rows, dtype).ravel()`` of tuples of numbers (``count`` in all), faster."""
     return np.fromiter(chain.from_iterable(rows), dtype, count)
 
 
-_BY_SUIT = itemgetter(*SUITS)  # prize counts by suit index from the view's dict
-_OUT_OF_PLAY = (0,) * 17
+def _counts(groups: list[tuple[int, ...]], size: int) -> np.ndarray:
+    """``(len(groups), size)`` int64: how often each id (0 … size − 1) is in each group."""
+    lengths = np.fromiter(map(len, groups), np.int64, len(groups))
+    ids = np.fromiter(chain.from_iterable(groups), np.int64, int(lengths.sum()))
+    at = np.repeat(np.arange(0, len(groups) * size, size), lengths) + ids
+    return np.bincount(at, minlength=len(groups) * size).reshape(len(groups), size)
 
 
 @lru_cache(maxsize=1 << 14)
-def _stage_row(
-    terrain: str, prizes: tuple[str, ...], ours: tuple[str, ...], theirs: tuple[str, ...]
-) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
-    """A stage's :data:`_LuftTables` columns (from :func:`hl._read_stage`), its cards as a bit
-    mask and its prize suits. Cached as that is: positions share most stages."""
-    st, cards = hl._read_stage(terrain, prizes, ours, theirs)
-    suits = tuple(st.prizes)
-    row = (1, st.sign, *st.sums, *st.missing[0], *st.missing[1], st.open_slots)
-    return row + tuple(map(suits.count, range(4))), cards, suits
+def _stakes(players: tuple, prizes: tuple[tuple[int, ...], ...]) -> tuple[float, ...]:
+    """:func:`hl._stake` of each stage's ``prizes`` (0 for none), cached: it changes only when a
+    stage flies."""
+    return tuple(hl._stake(*players, p) if p else 0.0 for p in prizes)
 
 
-@lru_cache(maxsize=1 << 14)
-def _supplies(on_stage: int) -> tuple[float, ...]:
-    """:func:`hl._suit_supply` of the four suits, flat, for the cards ``on_stage`` (a mask)."""
-    return tuple(
-        chain.from_iterable(
-            hl._suit_supply(s, on_stage >> hl._SUIT_START[s] & hl._SUIT_BITS[s]) for s in range(4)
-        )
-    )
+@cache
+def _supply_table(suit: int) -> np.ndarray:
+    """:func:`hl._suit_supply` of ``suit`` for every mask of its cards on the stages, as rows
+    (count, mean, variance), made once."""
+    size = SUIT_SIZES[suit]
+    return np.array([hl._suit_supply.__wrapped__(suit, mask) for mask in range(1 << size)])
 
 
-def _bits(codes: list[str]) -> int:
-    """The cards of ``codes`` as a bit mask over card indices."""
-    mask = 0
-    for code in codes:
-        mask |= 1 << CARD_INDEX[code]
-    return mask
+# a card's value and its suit as a one-hot: per side, the sum and the cards by suit
+_SUM_AND_SUITS = np.array(
+    [
+        (value, *(float(s == suit) for s in range(4)))
+        for suit, value in zip(CARD_SUIT, CARD_VALUE, strict=True)
+    ]
+)
+# the cards on the stages as a bit mask over each suit's cards (hl._Table's on_stage per suit)
+_SUIT_MASKS = np.zeros((NUM_CARDS, 4), np.int64)
+for _card, _suit in enumerate(CARD_SUIT):
+    _SUIT_MASKS[_card, _suit] = 1 << (_card - CARD_SUIT.index(_suit))
 
 
 def _chance(diff: np.ndarray, spread: np.ndarray) -> np.ndarray:

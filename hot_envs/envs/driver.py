@@ -45,9 +45,9 @@ from gymnasium import spaces
 from hot_envs.agents.base import observe
 from hot_envs.agents.batched import BatchedAgent, PerSeatAgent, as_batched
 from hot_envs.agents.features_batch import batched_heuristic
-from hot_envs.agents.opponents import Opponent, OpponentPool, OpponentSource
-from hot_envs.core.engine import GameState
+from hot_envs.core.engine import GameState, SeatViews
 from hot_envs.core.games import DEFAULT_GAME, get_game
+from hot_envs.agents.opponents import Opponent, OpponentPool, OpponentSource
 from hot_envs.core.scoring import score
 
 ROTATE = "rotate"
@@ -272,7 +272,7 @@ class Driver:
         seats = self.seats.tolist()
         self._fill(self.games, seats, self._observed, self.masks)
         if self.policy_input is not None:  # the policy's input, from observations and views
-            views = [game.view(seat) for game, seat in zip(self.games, seats, strict=True)]
+            views = SeatViews(self.games, seats)  # each made only if the input reads it
             if len(views) == 1:  # one game: the per-decision function costs less
                 self.observations[0] = self.policy_input.one(self._observed[0], views[0])
             else:  # all games at once, the same rows bit for bit
