@@ -208,7 +208,7 @@ for _card, _suit in enumerate(CARD_SUIT):
 def _chance(diff: np.ndarray, spread: np.ndarray) -> np.ndarray:
     """:func:`hl._chance` elementwise (Python's ``erf``: numpy has none that rounds alike)."""
     z = diff / np.sqrt(2.0 * np.maximum(spread, hl.MIN_SPREAD))
-    erfs = np.array([erf(x) for x in z.ravel().tolist()], dtype=np.float64).reshape(z.shape)
+    erfs = np.fromiter(map(erf, z.ravel().tolist()), np.float64, z.size).reshape(z.shape)
     return 0.5 * (1.0 + erfs)
 
 
