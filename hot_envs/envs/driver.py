@@ -37,6 +37,7 @@ float32), and :meth:`Driver.step_one` gives one game's step as Python values.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import chain
 from typing import Any, Protocol
 
 import numpy as np
@@ -157,6 +158,7 @@ class Driver:
         else:
             self.observation_space = spaces.Box(layout.low, layout.high, dtype=np.float32)
         self._encode, self._legal = self.engine.encode, self.engine.State.legal_actions
+        self._encode_rows = getattr(self.engine, "encode_rows", None)  # where the engine has it
         self._layout_size = layout.size
 
         # Per game: the state, the learner's seat, the batched agent of every seat.
@@ -461,12 +463,21 @@ class Driver:
             if state.current_player == seat:
                 row.put(legal(state), 1)
             return
-        masks[: len(states)] = 0
-        for j, (state, seat) in enumerate(zip(states, seats, strict=True)):
-            if encode:
+        k = len(states)
+        if encode and self._encode_rows is not None:  # the engine's encoding of many rows
+            self._encode_rows(states, seats, observations[:k, :d])
+        elif encode:
+            for j, (state, seat) in enumerate(zip(states, seats, strict=True)):
                 observations[j, :d] = self._encode(state, seat)
-            if state.current_player == seat:
-                masks[j].put(legal(state), 1)
+        rows = [
+            legal(state) if state.current_player == seat else []
+            for state, seat in zip(states, seats, strict=True)
+        ]
+        lengths = np.fromiter(map(len, rows), np.intp, k)
+        flat = np.fromiter(chain.from_iterable(rows), np.intp, int(lengths.sum()))
+        width = masks.shape[1]
+        masks[:k] = 0
+        masks[:k].put(flat + np.repeat(np.arange(0, k * width, width), lengths), 1)
 
     # ------------------------------------------------------------------ shaping
 

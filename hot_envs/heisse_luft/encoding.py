@@ -11,7 +11,9 @@ Scaling: counts are divided by their maximum (hand and sizes by the card totals,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 from operator import truediv
 from typing import TYPE_CHECKING
 
@@ -178,6 +180,42 @@ _STAGES = StageOffsets.of(LAYOUT)
 
 def encode(state: State, player: int) -> np.ndarray:
     """``player``'s observation of ``state`` as described by :data:`LAYOUT`."""
+    ones, index, value, whole = _entries(state, player)
+    obs = np.zeros(SIZE, dtype=np.float32)
+    obs.put(ones, 1.0)  # put: faster than obs[ones] = 1.0 for a list of indices
+    obs.put(index, value)
+    obs[_WHOLE] = whole
+    return obs
+
+
+def encode_rows(states: Sequence[State], players: Sequence[int], out: np.ndarray) -> None:
+    """Row ``j`` of ``out`` (``(len(states), SIZE)`` float32, written in place):
+    ``encode(states[j], players[j])`` for every ``j``, the same numbers, written for all rows
+    at once."""
+    ones_rows, index_rows, values, wholes = [], [], [], []
+    for state, player in zip(states, players, strict=True):
+        ones, index, value, whole = _entries(state, player)
+        ones_rows.append(ones)
+        index_rows.append(index)
+        values += value
+        wholes.append(whole)
+    out[:] = 0.0
+    out.put(_flat_indices(ones_rows), 1.0)
+    out.put(_flat_indices(index_rows), values)
+    out[:, _WHOLE] = wholes
+
+
+def _flat_indices(rows: list[list[int]]) -> np.ndarray:
+    """Row ``j``'s indices into a row of :data:`SIZE` entries as indices into ``len(rows)`` such
+    rows, flattened."""
+    lengths = np.fromiter(map(len, rows), np.intp, len(rows))
+    flat = np.fromiter(chain.from_iterable(rows), np.intp, int(lengths.sum()))
+    return flat + np.repeat(np.arange(0, len(rows) * SIZE, SIZE), lengths)
+
+
+def _entries(state: State, player: int) -> tuple[list[int], list[int], list[float], list[float]]:
+    """The observation's entries: the indices of its 1s, the indices and values of its other
+    nonzero entries but the pieces in :data:`_WHOLE`, and those pieces' values in order."""
     me, opp = player, 1 - player
     ones: list[int] = [_HAND + c for c in state.hands[me]]
     ones += [_MY_REVEALED + c for c in state.revealed[me]]
@@ -209,12 +247,7 @@ def encode(state: State, player: int) -> np.ndarray:
     whole += [deck.count(suit) / size for suit, size in enumerate(SUIT_SIZES)]
     whole += [len(deck) / 40, len(state.draw_pile) / NUM_CARDS, state.pass_streak]
     whole.append(min(state.turn / state.options["turn_limit"], 1.0))
-
-    obs = np.zeros(SIZE, dtype=np.float32)
-    obs.put(ones, 1.0)  # put: faster than obs[ones] = 1.0 for a list of indices
-    obs.put(index, value)
-    obs[_WHOLE] = whole
-    return obs
+    return ones, index, value, whole
 
 
 def action_mask(state: State, player: int) -> np.ndarray:

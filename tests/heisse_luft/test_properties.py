@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hot_envs.heisse_luft import LAYOUT, State, action_mask, encode
+from hot_envs.heisse_luft import LAYOUT, State, action_mask, encode, encode_rows
 from hot_envs.heisse_luft.facts import (
     CARD_CODES,
     CARD_INDEX,
@@ -138,6 +138,20 @@ def test_the_compact_view_is_read_from_the_view_after_every_action(seed, choice_
     for _ in chain([None], random_game(state, choice_seed)):
         for player in (0, 1):
             assert state.compact_view(player) == compact_of_view(state.view(player))
+
+
+@games(30)
+def test_encode_rows_writes_what_encode_gives(seed, choice_seed, options):
+    """Many observations written at once are ``encode``'s, bit for bit, whatever the rows held."""
+    state = State.new(seed=seed, **options)
+    states, players = [], []
+    for i, _ in enumerate(chain([None], random_game(state, choice_seed))):
+        states.append(state.clone())
+        players.append(i % 2)
+    out = np.full((len(states), LAYOUT.size), 7.0, dtype=np.float32)
+    encode_rows(states, players, out)
+    expected = np.stack([encode(s, p) for s, p in zip(states, players, strict=True)])
+    np.testing.assert_array_equal(out, expected)
 
 
 @games(100)
