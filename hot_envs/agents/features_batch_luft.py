@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from functools import cache, lru_cache
 from itertools import chain
 from math import erf
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -108,9 +109,9 @@ class _LuftTables:
             opp = 1 - me
             numbers += view.in_play
             numbers += view.terrain
-            numbers += me, view.opponent_hand_size
+            numbers.append(view.opponent_hand_size)
             groups += view.hand, view.discard_pile, view.known_opponent_cards
-            groups += chain.from_iterable(view.sides)
+            groups += view.sides if me == 0 else _SIDE_1_FIRST(view.sides)  # ours first
             groups += view.prizes
             won, trophies = view.prizes_won, view.trophies
             players = (  # the arguments of hl._stake but the prizes, as hl._Table.stake makes them
@@ -121,14 +122,13 @@ class _LuftTables:
             )
             stakes.append(_stakes(players, view.prizes))
         n = len(views)
-        number = np.fromiter(numbers, np.int64, n * 10).reshape(n, 10)
-        in_play, seat = number[:, :4].astype(bool), number[:, 8]
+        number = np.frombuffer(bytes(numbers), np.uint8).astype(np.int64).reshape(n, 9)
+        in_play = number[:, :4].astype(bool)
         # per view: how often each card is in the hand, the discard pile, the known opponent
         # cards and on each stage's side 0 and side 1, then each stage's prizes by suit
         counts = _counts(groups, NUM_CARDS).reshape(n, 15, NUM_CARDS)
         self.hand, self.discard, self.known = counts[:, :3].astype(bool).transpose(1, 0, 2)
         sides = counts[:, 3:11].reshape(n, 4, 2, NUM_CARDS) * in_play[:, :, None, None]
-        sides = np.where(seat[:, None, None, None] == 0, sides, sides[:, :, ::-1])  # ours first
         self.on_stage = sides.any(axis=(1, 2))
         # per stage and side: the sum and the cards by suit (small integers, exact as floats)
         sums = (sides.reshape(n * 8, NUM_CARDS).astype(np.float64) @ _SUM_AND_SUITS).astype(int)
@@ -151,7 +151,7 @@ class _LuftTables:
         self.supply = supply[:, :, 0].astype(np.int64)
         self.mean, self.var = supply[:, :, 1], supply[:, :, 2]
         self.unseen = ~(self.on_stage | self.hand | self.discard | self.known)
-        self.hidden = number[:, 9] - self.known.sum(axis=1)
+        self.hidden = number[:, 8] - self.known.sum(axis=1)
 
 
 def _compact(views: Sequence[dict], indices: Sequence[int] | None = None) -> list[CompactView]:
@@ -170,9 +170,10 @@ def _flat(rows: list[tuple], count: int, dtype: type) -> np.ndarray:
 
 
 def _counts(groups: list[tuple[int, ...]], size: int) -> np.ndarray:
-    """``(len(groups), size)`` int64: how often each id (0 … size − 1) is in each group."""
-    lengths = np.fromiter(map(len, groups), np.int64, len(groups))
-    ids = np.fromiter(chain.from_iterable(groups), np.int64, int(lengths.sum()))
+    """``(len(groups), size)`` int64: how often each id (0 … size − 1) is in each group (ids
+    and group lengths read as bytes)."""
+    lengths = np.frombuffer(bytes(map(len, groups)), np.uint8)
+    ids = np.frombuffer(bytes(chain.from_iterable(groups)), np.uint8)
     at = np.repeat(np.arange(0, len(groups) * size, size), lengths) + ids
     return np.bincount(at, minlength=len(groups) * size).reshape(len(groups), size)
 
@@ -192,6 +193,7 @@ def _supply_table(suit: int) -> np.ndarray:
     return np.array([hl._suit_supply.__wrapped__(suit, mask) for mask in range(1 << size)])
 
 
+_SIDE_1_FIRST = itemgetter(1, 0, 3, 2, 5, 4, 7, 6)  # a compact view's sides, side 1 first
 # a card's value and its suit as a one-hot: per side, the sum and the cards by suit
 _SUM_AND_SUITS = np.array(
     [

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from itertools import chain
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -183,7 +184,7 @@ class CompactView(NamedTuple):
     in_play: tuple[bool, ...]
     terrain: tuple[int, ...]
     prizes: tuple[tuple[int, ...], ...]  # per stage, the prize cards' suits
-    sides: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]  # per stage, side 0 and side 1
+    sides: tuple[tuple[int, ...], ...]  # stage by stage, the cards on side 0 and on side 1
     prizes_won: tuple[tuple[int, ...], tuple[int, ...]]
     trophies: tuple[tuple[int, ...], tuple[int, ...]]
     three_for_one: bool
@@ -191,9 +192,9 @@ class CompactView(NamedTuple):
 
 def compact_view(state: Table, player: int) -> CompactView:
     """:func:`state_view`'s facts that :class:`CompactView` keeps, without making the dict."""
-    player = check_seat(player, "player")
+    if player.__class__ is not int or not 0 <= player <= 1:
+        player = check_seat(player, "player")
     opponent = 1 - player
-    won, trophies = state.prizes_won, state.trophies
     return CompactView(
         player,
         tuple(state.hands[player]),
@@ -203,9 +204,9 @@ def compact_view(state: Table, player: int) -> CompactView:
         tuple(state.in_play),
         tuple(state.terrain),
         tuple(map(tuple, state.prizes)),
-        tuple([(tuple(side_0), tuple(side_1)) for side_0, side_1 in state.sides]),
-        (tuple(won[0]), tuple(won[1])),
-        (tuple(trophies[0]), tuple(trophies[1])),
+        tuple(map(tuple, chain.from_iterable(state.sides))),
+        tuple(map(tuple, state.prizes_won)),
+        tuple(map(tuple, state.trophies)),
         state.options["three_for_one"],
     )
 
@@ -229,7 +230,7 @@ def compact_of_view(view: dict) -> CompactView:
         tuple(stage["in_play"] for stage in stages),
         tuple(TERRAINS.index(stage["terrain"]) for stage in stages),
         tuple(suits(stage["prizes"]) for stage in stages),
-        tuple((cards(stage["sides"][0]), cards(stage["sides"][1])) for stage in stages),
+        tuple(cards(side) for stage in stages for side in stage["sides"]),
         tuple(tuple(counts[letter] for letter in SUITS) for counts in view["prizes_won"]),
         tuple(suits(letters) for letters in view["trophies"]),
         view["options"]["three_for_one"],
