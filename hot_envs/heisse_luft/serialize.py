@@ -195,19 +195,21 @@ def compact_view(state: Table, player: int) -> CompactView:
     if player.__class__ is not int or not 0 <= player <= 1:
         player = check_seat(player, "player")
     opponent = 1 - player
-    return CompactView(
-        player,
-        tuple(state.hands[player]),
-        tuple(reversed(state.discard_pile)),
-        tuple(sorted(state.revealed[opponent])),
-        len(state.hands[opponent]),
-        tuple(state.in_play),
-        tuple(state.terrain),
-        tuple(map(tuple, state.prizes)),
-        tuple(map(tuple, chain.from_iterable(state.sides))),
-        tuple(map(tuple, state.prizes_won)),
-        tuple(map(tuple, state.trophies)),
-        state.options["three_for_one"],
+    return CompactView._make(  # the fields in order, without the keyword-taking __new__
+        (
+            player,
+            tuple(state.hands[player]),
+            tuple(reversed(state.discard_pile)),
+            tuple(sorted(state.revealed[opponent])),
+            len(state.hands[opponent]),
+            tuple(state.in_play),
+            tuple(state.terrain),
+            tuple(map(tuple, state.prizes)),
+            tuple(map(tuple, chain.from_iterable(state.sides))),
+            tuple(map(tuple, state.prizes_won)),
+            tuple(map(tuple, state.trophies)),
+            state.options["three_for_one"],
+        )
     )
 
 
