@@ -86,6 +86,7 @@ class _Terms:
     and ``scores``."""
 
     def __init__(self, views: Sequence[dict], g: np.ndarray, cards: np.ndarray) -> None:
+        views = list(views)  # read several times: each view made once, then a plain list
         k = len(views)
         every = np.arange(k)
         players = np.fromiter((view["num_players"] for view in views), np.int64, k)

@@ -8,7 +8,7 @@ through this protocol, so everything above the engine layer is written once for 
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Protocol, overload
 
 import numpy as np
@@ -111,6 +111,9 @@ class SeatViews(Sequence[dict]):
         if view is None:
             view = self._views[j] = self._states[j].view(self._seats[j])
         return view
+
+    def __iter__(self) -> Iterator[dict]:
+        return map(self.__getitem__, range(len(self._views)))
 
     def take(self, indices: Iterable[int]) -> SeatViews:
         """The views ``j`` of ``indices``, in that order (those made already are kept)."""
