@@ -15,10 +15,12 @@ returns           ``(k,)`` integer array of action ids, one legal action per row
 The arrays are buffers the caller reuses: read them during the call, do not keep them. The
 states are the full engine states (an action-aware network computes per-action features from
 them); like every agent, a batched agent may use only what its seat may know — its
-``observations`` row, ``states[j].view(seats[j])``, and the legal actions. One batched agent
-serves many games at the same time, so it must not keep per-game memory between calls. An
-opponent pool (:class:`~hot_envs.envs.single_agent.OpponentPool`) holds agents, so a batched
-opponent has ``act`` as well; the vector env calls ``act_batch`` wherever it is there.
+``observations`` row, ``states[j].view(seats[j])`` (or the engine's compact form of that view:
+:class:`~hot_envs.core.engine.SeatViews` hands out both, making each only when read), and the legal
+actions. One batched agent serves many games at the same time, so it must not keep per-game
+memory between calls. An opponent pool (:class:`~hot_envs.envs.single_agent.OpponentPool`) holds
+agents, so a batched opponent has ``act`` as well; the vector env calls ``act_batch`` wherever
+it is there.
 
 :class:`~hot_envs.agents.checkpoint.CheckpointAgent` is one (one forward pass for the whole
 batch); :func:`as_batched` turns any other agent into one that calls ``act(observation, view)``

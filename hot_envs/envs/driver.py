@@ -13,11 +13,11 @@ agent are decided in one ``act_batch`` call (:mod:`hot_envs.agents.batched`); or
 play seat by seat through ``act(observation, view)``, but a game's own heuristic decides a round
 with the batched feature arithmetic where the game has that
 (:func:`~hot_envs.agents.features_batch.batched_heuristic`: the same actions and the same draws
-from its generator as its ``act``). Every opponent action is checked first. The learners' action
-The environments emit the game's observation; a policy that reads something else gives them its
-:class:`PolicyInput` (the action scorers' is
-:class:`~hot_envs.agents.features_batch.ActionScorerInput`), which the driver computes for all
-learners at once, from their observations and views.
+from its generator as its ``act``). Every opponent action is checked first. The environments
+emit the game's observation (of many games at once through the engine's ``encode_rows`` where
+it has one); a policy that reads something else gives them its :class:`PolicyInput` (the action
+scorers' is :class:`~hot_envs.agents.features_batch.ActionScorerInput`), which the driver
+computes for all learners at once, from their observations and views.
 
 ``single=True`` keeps the one-game env's own conventions, so a seed deals the games it always
 dealt: a deal draws from the game's generator itself (the batched env draws an int seed per deal
@@ -61,7 +61,8 @@ _BUFFERED_ROWS = 8
 class PolicyInput(Protocol):
     """What a policy reads in place of the observation, computed from the learner's observation
     and view (``policy_input=`` of the envs): ``size`` entries, one row (``one``) or a batch of
-    rows (``batch``, the same rows as ``one`` gives one by one)."""
+    rows (``batch``, the same rows as ``one`` gives one by one; its views are a
+    :class:`~hot_envs.engine.SeatViews`, each made only if read)."""
 
     @property
     def size(self) -> int: ...
