@@ -312,9 +312,7 @@ def _last_slot(
     value = _VALUE_INT[card]
     sums = st[..., t.SUMS : t.SUMS + 2][at].astype(np.int64)
     sums[np.arange(len(card)), side] += value
-    missing = np.stack(
-        [st[..., t.OURS : t.OURS + 4][at], st[..., t.THEIRS : t.THEIRS + 4][at]], axis=1
-    ).astype(np.int64)
+    missing = st[..., t.OURS : t.THEIRS + 4][at].reshape(-1, 2, 4).astype(np.int64)
     missing[np.arange(len(card)), side, ft._HL_SUIT[card]] -= 1
     slot_side = np.where(missing[:, 0].any(axis=1), 0, 1)
     slot_suit = (missing[np.arange(len(card)), slot_side] == 1).argmax(axis=1)
@@ -330,9 +328,8 @@ def _last_slot(
     bad = (theirs & unseen).sum(axis=1) / np.maximum(n_unseen, 1)
     guess = (n_unseen > 0) & (hidden > 0)
     p_theirs = np.zeros(len(card))
-    p_theirs[guess] = 1.0 - np.array(
-        [(1.0 - b) ** h for b, h in zip(bad[guess].tolist(), hidden[guess].tolist(), strict=True)]
-    )
+    powers = map(pow, (1.0 - bad[guess]).tolist(), hidden[guess].tolist())  # Python's **
+    p_theirs[guess] = 1.0 - np.fromiter(powers, np.float64, int(guess.sum()))
     others = t.hand[game].copy()
     others[np.arange(len(card)), card] = False
     pool = fits & (unseen | t.discard[game])
