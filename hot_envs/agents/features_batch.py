@@ -56,7 +56,7 @@ def action_features_batch(
         legal = np.split(actions, np.cumsum(lengths)[:-1])
     else:
         if legal is None:
-            legal = legal_actions(views)
+            legal = _legal_actions(views)
         if len(legal) != len(views):
             raise ValueError(f"{len(legal)} legal-action lists for {len(views)} views")
         lengths = np.fromiter(map(len, legal), np.int64, len(legal))
@@ -73,7 +73,7 @@ def action_features_batch(
     return rows
 
 
-def legal_actions(views: Sequence[dict[str, Any]]) -> list[list[int]]:
+def _legal_actions(views: Sequence[dict[str, Any]]) -> list[list[int]]:
     """The sorted ``legal_actions`` of every view (of :class:`~hot_envs.engine.SeatViews`
     without making the dicts)."""
     if isinstance(views, SeatViews):
