@@ -74,7 +74,7 @@ def action_features_batch(
 
 
 def _legal_actions(views: Sequence[dict[str, Any]]) -> list[list[int]]:
-    """The sorted ``legal_actions`` of every view (of :class:`~hot_envs.engine.SeatViews`
+    """The sorted ``legal_actions`` of every view (of :class:`~hot_envs.core.engine.SeatViews`
     without making the dicts)."""
     if isinstance(views, SeatViews):
         return [sorted(views.legal_actions(j)) for j in range(len(views))]

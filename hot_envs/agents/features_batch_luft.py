@@ -27,7 +27,7 @@ from hot_envs.agents import features as ft
 from hot_envs.agents import heuristic_luft as hl
 from hot_envs.agents.batched import BatchedHeuristicBase
 from hot_envs.agents.features import ActionRows
-from hot_envs.engine import SeatViews
+from hot_envs.core.engine import SeatViews
 from hot_envs.heisse_luft.facts import (
     CARD_SUIT,
     CARD_VALUE,

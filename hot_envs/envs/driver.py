@@ -46,9 +46,9 @@ from gymnasium import spaces
 from hot_envs.agents.base import observe
 from hot_envs.agents.batched import BatchedAgent, PerSeatAgent, as_batched
 from hot_envs.agents.features_batch import batched_heuristic
+from hot_envs.agents.opponents import Opponent, OpponentPool, OpponentSource
 from hot_envs.core.engine import GameState, SeatViews
 from hot_envs.core.games import DEFAULT_GAME, get_game
-from hot_envs.agents.opponents import Opponent, OpponentPool, OpponentSource
 from hot_envs.core.scoring import score
 
 ROTATE = "rotate"
@@ -62,7 +62,7 @@ class PolicyInput(Protocol):
     """What a policy reads in place of the observation, computed from the learner's observation
     and view (``policy_input=`` of the envs): ``size`` entries, one row (``one``) or a batch of
     rows (``batch``, the same rows as ``one`` gives one by one; its views are a
-    :class:`~hot_envs.engine.SeatViews`, each made only if read)."""
+    :class:`~hot_envs.core.engine.SeatViews`, each made only if read)."""
 
     @property
     def size(self) -> int: ...
