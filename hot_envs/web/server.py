@@ -25,7 +25,11 @@ class Server:
 
     def __init__(self, app: Starlette, host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> None:
         self.app = app
-        config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off")
+        # log_config=None: uvicorn leaves the process's logging as it is (its own dictConfig would
+        # close and replace every handler the host program set up); warnings still reach stderr.
+        config = uvicorn.Config(
+            app, host=host, port=port, log_level="warning", log_config=None, lifespan="off"
+        )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)
         self._thread.start()
