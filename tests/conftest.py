@@ -29,15 +29,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=run_order)
 
 
+# The slow tests that take longest (whole training runs in processes of their own, a browser
+# playing games), first among the slow ones: stolen last, one of them kept a worker busy for
+# its tens of seconds while the other had finished.
+LONGEST = ("training/test_fault_tolerance.py", "web/test_browser.py")
+
+
 def run_order(item: pytest.Item) -> int:
     """Slow tests first, so that no worker is left with one at the end while the others wait
     (``--dist worksteal`` gives each xdist worker a contiguous share of this order and lets an idle
     one take from the end of another's): first those on the test process's RLlib cluster
     (``tests/rllib/conftest.py``), in turn, so that one worker starts it for all of them; then
     the other RLlib tests (those that start a run's own Ray in a subprocess among them); then the
-    other slow tests."""
+    other slow tests, the longest (:data:`LONGEST`) first."""
     if "ray_cluster" in item.fixturenames:
         return 0
     if item.get_closest_marker("rllib"):
         return 1
-    return 2 if item.get_closest_marker("slow") else 3
+    if item.get_closest_marker("slow"):
+        return 2 if item.path.as_posix().endswith(LONGEST) else 3
+    return 4
