@@ -1,0 +1,146 @@
+"""The test suite's wall time against the suite as it was before it ran on every core, side by
+side in one run.
+
+The reference is the repository at commit ``BEFORE`` — the last commit whose ``pytest`` ran the
+whole suite in one process — unpacked from git into a temporary folder (``git archive``) and run
+there with its own configuration, its own tests and its own package (``PYTHONPATH`` puts that
+tree first, so ``import hot_envs`` and the ``hot-envs`` command load the old code). Today's suite
+is the README's ``pytest`` in this checkout. Both run in this Python environment, taking turns
+(before, now, now, before, …), so a busy hour slows both; the ratio of each pair is reported and
+their median is the figure. The target: today's ``pytest`` in at most half the time of the
+suite before.
+
+Usage (installs nothing; needs git and the test extra)::
+
+    python benchmarks/suite_speed.py [--rounds 2] [--out benchmarks/results]
+
+A run takes the two suites' time, twice per round: about 10–20 minutes a round on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from io import BytesIO
+from pathlib import Path
+
+from tqdm import tqdm
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+RESULTS = REPOSITORY / "benchmarks" / "results"
+BEFORE = "f6c57d1"  # the last commit whose pytest ran in one process
+TARGET = 0.5
+SUMMARY = re.compile(r"(\d+) passed.* in ([\d.]+)s")
+
+
+def unpack(commit: str, folder: Path) -> Path:
+    """The repository's tree at ``commit``, written under ``folder``."""
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", commit], cwd=REPOSITORY, check=True, capture_output=True
+    ).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="tar")
+    return folder
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_suite(tree: Path) -> dict[str, float | int]:
+    """``python -m pytest`` in ``tree`` with that tree's package first on the path."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    cpu, started = children_cpu(), time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    wall = time.perf_counter() - started
+    summary = SUMMARY.search(done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "")
+    if done.returncode != 0 or summary is None:
+        sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
+        raise SystemExit(f"the suite in {tree} failed (exit status {done.returncode})")
+    return {
+        "wall_s": wall,
+        "pytest_s": float(summary.group(2)),
+        "passed": int(summary.group(1)),
+        "cpu_s": children_cpu() - cpu,  # the processes pytest waited for, not daemons it left
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=2, help="pairs of runs (default 2)")
+    parser.add_argument("--before", default=BEFORE, help=f"the reference commit ({BEFORE})")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+
+    runs: list[dict] = []
+    with tempfile.TemporaryDirectory(prefix="suite_before_") as folder:
+        before = unpack(args.before, Path(folder))
+        trees = {"before": before, "now": REPOSITORY}
+        order = [("before", "now") if r % 2 == 0 else ("now", "before") for r in range(args.rounds)]
+        with tqdm(total=2 * args.rounds, desc="suites", unit="suite") as bar:
+            for round_, pair in enumerate(order):
+                for name in pair:
+                    bar.set_postfix_str(f"round {round_ + 1}: {name}")
+                    runs.append({"round": round_ + 1, "suite": name, **run_suite(trees[name])})
+                    bar.update()
+
+    ratios = []
+    for round_ in range(1, args.rounds + 1):
+        pair = {run["suite"]: run for run in runs if run["round"] == round_}
+        ratios.append(pair["now"]["wall_s"] / pair["before"]["wall_s"])
+    ratio = statistics.median(ratios)
+    result = {
+        "before": args.before,
+        "runs": runs,
+        "ratios": ratios,
+        "median_ratio": ratio,
+        "target": TARGET,
+        "met": ratio <= TARGET,
+        "cpus": os.cpu_count(),
+    }
+
+    lines = [
+        f"The test suite (`pytest`, install excluded) on {os.cpu_count()} cores, today's against"
+        f" commit {args.before} (one process), taking turns:",
+        "",
+        "| round | suite | tests passed | wall, s | CPU of its processes, s | now / before |",
+        "|---:|---|---:|---:|---:|---:|",
+    ]
+    for run in runs:
+        share = ""
+        if run["suite"] == "now":
+            share = f"{ratios[run['round'] - 1]:.2f}"
+        lines.append(
+            f"| {run['round']} | {run['suite']} | {run['passed']:,} | {run['wall_s']:.1f}"
+            f" | {run['cpu_s']:.1f} | {share} |"
+        )
+    met = "met" if result["met"] else "NOT met"
+    lines += ["", f"Median ratio now / before: **{ratio:.2f}** (target ≤ {TARGET}: {met})."]
+    table = "\n".join(lines)
+    print(table)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "suite_speed.json").write_text(json.dumps(result, indent=1) + "\n")
+    (args.out / "suite_speed.md").write_text(table + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
