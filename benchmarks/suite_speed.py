@@ -69,7 +69,7 @@ def run_suite(tree: Path) -> dict[str, float | int]:
         text=True,
     )
     wall = time.perf_counter() - started
-    summary = SUMMARY.search(done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "")
+    summary = SUMMARY.search((done.stdout.strip().splitlines() or [""])[-1])  # the last line
     if done.returncode != 0 or summary is None:
         sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
         raise SystemExit(f"the suite in {tree} failed (exit status {done.returncode})")
@@ -91,21 +91,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--rounds must be at least 1")
 
     runs: list[dict] = []
+    ratios: list[float] = []
     with tempfile.TemporaryDirectory(prefix="suite_before_") as folder:
-        before = unpack(args.before, Path(folder))
-        trees = {"before": before, "now": REPOSITORY}
-        order = [("before", "now") if r % 2 == 0 else ("now", "before") for r in range(args.rounds)]
+        trees = {"before": unpack(args.before, Path(folder)), "now": REPOSITORY}
         with tqdm(total=2 * args.rounds, desc="suites", unit="suite") as bar:
-            for round_, pair in enumerate(order):
-                for name in pair:
-                    bar.set_postfix_str(f"round {round_ + 1}: {name}")
-                    runs.append({"round": round_ + 1, "suite": name, **run_suite(trees[name])})
+            for round_ in range(1, args.rounds + 1):
+                wall = {}
+                for name in ("before", "now") if round_ % 2 else ("now", "before"):
+                    bar.set_postfix_str(f"round {round_}: {name}")
+                    runs.append({"round": round_, "suite": name, **run_suite(trees[name])})
+                    wall[name] = runs[-1]["wall_s"]
                     bar.update()
-
-    ratios = []
-    for round_ in range(1, args.rounds + 1):
-        pair = {run["suite"]: run for run in runs if run["round"] == round_}
-        ratios.append(pair["now"]["wall_s"] / pair["before"]["wall_s"])
+                ratios.append(wall["now"] / wall["before"])
     ratio = statistics.median(ratios)
     result = {
         "before": args.before,
