@@ -138,6 +138,11 @@ class LeagueSettings(LeagueRules):
     )
     snapshot_every: int = 20_000
     curriculum_window: int = 200  # episodes against a curriculum opponent between ε changes
+    # Exploiters (hot_envs.training.exploiters): every exploiter_every steps (0: none), a best
+    # response to the learner learns exploiter_steps steps, then holds exploiter_share of seats.
+    exploiter_every: int = 0
+    exploiter_steps: int = 100_000
+    exploiter_share: float = 0.2
 
 
 @dataclass
@@ -340,6 +345,13 @@ def check(args: Args) -> None:
         )
     if not args.checkpoint_minutes > 0:
         raise ValueError(f"checkpoint_minutes must be > 0, not {args.checkpoint_minutes!r}")
+    if args.exploiter_every < 0 or args.exploiter_steps < 1:
+        raise ValueError(
+            f"exploiter_every must be ≥ 0 and exploiter_steps ≥ 1, not {args.exploiter_every!r}"
+            f" and {args.exploiter_steps!r}"
+        )
+    if not 0.0 < args.exploiter_share < 1.0:
+        raise ValueError(f"exploiter_share must be in (0, 1), not {args.exploiter_share!r}")
     if not args.opponents:
         raise ValueError("the league needs at least one fixed opponent (weight 0 is fine)")
     for opponent in args.opponents:

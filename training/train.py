@@ -63,6 +63,7 @@ from hot_envs.training.evaluate import (
     format_comparison,
     plot_learning_curve,
 )
+from hot_envs.training.exploiters import ExploiterCallback, ExploiterRules
 from hot_envs.training.export import export_checkpoint, sb3_custom_objects
 from hot_envs.training.finetune import CriticWarmup, TeacherAnchor
 from hot_envs.training.imitation import Demonstrations, behaviour_cloning, collect, dagger
@@ -118,6 +119,7 @@ def run(args: Args, stop: StopSignals) -> int:
     league = make_league(args, resume)
     envs = stop.closing(make_envs(args, league.league, resume, stop))
     learner = make_learner(args, envs, league, out, resume)
+    learner.exploiters = make_exploiters(args, envs.num_envs, resume, stop)
     # 1. Behaviour cloning of the teacher, then DAgger rounds; the start checkpoint.
     demos = imitate(learner, resume, out)
     # 2. PPO.
@@ -157,18 +159,45 @@ def make_league(args: Args, resume: Resume | None) -> LeagueCallback:
     return callback
 
 
+def make_exploiters(
+    args: Args, num_envs: int, resume: Resume | None, stop: StopSignals
+) -> ExploiterCallback | None:
+    """The league's exploiter (``exploiter_every`` > 0): it learns on envs like the learner's,
+    with the learner's PPO settings; a continued run's as it stood."""
+    if args.exploiter_every <= 0:
+        return None
+    rules = ExploiterRules(args.exploiter_every, args.exploiter_steps, args.exploiter_share)
+    exploiters = ExploiterCallback(
+        args.game,
+        rules,
+        lambda learner, seed: game_envs(args, [Opponent("learner", learner)], seed, stop),
+        ppo_settings(args, num_envs),
+        stopped=lambda: stop.signum is not None,
+        seed=args.seed,
+    )
+    if resume is not None:
+        exploiters.restore(resume.part("exploiters"))
+    return exploiters
+
+
 def make_envs(args: Args, league: League, resume: Resume | None, stop: StopSignals) -> VecEnv:
-    """The learner's envs, starting with the league's fixed opponents: ``batched_envs`` games in
-    ``batched_workers`` processes, or else ``n_envs`` env worker processes of one game each.
-    A continued run plays new games."""
+    """The learner's envs, starting with the league's fixed opponents. A continued run plays
+    new games."""
+    opponents = [Opponent(*entry) for entry in league.initial_entries()]
+    return game_envs(args, opponents, resume.env_seed(args.seed) if resume else args.seed, stop)
+
+
+def game_envs(args: Args, opponents: list[Opponent], seed: int, stop: StopSignals) -> VecEnv:
+    """Envs of the run's game and settings with ``opponents`` in the other seats:
+    ``batched_envs`` games in ``batched_workers`` processes, or else ``n_envs`` env worker
+    processes of one game each."""
     options = {
-        "opponents": [Opponent(*entry) for entry in league.initial_entries()],
+        "opponents": opponents,
         "players": args.players,
         "game_options": args.game_options,
         "shaping": args.shaping,
         "policy_input": policy_input(args),
     }
-    seed = resume.env_seed(args.seed) if resume else args.seed
     with stop.children_ignore_sigint():  # a Ctrl-C reaches them too; this process decides
         if args.batched_envs > 0:  # many games per process, opponents' moves batched
             workers = args.batched_workers or min(os.cpu_count() or 1, args.batched_envs)
@@ -217,6 +246,7 @@ class Learner:
     learn_started: float = 0.0  # time.perf_counter() when learning started
     start_steps: int = 0  # the model's steps then
     target_steps: int = 0  # the steps learning ends at (unless the time limit ends it first)
+    exploiters: ExploiterCallback | None = None  # the league's exploiter, if the run has one
 
     def metadata(self, evaluation: dict[str, Any] | None = None) -> dict[str, Any]:
         """A checkpoint's metadata during and after learning."""
@@ -235,6 +265,7 @@ class Learner:
                 "previous": self.previous or None,
                 "behaviour_cloning": self.bc_history or None,
                 "league": self.league.summary(),
+                **({"exploiters": self.exploiters.summary()} if self.exploiters else {}),
                 "config": asdict(self.args),
             },
             "evaluation": evaluation or {},
@@ -259,7 +290,8 @@ class Learner:
 
     def summary(self) -> dict[str, Any]:
         """Where learning stands, for ``run_state.json``."""
-        return {"target_steps": self.target_steps, **self.league.summary()}
+        exploiters = {"exploiters": self.exploiters.summary()} if self.exploiters else {}
+        return {"target_steps": self.target_steps, **self.league.summary(), **exploiters}
 
 
 def make_learner(
@@ -492,6 +524,7 @@ def learn(
         callback=[
             UpdateThreads(args.update_threads or args.torch_threads, args.torch_threads),
             learner.league,
+            *([learner.exploiters] if learner.exploiters else []),  # before the checkpoints
             evaluation,
             *progress,
             CriticWarmup(args.critic_warmup, start=learn_start),
@@ -532,6 +565,7 @@ def run_checkpointer(
             "evaluation": evaluation.state,
             "run": learner.origin,
             "anchor": partial(rng_state, anchor),
+            **({"exploiters": learner.exploiters.state} if learner.exploiters else {}),
         },
         learner.summary,
         learner.metadata,
