@@ -79,7 +79,7 @@ def export_checkpoint(model: Any, path: str | Path, metadata: dict[str, Any]) ->
             "activation": activation,
         }
         input_size = game.engine.LAYOUT.size
-    if model.observation_space.shape != (input_size,):
+    if actor_size(model) != input_size:
         raise ValueError(
             f"the model's observations {model.observation_space.shape} are not {game.name}'s"
         )
@@ -110,6 +110,12 @@ def scorer_arrays(model: Any) -> tuple[dict[str, np.ndarray], str]:
             arrays[f"{prefix}_{i}.weight"] = m.weight.detach().cpu().numpy().astype(np.float32)
             arrays[f"{prefix}_{i}.bias"] = m.bias.detach().cpu().numpy().astype(np.float32)
     return arrays, activation or "tanh"
+
+
+def actor_size(model: Any) -> int:
+    """The entries of the model's input its actor reads: all of them, unless its critic reads
+    the full state after them (:mod:`hot_envs.training.policies`)."""
+    return getattr(model.policy, "actor_size", model.observation_space.shape[0])
 
 
 def is_action_scorer(model: Any) -> bool:
@@ -166,5 +172,8 @@ class SB3Agent:
             if not view:
                 raise ValueError("an action-scoring checkpoint needs the view to act")
             vector = policy_input(self.game, vector, view)
+        missing = self.model.observation_space.shape[0] - len(vector)
+        if missing > 0 and actor_size(self.model) == len(vector):  # a critic on the state too:
+            vector = np.concatenate([vector, np.zeros(missing, np.float32)])  # the actor ignores it
         action, _ = self.model.predict(vector, action_masks=mask, deterministic=True)
         return int(action)

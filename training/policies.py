@@ -9,6 +9,14 @@ update's ``evaluate_actions`` takes the softmax over the slots alone, the same n
 fraction of the cost. The critic is a separate MLP over the observation alone
 (``value_arch``). The numpy :class:`hot_envs.agents.scorer.NumpyScorer` runs the same actor and
 chooses the same actions.
+
+A critic that sees the whole table (``[ppo] critic = "state"``, as MAPPO's centralised critic and
+Suphx's oracle guiding): the envs append the game's full state to each learner's row
+(``critic_state=True`` of :mod:`hot_envs.envs.driver`), the critic reads the row's policy part
+and the state, the actor the policy part alone — :class:`StateCriticPolicy` for the MLP,
+``critic_state_size`` of :class:`ActionScorerPolicy` for the action scorer. The state holds
+hidden cards: it shapes the advantages in training only, and an exported policy plays from the
+observation as any other.
 """
 
 from __future__ import annotations
@@ -46,14 +54,16 @@ class ActionScorerNet(nn.Module):
         scorer_arch: list[int],
         value_arch: list[int],
         activation: type[nn.Module],
+        critic_state_size: int = 0,
     ) -> None:
         super().__init__()
         self.spec = SPECS[game]
         d, f = self.spec.observation_size, self.spec.size
         self.num_actions = num_actions
+        self.critic_state_size = critic_state_size  # the full state's entries after the input
         self.state_net = _mlp([d, *state_arch], activation)
         self.scorer_net = _mlp([state_arch[-1] + f, *scorer_arch, 1], activation, False)
-        self.critic_net = _mlp([d, *value_arch], activation)
+        self.critic_net = _mlp([d + critic_state_size, *value_arch], activation)
         self.latent_dim_pi = num_actions
         self.latent_dim_vf = value_arch[-1]
         with torch.no_grad():  # start near uniform over the legal actions
@@ -62,7 +72,7 @@ class ActionScorerNet(nn.Module):
 
     def split(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         d, k, f = self.spec.observation_size, self.spec.slots, self.spec.size
-        return x[:, :d], x[:, d : d + k * f].reshape(-1, k, f), x[:, d + k * f :]
+        return x[:, :d], x[:, d : d + k * f].reshape(-1, k, f), x[:, d + k * f : d + k * f + k]
 
     def slot_scores(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The logit of each used slot, ``FILL`` in the unused ones, and the slots' action ids
@@ -88,7 +98,10 @@ class ActionScorerNet(nn.Module):
         return logits.scatter(1, torch.where(ids >= 0, ids, n), scores)[:, :n]
 
     def forward_critic(self, x: torch.Tensor) -> torch.Tensor:
-        return self.critic_net(x[:, : self.spec.observation_size])
+        observation = x[:, : self.spec.observation_size]
+        if self.critic_state_size:  # the state after the actor's input
+            observation = torch.cat([observation, x[:, self.spec.input_size :]], dim=1)
+        return self.critic_net(observation)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.forward_actor(x), self.forward_critic(x)
@@ -106,11 +119,14 @@ class ActionScorerPolicy(MaskableActorCriticPolicy):
         state_arch: list[int] | tuple[int, ...] = (256, 64),
         scorer_arch: list[int] | tuple[int, ...] = (128, 128),
         value_arch: list[int] | tuple[int, ...] = (256, 256),
+        critic_state_size: int = 0,
         **kwargs: Any,
     ) -> None:
         self.game = game
         self.state_arch, self.scorer_arch = list(state_arch), list(scorer_arch)
         self.value_arch = list(value_arch)
+        self.critic_state_size = critic_state_size
+        self.actor_size = SPECS[game].input_size  # what the actor reads of its input
         kwargs.setdefault("ortho_init", False)
         super().__init__(*args, **kwargs)
 
@@ -122,6 +138,7 @@ class ActionScorerPolicy(MaskableActorCriticPolicy):
             self.scorer_arch,
             self.value_arch,
             self.activation_fn,
+            self.critic_state_size,
         )
 
     def _build(self, lr_schedule: Any) -> None:
@@ -166,5 +183,91 @@ class ActionScorerPolicy(MaskableActorCriticPolicy):
             state_arch=self.state_arch,
             scorer_arch=self.scorer_arch,
             value_arch=self.value_arch,
+            critic_state_size=self.critic_state_size,
         )
         return data
+
+
+class StateCriticNet(nn.Module):
+    """SB3's ``mlp_extractor`` slot of :class:`StateCriticPolicy`: the actor MLP over the
+    input's first ``actor_size`` entries (the observation), the critic MLP over all of it (the
+    observation and the full state). Named as SB3's ``MlpExtractor``, whose weights it takes."""
+
+    def __init__(
+        self,
+        actor_size: int,
+        input_size: int,
+        pi: list[int],
+        vf: list[int],
+        activation: type[nn.Module],
+    ) -> None:
+        super().__init__()
+        self.actor_size = actor_size
+        self.policy_net = _mlp([actor_size, *pi], activation)
+        self.value_net = _mlp([input_size, *vf], activation)
+        self.latent_dim_pi, self.latent_dim_vf = pi[-1], vf[-1]
+
+    def forward_actor(self, x: torch.Tensor) -> torch.Tensor:
+        return self.policy_net(x[:, : self.actor_size])
+
+    def forward_critic(self, x: torch.Tensor) -> torch.Tensor:
+        return self.value_net(x)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(x), self.forward_critic(x)
+
+
+class StateCriticPolicy(MaskableActorCriticPolicy):
+    """SB3's MLP policy with a critic that also reads the full state:
+    ``MaskablePPO(StateCriticPolicy, env, policy_kwargs={"actor_size": ..., "net_arch": [...]})``
+    on envs made with ``critic_state=True`` (``actor_size`` is theirs). The actor is SB3's
+    (``policy_net``, ``action_net``), so it exports and plays as an MLP checkpoint."""
+
+    def __init__(self, *args: Any, actor_size: int, **kwargs: Any) -> None:
+        self.actor_size = actor_size
+        super().__init__(*args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        arch = self.net_arch
+        pi, vf = (arch["pi"], arch["vf"]) if isinstance(arch, dict) else (arch, arch)
+        if self.actor_size >= self.features_dim:
+            raise ValueError(
+                f"the input ({self.features_dim}) must hold the state after the actor's "
+                f"{self.actor_size} entries"
+            )
+        self.mlp_extractor = StateCriticNet(
+            self.actor_size, self.features_dim, list(pi), list(vf), self.activation_fn
+        )
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data.update(actor_size=self.actor_size)
+        return data
+
+
+def widen_critic(model: Any, source: Any) -> None:
+    """Give ``model`` (a new model whose critic reads the full state too) the networks of
+    ``source`` (the same network with a critic on the observation alone): the actor as it is,
+    the critic with zero weights on the state's entries — it plays and values every position as
+    ``source`` did, and learns from there to use the state. The step count comes along."""
+    target, weights = model.policy.state_dict(), source.policy.state_dict()
+    if target.keys() != weights.keys():
+        raise ValueError("the checkpoint's network is not the run's (compare their [ppo])")
+    for name, value in weights.items():
+        have = target[name]
+        if have.shape == value.shape:
+            target[name] = value
+        elif (
+            have.dim() == 2
+            and have.shape[0] == value.shape[0] > 0
+            and have.shape[1] > value.shape[1]
+        ):
+            target[name] = torch.cat(
+                [value, value.new_zeros(len(value), have.shape[1] - value.shape[1])], 1
+            )
+        else:
+            raise ValueError(
+                f"the checkpoint's {name} is {tuple(value.shape)}, the run's {tuple(have.shape)}"
+            )
+    model.policy.load_state_dict(target)
+    model.num_timesteps = source.num_timesteps

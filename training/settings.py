@@ -95,6 +95,7 @@ class PPOSettings:
     scorer_arch: list[int] = field(default_factory=lambda: [128, 128])  # … shared scorer
     value_arch: list[int] = field(default_factory=lambda: [256, 256])  # … critic
     activation: str = "tanh"  # or "relu"
+    critic: str = "observation"  # or "state": the critic reads the full state too, the actor not
 
 
 @dataclass
@@ -328,6 +329,9 @@ def table_sizes(game: str, players: Any) -> list[int] | None:
     return None if description.min_players == description.max_players else sizes
 
 
+CRITICS = ("observation", "state")  # what the critic reads ([ppo] critic)
+
+
 def check(args: Args) -> None:
     """Raise ``ValueError`` (or ``FileNotFoundError``) for settings that would fail later: bad
     counts, player counts, options, agent specs or checkpoints fail here, not inside a worker.
@@ -366,6 +370,13 @@ def check(args: Args) -> None:
         make_agent(args.dagger_opponent, args.game)
     for n in args.dagger_own_labels:
         get_game(args.game).check_players(n)
+    if args.critic not in CRITICS:
+        raise ValueError(f"critic must be one of {CRITICS}, not {args.critic!r}")
+    if args.critic == "state" and (args.bc_decisions or args.dagger_rounds or args.anchor_coef):
+        raise ValueError(
+            'critic = "state" learns by PPO alone: the teacher\'s demonstrations hold no state '
+            "(clone with the observation's critic, then go on from that checkpoint)"
+        )
     if args.dagger_improve and not args.bc_teacher.partition(":")[0] == "search":
         raise ValueError(f"dagger_improve needs a search teacher, not {args.bc_teacher!r}")
     if args.resume and not is_run_dir(args.resume):  # the checkpoint decides the network …

@@ -47,12 +47,14 @@ from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
 from hot_envs.agents.checkpoint import read_metadata, update_metadata
+from hot_envs.agents.features import SPECS
 from hot_envs.agents.features_batch import ActionScorerInput
 from hot_envs.agents.opponents import FixedOpponent, League, LeagueRules
 from hot_envs.agents.shipped import find_checkpoint
 from hot_envs.agents.suite import held_out_pool
 from hot_envs.core.arguments import split_backend
 from hot_envs.core.blas import one_blas_thread
+from hot_envs.core.games import get_game
 from hot_envs.envs.single_agent import Opponent, SingleAgentEnv
 from hot_envs.envs.vector_sb3 import SB3VectorEnv
 from hot_envs.training.callbacks import TimeLimit as TimeLimit  # re-exported, as UpdateThreads
@@ -68,7 +70,7 @@ from hot_envs.training.export import export_checkpoint, sb3_custom_objects
 from hot_envs.training.finetune import CriticWarmup, TeacherAnchor
 from hot_envs.training.imitation import Demonstrations, behaviour_cloning, collect, dagger
 from hot_envs.training.league import LeagueCallback
-from hot_envs.training.policies import ActionScorerPolicy
+from hot_envs.training.policies import ActionScorerPolicy, StateCriticPolicy, widen_critic
 from hot_envs.training.run_state import (
     Checkpointer,
     Interrupted,
@@ -197,6 +199,7 @@ def game_envs(args: Args, opponents: list[Opponent], seed: int, stop: StopSignal
         "game_options": args.game_options,
         "shaping": args.shaping,
         "policy_input": policy_input(args),
+        "critic_state": args.critic == "state",
     }
     with stop.children_ignore_sigint():  # a Ctrl-C reaches them too; this process decides
         if args.batched_envs > 0:  # many games per process, opponents' moves batched
@@ -309,15 +312,22 @@ def make_learner(
     if args.resume:
         metadata = read_metadata(args.resume, args.game)
         zip_path = find_checkpoint(args.resume).with_suffix(".zip")
-        model = MaskablePPO.load(
-            zip_path,
-            env=envs,
-            device="cpu",
-            tensorboard_log=tensorboard_log,
-            verbose=args.verbose,
-            custom_objects=sb3_custom_objects(metadata),
-            **ppo_settings(args, envs.num_envs),
-        )
+        objects = sb3_custom_objects(metadata)
+        source = MaskablePPO.load(zip_path, device="cpu", custom_objects=objects)
+        if source.observation_space == envs.observation_space:
+            model = MaskablePPO.load(
+                zip_path,
+                env=envs,
+                device="cpu",
+                tensorboard_log=tensorboard_log,
+                verbose=args.verbose,
+                custom_objects=objects,
+                **ppo_settings(args, envs.num_envs),
+            )
+        else:  # its critic read the observation alone; this run's reads the state too
+            network = {k: v for k, v in source.policy_kwargs.items() if k != "critic_state_size"}
+            model = build_model(args, envs, tensorboard_log, network)
+            widen_critic(model, source)
         print(f"resumed from {zip_path} at step {model.num_timesteps}")
         return Learner(args, model, league, args.resume, metadata.get("training", {}))
     return Learner(args, build_model(args, envs, tensorboard_log), league)
@@ -340,23 +350,26 @@ def ppo_settings(args: Args, num_envs: int) -> dict[str, Any]:
     }
 
 
-def build_model(args: Args, envs: VecEnv, tensorboard_log: str | None = None) -> MaskablePPO:
-    """A new MaskablePPO on ``envs`` with the run's PPO settings and network: ``rollout_steps``
-    spread over the envs, CPU, seeded. The one place these settings meet the constructor
-    (``benchmarks/training_throughput.py`` builds its models here too)."""
-    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]
-    policy_kwargs: dict[str, Any] = {"activation_fn": activation}
+def build_model(
+    args: Args,
+    envs: VecEnv,
+    tensorboard_log: str | None = None,
+    network: dict[str, Any] | None = None,
+) -> MaskablePPO:
+    """A new MaskablePPO on ``envs`` with the run's PPO settings and network (or ``network``: a
+    checkpoint's policy keywords, its widths and activation): ``rollout_steps`` spread over the
+    envs, CPU, seeded. The one place these settings meet the constructor
+    (``benchmarks/training_throughput.py`` builds its models here too). With ``critic =
+    "state"`` the critic reads the state the envs append to the actor's input."""
+    policy_kwargs: dict[str, Any] = dict(network or network_keywords(args))
+    state_size = envs.observation_space.shape[0] - actor_size(args)  # 0 unless critic = "state"
     if args.policy == "action_scorer":
         policy: Any = ActionScorerPolicy
-        policy_kwargs.update(
-            game=args.game,
-            state_arch=list(args.state_arch),
-            scorer_arch=list(args.scorer_arch),
-            value_arch=list(args.value_arch),
-        )
+        policy_kwargs["critic_state_size"] = state_size
     elif args.policy == "mlp":
-        policy = "MlpPolicy"
-        policy_kwargs["net_arch"] = list(args.net_arch)
+        policy = StateCriticPolicy if state_size else "MlpPolicy"
+        if state_size:
+            policy_kwargs["actor_size"] = actor_size(args)
     else:
         raise ValueError(f"policy must be 'mlp' or 'action_scorer', not {args.policy!r}")
     return MaskablePPO(
@@ -368,6 +381,29 @@ def build_model(args: Args, envs: VecEnv, tensorboard_log: str | None = None) ->
         verbose=args.verbose,
         seed=args.seed,
         device="cpu",
+    )
+
+
+def network_keywords(args: Args) -> dict[str, Any]:
+    """The policy keywords of the run's network (``[ppo]``)."""
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]
+    if args.policy == "action_scorer":
+        return {
+            "activation_fn": activation,
+            "game": args.game,
+            "state_arch": list(args.state_arch),
+            "scorer_arch": list(args.scorer_arch),
+            "value_arch": list(args.value_arch),
+        }
+    return {"activation_fn": activation, "net_arch": list(args.net_arch)}
+
+
+def actor_size(args: Args) -> int:
+    """The entries of a learner's row the run's actor reads: its policy input."""
+    return (
+        SPECS[args.game].input_size
+        if args.policy == "action_scorer"
+        else get_game(args.game).engine.LAYOUT.size
     )
 
 

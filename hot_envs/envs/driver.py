@@ -17,7 +17,10 @@ from its generator as its ``act``). Every opponent action is checked first. The 
 emit the game's observation (of many games at once through the engine's ``encode_rows`` where
 it has one); a policy that reads something else gives them its :class:`PolicyInput` (the action
 scorers' is :class:`~hot_envs.agents.features_batch.ActionScorerInput`), which the driver
-computes for all learners at once, from their observations and views.
+computes for all learners at once, from their observations and views. A training run whose
+critic sees the whole table (``critic_state=True``) gets the game's full state (the env's
+``state()``, hidden cards included) appended to each learner's row, after what its policy reads:
+the actor must read the leading ``actor_size`` entries only (:mod:`hot_envs.training.policies`).
 
 ``single=True`` keeps the one-game env's own conventions, so a seed deals the games it always
 dealt: a deal draws from the game's generator itself (the batched env draws an int seed per deal
@@ -94,6 +97,7 @@ class DrivenEnv:
     game_options, player_counts = driven("game_options"), driven("player_counts")
     learner_seat_option, policy_input = driven("learner_seat_option"), driven("policy_input")
     pool, shaping = driven("pool", writable=True), driven("shaping", writable=True)
+    critic_state, actor_size = driven("critic_state"), driven("actor_size")
 
     def set_opponent(self, name: str, source: OpponentSource | None, weight: float = 1.0) -> None:
         """Add or replace a pool entry, or (``source=None``) change its weight."""
@@ -109,8 +113,9 @@ class Driver:
 
     Arguments as the envs': ``game``; ``opponents`` (an :class:`OpponentPool` or its entries);
     ``learner_seat`` (a seat or ``"rotate"``); ``players`` (a count or counts drawn per game);
-    ``game_options``; ``shaping``; ``policy_input``; ``single`` (the one-game env's
-    conventions). Bad arguments fail here: one game is dealt per player count."""
+    ``game_options``; ``shaping``; ``policy_input``; ``critic_state`` (the full state after
+    each row, for a centralised critic); ``single`` (the one-game env's conventions). Bad
+    arguments fail here: one game is dealt per player count."""
 
     def __init__(
         self,
@@ -123,6 +128,7 @@ class Driver:
         shaping: float = 0.0,
         policy_input: PolicyInput | None = None,
         single: bool = False,
+        critic_state: bool = False,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, not {num_envs!r}")
@@ -158,6 +164,19 @@ class Driver:
             self.observation_space = spaces.Box(-np.inf, np.inf, size, dtype=np.float32)
         else:
             self.observation_space = spaces.Box(layout.low, layout.high, dtype=np.float32)
+        #: the entries of a learner's row its actor reads (all of them without ``critic_state``)
+        self.actor_size = int(self.observation_space.shape[0])
+        if not isinstance(critic_state, bool):
+            raise ValueError(f"critic_state must be True or False, not {critic_state!r}")
+        self.critic_state = critic_state
+        if critic_state:  # the state's entries follow, for the critic alone
+            raw_env = self.description.env.raw_env
+            self._encode_state, state = raw_env.encode_state, raw_env.state_layout
+            self.observation_space = spaces.Box(
+                np.concatenate([self.observation_space.low, state.low]),
+                np.concatenate([self.observation_space.high, state.high]),
+                dtype=np.float32,
+            )
         self._encode, self._legal = self.engine.encode, self.engine.State.legal_actions
         self._encode_rows = getattr(self.engine, "encode_rows", None)  # where the engine has it
         self._layout_size = layout.size
@@ -174,8 +193,9 @@ class Driver:
         self._potentials = np.zeros(num_envs, dtype=np.float64)
         # Buffers reused by every step: the learners' and one round of opponents' inputs.
         self.observations = np.zeros((num_envs, *self.observation_space.shape), dtype=np.float32)
+        self._actor_rows = self.observations[:, : self.actor_size]  # a view: what actors read
         self._observed = (  # the learners' observations, where a policy input replaces them
-            self.observations
+            self._actor_rows
             if policy_input is None
             else np.zeros((num_envs, layout.size), dtype=np.float32)
         )
@@ -277,9 +297,12 @@ class Driver:
         if self.policy_input is not None:  # the policy's input, from observations and views
             views = SeatViews(self.games, seats)  # each made only if the input reads it
             if len(views) == 1:  # one game: the per-decision function costs less
-                self.observations[0] = self.policy_input.one(self._observed[0], views[0])
+                self._actor_rows[0] = self.policy_input.one(self._observed[0], views[0])
             else:  # all games at once, the same rows bit for bit
-                self.observations[:] = self.policy_input.batch(self._observed, views)
+                self._actor_rows[:] = self.policy_input.batch(self._observed, views)
+        if self.critic_state:
+            for i, game in enumerate(self.games):
+                self.observations[i, self.actor_size :] = self._encode_state(game)
 
     def learner_observation(self, i: int) -> np.ndarray:
         """The learner's observation in game ``i`` (also of a finished game: a truncated
@@ -287,7 +310,9 @@ class Driver:
         game, seat = self.games[i], int(self.seats[i])
         observation = self._encode(game, seat)
         if self.policy_input is not None:
-            return self.policy_input.one(observation, game.view(seat))
+            observation = self.policy_input.one(observation, game.view(seat))
+        if self.critic_state:
+            return np.concatenate([observation, self._encode_state(game)])
         return observation
 
     def info(self, i: int) -> dict[str, Any]:

@@ -88,7 +88,9 @@ class SingleAgentEnv(DrivenEnv, gymnasium.Env):
     ``turn_limit``); ``shaping`` (coefficient c of the potential-based shaping, 0 = off);
     ``seed`` (seeds the first ``reset`` without a seed); ``policy_input`` (a policy's
     :class:`~hot_envs.envs.driver.PolicyInput`, emitted in place of the observation — e.g.
-    :class:`~hot_envs.agents.features_batch.ActionScorerInput` for action-scoring policies).
+    :class:`~hot_envs.agents.features_batch.ActionScorerInput` for action-scoring policies);
+    ``critic_state`` (training only: the full state, hidden cards included, after the policy's
+    entries, for a centralised critic; the actor reads the first ``actor_size``).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
@@ -104,6 +106,7 @@ class SingleAgentEnv(DrivenEnv, gymnasium.Env):
         seed: int | None = None,
         render_mode: str | None = None,
         policy_input: PolicyInput | None = None,
+        critic_state: bool = False,
     ) -> None:
         self.driver = Driver(
             game,
@@ -115,6 +118,7 @@ class SingleAgentEnv(DrivenEnv, gymnasium.Env):
             shaping,
             policy_input,
             single=True,
+            critic_state=critic_state,
         )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(

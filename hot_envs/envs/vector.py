@@ -72,7 +72,8 @@ class VectorSingleAgentEnv(DrivenEnv, VectorEnv):
     ``"rotate"``); ``players`` (Heiße Karten: a count or counts drawn per game);
     ``game_options``; ``shaping``; ``seed`` (for the first ``reset`` without one);
     ``policy_input`` (a policy's :class:`~hot_envs.envs.driver.PolicyInput` in place of
-    observations).
+    observations); ``critic_state`` (training only: the full state after each learner's row,
+    for a centralised critic; ``actor_size`` is what the actor may read).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
@@ -90,9 +91,18 @@ class VectorSingleAgentEnv(DrivenEnv, VectorEnv):
         shaping: float = 0.0,
         seed: int | None = None,
         policy_input: PolicyInput | None = None,
+        critic_state: bool = False,
     ) -> None:
         self.driver = Driver(
-            game, num_envs, opponents, learner_seat, players, game_options, shaping, policy_input
+            game,
+            num_envs,
+            opponents,
+            learner_seat,
+            players,
+            game_options,
+            shaping,
+            policy_input,
+            critic_state=critic_state,
         )
         self.num_envs = num_envs
         self.single_observation_space = self.driver.observation_space

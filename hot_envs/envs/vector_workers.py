@@ -64,9 +64,9 @@ class WorkerError(RuntimeError):
 class SubprocVectorSingleAgentEnv(VectorEnv):
     """``num_envs`` games of :class:`VectorSingleAgentEnv` over ``workers`` processes, this one
     included (module docstring). ``game``, ``num_envs``, ``seed`` and ``arguments`` (``opponents``,
-    ``learner_seat``, ``players``, ``game_options``, ``shaping``, ``policy_input``) as
-    ``VectorSingleAgentEnv``; ``start_method`` of :mod:`multiprocessing` (default ``forkserver``
-    where available, else ``spawn``)."""
+    ``learner_seat``, ``players``, ``game_options``, ``shaping``, ``policy_input``,
+    ``critic_state``) as ``VectorSingleAgentEnv``; ``start_method`` of :mod:`multiprocessing`
+    (default ``forkserver`` where available, else ``spawn``)."""
 
     metadata = VectorSingleAgentEnv.metadata
 
@@ -96,6 +96,7 @@ class SubprocVectorSingleAgentEnv(VectorEnv):
         )
         self.num_envs, self.workers = num_envs, workers
         self.single_observation_space = self._local.single_observation_space
+        self.actor_size = self._local.actor_size
         self.single_action_space = self._local.single_action_space
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
