@@ -6,6 +6,9 @@ drive Chromium) count as slow wherever they are. The RLlib tests that run Ray in
 share one cluster per process and come first (:func:`run_order`); what several RLlib tests read is
 trained once for all workers (``tests/rllib/test_training.py``).
 
+Libraries' temporary files go under pytest's temp dir, not the machine's
+(:func:`temp_dir_of_the_session`).
+
 Every worker, and every process a test starts, runs torch and numpy's BLAS on one thread: the
 workers already use every core, and a second thread per process on a busy machine made small
 networks many times slower (OpenMP threads waiting for each other), not faster. A test that is
@@ -15,11 +18,22 @@ about thread counts sets them itself.
 from __future__ import annotations
 
 import os
+import tempfile
+from collections.abc import Iterator
 
 import pytest
 
 for _variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")  # before torch or numpy load in this process
+
+
+@pytest.fixture(autouse=True, scope="session")
+def temp_dir_of_the_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """What libraries put in the temp dir goes under pytest's own, which pytest cleans up (SB3
+    gives every model that learns without a logger of its own an empty folder there)."""
+    tempfile.tempdir = str(tmp_path_factory.mktemp("tmp"))
+    yield
+    tempfile.tempdir = None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
