@@ -313,8 +313,13 @@ def make_learner(
         metadata = read_metadata(args.resume, args.game)
         zip_path = find_checkpoint(args.resume).with_suffix(".zip")
         objects = sb3_custom_objects(metadata)
-        source = MaskablePPO.load(zip_path, device="cpu", custom_objects=objects)
-        if source.observation_space == envs.observation_space:
+        trained_with = metadata.get("training", {}).get("config", {}).get("critic", "observation")
+        if args.critic == "state" and trained_with != "state":  # widen its critic to the state
+            source = MaskablePPO.load(zip_path, device="cpu", custom_objects=objects)
+            network = {k: v for k, v in source.policy_kwargs.items() if k != "critic_state_size"}
+            model = build_model(args, envs, tensorboard_log, network)
+            widen_critic(model, source)
+        else:
             model = MaskablePPO.load(
                 zip_path,
                 env=envs,
@@ -324,10 +329,6 @@ def make_learner(
                 custom_objects=objects,
                 **ppo_settings(args, envs.num_envs),
             )
-        else:  # its critic read the observation alone; this run's reads the state too
-            network = {k: v for k, v in source.policy_kwargs.items() if k != "critic_state_size"}
-            model = build_model(args, envs, tensorboard_log, network)
-            widen_critic(model, source)
         print(f"resumed from {zip_path} at step {model.num_timesteps}")
         return Learner(args, model, league, args.resume, metadata.get("training", {}))
     return Learner(args, build_model(args, envs, tensorboard_log), league)
