@@ -1,0 +1,93 @@
+"""``benchmarks/heuristic_anchor.py``: a checkpoint's logits plus a weight on the heuristic's move.
+Weight 0 plays as the checkpoint, inf as the heuristic, and in between the checkpoint leaves the
+heuristic's move exactly where its own best logit is more than the weight higher; the benchmark
+writes its table, JSON and plot."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hot_envs.agents import make_agent
+from hot_envs.agents.base import observe
+from hot_envs.core.games import get_game
+
+ROOT = Path(__file__).resolve().parents[2]
+GAME = "heisse-karten"
+
+
+@pytest.fixture(scope="module")
+def anchor():
+    path = ROOT / "benchmarks" / "heuristic_anchor.py"
+    spec = importlib.util.spec_from_file_location("benchmarks_heuristic_anchor", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def decisions(count: int, seed: int = 0):
+    """``count`` (observation, view) pairs from games of random play at 2–6 players."""
+    engine = get_game(GAME).engine
+    rng = np.random.default_rng(seed)
+    found = []
+    while len(found) < count:
+        state = engine.State.new(seed=rng, num_players=int(rng.integers(2, 7)))
+        while not state.is_terminal() and len(found) < count:
+            seat = state.current_player
+            found.append((observe(engine, state, seat), state.view(seat)))
+            state.apply(int(rng.choice(state.legal_actions())))
+    return found
+
+
+@pytest.mark.parametrize("weight", [0.0, 1.5, 4.0, math.inf])
+def test_the_heuristics_move_unless_the_policy_is_surer_by_more_than_the_weight(anchor, weight):
+    policy = make_agent("heisse_karten_v0", GAME, 0)
+    heuristic = make_agent("heuristic", GAME, 0)
+    agent = anchor.AnchoredAgent(policy, heuristic, weight)
+    departures = 0
+    for observation, view in decisions(600):
+        legal = observation["action_mask"].astype(bool).nonzero()[0]
+        own, prior = policy.act(observation, view), heuristic.act(observation, view)
+        logits = anchor.legal_logits(policy, observation, view, legal)
+        gap = logits.max() - logits[legal.tolist().index(prior)]
+        expected = own if gap > weight else prior
+        assert agent.act(observation, view) == expected
+        departures += expected != prior
+    if weight == 0:
+        assert departures > 0  # the policy does leave the heuristic's moves
+    if math.isinf(weight):
+        assert departures == 0
+
+
+def test_a_negative_or_missing_weight_is_refused(anchor):
+    policy, heuristic = make_agent("heisse_karten_v0", GAME, 0), make_agent("heuristic", GAME, 0)
+    for weight in (-1.0, math.nan):
+        with pytest.raises(ValueError, match="weight"):
+            anchor.AnchoredAgent(policy, heuristic, weight)
+
+
+@pytest.mark.slow  # matplotlib
+def test_the_benchmark_writes_its_table_json_and_plot(anchor, tmp_path):
+    argv = ["--games", "8", "--weights", "0", "--players", "2", "3", "--workers", "1"]
+    argv += ["--opponents", "heuristic", "card-counter", "--out", str(tmp_path), "--quiet"]
+    assert anchor.main(argv) == 0
+    stem = tmp_path / "heuristic_anchor_heisse_karten_v0"
+    rows = json.loads(stem.with_suffix(".json").read_text())["rows"]
+    assert {(r["players"], r["weight"], r["opponent"]) for r in rows} == {
+        (n, w, o) for n in (2, 3) for w in (0, "inf") for o in ("heuristic", "card-counter")
+    }
+    for r in rows:
+        assert r["low"] <= r["share"] <= r["high"] and r["games"] >= 8
+        if r["weight"] == "inf" and r["opponent"] == "heuristic":
+            # the heuristic against copies of itself, seats rotated: exactly the even share
+            assert r["share"] == pytest.approx(1 / r["players"])
+    text = stem.with_suffix(".md").read_text()  # the heuristic is played as the reference
+    assert "**3 players**" in text and "| inf |" in text and "| +2.0 |" in text
+    assert stem.with_suffix(".png").stat().st_size > 0
