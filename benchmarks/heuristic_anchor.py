@@ -1,17 +1,15 @@
 """A trained policy anchored to the heuristic: where its strength against the field comes from.
 
-The anchored agent scores each legal move by the policy's logit plus ``weight`` on the move the
-heuristic would play, and plays the best (a product of the two policies, the policy's
-distribution times ``exp(weight)`` on the heuristic's move, as KL-regularised policies such as
-piKL's are). Weight 0 is the policy itself; ``inf`` is the heuristic; in between the policy
-leaves the heuristic's move only where its own logit for another move is more than ``weight``
-higher — where it is most sure. Each weight plays alone against N − 1 copies of each opponent,
-seats rotated, the same deals for every weight and opponent (``--seed``); the table gives each
-win share with its 95 % interval and the worst margin over the held-out pool: the least by which
-a held-out opponent is beaten more often than the heuristic beats it, minus 2 points (the
-robustness target; at least 0 meets it against every one). The heuristic (weight ``inf``) is
-always played, as that reference. The plot: the share against the heuristic beside the worst
-margin, one point per weight.
+The anchored agent (:mod:`hot_envs.agents.anchored`) scores each legal move by the policy's logit
+plus ``weight`` on the move the heuristic would play, and plays the best. Weight 0 is the policy
+itself; ``inf`` is the heuristic; in between the policy leaves the heuristic's move only where
+its own logit for another move is more than ``weight`` higher — where it is most sure. Each
+weight plays alone against N − 1 copies of each opponent, seats rotated, the same deals for
+every weight and opponent (``--seed``); the table gives each win share with its 95 % interval
+and the worst margin over the held-out pool: the least by which a held-out opponent is beaten
+more often than the heuristic beats it, minus 2 points (the robustness target; at least 0 meets
+it against every one). The heuristic (weight ``inf``) is always played, as that reference. The
+plot: the share against the heuristic beside the worst margin, one point per weight.
 
 No training: a probe of which of the policy's departures from the heuristic win and which cost,
 against opponents it trained against and against ones it never met. Usage::
@@ -33,50 +31,13 @@ from typing import Any
 import numpy as np
 
 from hot_envs.agents import make_agent
-from hot_envs.agents.base import Agent
-from hot_envs.agents.checkpoint import CheckpointAgent, read_metadata
+from hot_envs.agents.anchored import AnchoredAgent
+from hot_envs.agents.checkpoint import read_metadata
 from hot_envs.agents.shipped import find_checkpoint
 from hot_envs.agents.suite import held_out_pool
 from hot_envs.evaluation.arena import play_matchups, wilson_interval
 
 RESULTS = Path(__file__).parent / "results"
-
-
-class AnchoredAgent:
-    """``policy``'s logits plus ``weight`` on ``prior``'s move; the argmax of the sum. The
-    policy's logits are read as :class:`CheckpointAgent` computes them; ``weight`` inf plays the
-    prior's move, 0 the policy's."""
-
-    def __init__(self, policy: CheckpointAgent, prior: Agent, weight: float) -> None:
-        if not (weight >= 0):
-            raise ValueError(f"weight must be >= 0 or inf, not {weight!r}")
-        self.policy, self.prior, self.weight = policy, prior, weight
-        self.name = f"anchored:{weight:g}"
-
-    def reset(self) -> None:
-        for agent in (self.policy, self.prior):
-            getattr(agent, "reset", lambda: None)()
-
-    def act(self, observation: dict[str, np.ndarray], view: dict[str, Any] | None = None) -> int:
-        legal = np.asarray(observation["action_mask"], dtype=bool).nonzero()[0]
-        if len(legal) == 1:
-            return int(legal[0])
-        prior = int(self.prior.act(observation, view))
-        if math.isinf(self.weight):
-            return prior
-        logits = legal_logits(self.policy, observation, view, legal)
-        logits = logits - logits.max() + self.weight * (legal == prior)
-        return int(legal[logits.argmax()])
-
-
-def legal_logits(
-    agent: CheckpointAgent, observation: dict[str, np.ndarray], view: Any, legal: np.ndarray
-) -> np.ndarray:
-    """The checkpoint's logits of ``legal`` (an action scorer reads the view too)."""
-    policy = agent.policy
-    if hasattr(policy, "spec"):  # an action scorer
-        return policy.legal_logits(observation["observation"], view, legal)
-    return policy.legal_logits(observation["observation"], legal)
 
 
 def shares(

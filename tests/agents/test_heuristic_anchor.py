@@ -1,4 +1,5 @@
-"""``benchmarks/heuristic_anchor.py``: a checkpoint's logits plus a weight on the heuristic's move.
+"""A checkpoint's logits plus a weight on the heuristic's move (:mod:`hot_envs.agents.anchored`)
+and ``benchmarks/heuristic_anchor.py``, which measures it.
 Weight 0 plays as the checkpoint, inf as the heuristic, and in between the checkpoint leaves the
 heuristic's move exactly where its own best logit is more than the weight higher; the benchmark
 writes its table, JSON and plot."""
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 
 from hot_envs.agents import make_agent
+from hot_envs.agents.anchored import AnchoredAgent, legal_logits
 from hot_envs.agents.base import observe
 from hot_envs.core.games import get_game
 
@@ -50,12 +52,12 @@ def decisions(count: int, seed: int = 0):
 def test_the_heuristics_move_unless_the_policy_is_surer_by_more_than_the_weight(anchor, weight):
     policy = make_agent("heisse_karten_v0", GAME, 0)
     heuristic = make_agent("heuristic", GAME, 0)
-    agent = anchor.AnchoredAgent(policy, heuristic, weight)
+    agent = AnchoredAgent(policy, heuristic, weight)
     departures = 0
     for observation, view in decisions(600):
         legal = observation["action_mask"].astype(bool).nonzero()[0]
         own, prior = policy.act(observation, view), heuristic.act(observation, view)
-        logits = anchor.legal_logits(policy, observation, view, legal)
+        logits = legal_logits(policy, observation, view, legal)
         gap = logits.max() - logits[legal.tolist().index(prior)]
         expected = own if gap > weight else prior
         assert agent.act(observation, view) == expected
@@ -66,11 +68,18 @@ def test_the_heuristics_move_unless_the_policy_is_surer_by_more_than_the_weight(
         assert departures == 0
 
 
-def test_a_negative_or_missing_weight_is_refused(anchor):
+def test_the_agent_spec_builds_the_anchored_shipped_policy():
+    agent = make_agent("hot_envs.agents.anchored:anchored", GAME, 3)
+    assert isinstance(agent, AnchoredAgent) and agent.weight == 6.0
+    observation, view = decisions(1)[0]
+    assert observation["action_mask"][agent.act(observation, view)]
+
+
+def test_a_negative_or_missing_weight_is_refused():
     policy, heuristic = make_agent("heisse_karten_v0", GAME, 0), make_agent("heuristic", GAME, 0)
     for weight in (-1.0, math.nan):
         with pytest.raises(ValueError, match="weight"):
-            anchor.AnchoredAgent(policy, heuristic, weight)
+            AnchoredAgent(policy, heuristic, weight)
 
 
 @pytest.mark.slow  # matplotlib
