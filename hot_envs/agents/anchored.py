@@ -20,6 +20,7 @@ import numpy as np
 from hot_envs.agents.base import Agent
 from hot_envs.agents.checkpoint import CheckpointAgent
 from hot_envs.agents.scorer import NumpyScorer
+from hot_envs.core.games import get_game
 
 
 class AnchoredAgent:
@@ -60,12 +61,13 @@ def legal_logits(
 def anchored(
     game: str,
     seed: int | None = None,
-    policy: str = "heisse_karten_v0",
+    policy: str | None = None,
     weight: float = 6.0,
     prior: str = "heuristic",
 ) -> AnchoredAgent:
-    """The agent spec ``hot_envs.agents.anchored:anchored``: ``policy`` (a checkpoint spec)
-    anchored to ``prior`` with ``weight``."""
+    """The agent spec ``hot_envs.agents.anchored:anchored``: ``policy`` (a checkpoint spec;
+    default: the game's shipped checkpoint) anchored to ``prior`` with ``weight``."""
     from hot_envs.agents import make_agent
 
+    policy = policy or get_game(game).checkpoint
     return AnchoredAgent(make_agent(policy, game, seed), make_agent(prior, game, seed), weight)

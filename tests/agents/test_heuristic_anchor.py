@@ -71,8 +71,12 @@ def test_the_heuristics_move_unless_the_policy_is_surer_by_more_than_the_weight(
 def test_the_agent_spec_builds_the_anchored_shipped_policy():
     agent = make_agent("hot_envs.agents.anchored:anchored", GAME, 3)
     assert isinstance(agent, AnchoredAgent) and agent.weight == 6.0
-    observation, view = decisions(1)[0]
-    assert observation["action_mask"][agent.act(observation, view)]
+    shipped = make_agent("heisse_karten_v0", GAME, 3)  # the game's shipped checkpoint
+    for observation, view in decisions(20):
+        legal = observation["action_mask"].astype(bool).nonzero()[0]
+        mine = legal_logits(agent.policy, observation, view, legal)
+        np.testing.assert_array_equal(mine, legal_logits(shipped, observation, view, legal))
+        assert observation["action_mask"][agent.act(observation, view)]
 
 
 def test_a_negative_or_missing_weight_is_refused():
