@@ -19,7 +19,6 @@ import numpy as np
 
 from hot_envs.agents.base import Agent
 from hot_envs.agents.checkpoint import CheckpointAgent
-from hot_envs.agents.scorer import NumpyScorer
 from hot_envs.core.games import get_game
 
 
@@ -44,18 +43,9 @@ class AnchoredAgent:
         prior = int(self.prior.act(observation, view))
         if math.isinf(self.weight):
             return prior
-        logits = legal_logits(self.policy, observation, view, legal)
+        logits = self.policy.legal_logits(observation, view, legal)
         logits = logits - logits.max() + self.weight * (legal == prior)
         return int(legal[logits.argmax()])
-
-
-def legal_logits(
-    agent: CheckpointAgent, observation: dict[str, np.ndarray], view: Any, legal: np.ndarray
-) -> np.ndarray:
-    """The checkpoint's logits of ``legal`` (an action scorer reads the view too)."""
-    if isinstance(agent.policy, NumpyScorer):
-        return agent.policy.legal_logits(observation["observation"], view, legal)
-    return agent.policy.legal_logits(observation["observation"], legal)
 
 
 def anchored(

@@ -287,16 +287,22 @@ class CheckpointAgent:
         legal = (mask.view(np.bool_) if mask.itemsize == 1 else mask).nonzero()[0]
         if len(legal) == 1:  # nothing to decide (the network would agree)
             return int(legal[0])
-        if isinstance(self.policy, NumpyScorer):
-            if not view:
-                raise ValueError("an action-scoring checkpoint needs the view to act")
-            logits = self.policy.legal_logits(observation["observation"], view, legal)
-        else:
-            logits = self.policy.legal_logits(observation["observation"], legal)
+        logits = self.legal_logits(observation, view, legal)
         if not self.sample:
             return int(legal[logits.argmax()])
         p = np.exp(logits - logits.max())
         return int(legal[self.rng.choice(len(p), p=p / p.sum())])
+
+    def legal_logits(
+        self, observation: dict[str, np.ndarray], view: dict[str, Any] | None, legal: np.ndarray
+    ) -> np.ndarray:
+        """The network's logits of ``legal`` (ascending action ids); an action scorer reads the
+        view too."""
+        if isinstance(self.policy, NumpyScorer):
+            if not view:
+                raise ValueError("an action-scoring checkpoint needs the view to act")
+            return self.policy.legal_logits(observation["observation"], view, legal)
+        return self.policy.legal_logits(observation["observation"], legal)
 
     def act_batch(
         self, states: Any, seats: np.ndarray, observations: np.ndarray, masks: np.ndarray

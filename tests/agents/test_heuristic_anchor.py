@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from hot_envs.agents import make_agent
-from hot_envs.agents.anchored import AnchoredAgent, legal_logits
+from hot_envs.agents.anchored import AnchoredAgent
 from hot_envs.agents.base import observe
 from hot_envs.core.games import get_game
 
@@ -57,7 +57,7 @@ def test_the_heuristics_move_unless_the_policy_is_surer_by_more_than_the_weight(
     for observation, view in decisions(600):
         legal = observation["action_mask"].astype(bool).nonzero()[0]
         own, prior = policy.act(observation, view), heuristic.act(observation, view)
-        logits = legal_logits(policy, observation, view, legal)
+        logits = policy.legal_logits(observation, view, legal)
         gap = logits.max() - logits[legal.tolist().index(prior)]
         expected = own if gap > weight else prior
         assert agent.act(observation, view) == expected
@@ -74,8 +74,8 @@ def test_the_agent_spec_builds_the_anchored_shipped_policy():
     shipped = make_agent("heisse_karten_v0", GAME, 3)  # the game's shipped checkpoint
     for observation, view in decisions(20):
         legal = observation["action_mask"].astype(bool).nonzero()[0]
-        mine = legal_logits(agent.policy, observation, view, legal)
-        np.testing.assert_array_equal(mine, legal_logits(shipped, observation, view, legal))
+        mine = agent.policy.legal_logits(observation, view, legal)
+        np.testing.assert_array_equal(mine, shipped.legal_logits(observation, view, legal))
         assert observation["action_mask"][agent.act(observation, view)]
 
 
