@@ -20,9 +20,8 @@ batched forward passes several times slower, not faster.
 Times are µs per decision (per game of the batch), best of ``--repeats`` passes; the views are
 made beforehand for all three (they are the engine's, not the features'). The features alone —
 ``policy_input`` per decision against ``policy_input_batch`` — are timed beside them. All paths
-must choose the same actions (checked; exit status 1 otherwise). Heiße Luft plays the shipped
-``heisse_luft_v0``; Heiße Karten, whose shipped policy is an MLP, a random action scorer of the
-same widths.
+must choose the same actions (checked; exit status 1 otherwise). Each game plays its shipped
+policy (``heisse_luft_v0``, ``heisse_karten_v0``).
 
     python benchmarks/features.py [--decisions 1280] [--repeats 5] [--out DIR]
 
@@ -49,9 +48,9 @@ import numpy as np
 from tqdm import tqdm
 
 from hot_envs.agents.checkpoint import CheckpointAgent
-from hot_envs.agents.features import SPECS, action_features, policy_input
+from hot_envs.agents.features import action_features, policy_input
 from hot_envs.agents.features_batch import policy_input_batch
-from hot_envs.agents.scorer import NumpyScorer
+from hot_envs.core.games import get_game
 from hot_envs.envs.single_agent import random_decisions
 
 RESULTS = Path(__file__).parent / "results"
@@ -70,23 +69,9 @@ class _Seen:
         return self._view
 
 
-def agent_for(game: str, seed: int) -> CheckpointAgent:
-    """The shipped action scorer, or a random one of its widths where the shipped is an MLP."""
-    if game == "heisse-luft":
-        return CheckpointAgent.load("heisse_luft_v0", game=game)
-    spec, rng = SPECS[game], np.random.default_rng(seed)
-    shapes = {
-        "state_0": (256, spec.observation_size),
-        "state_1": (64, 256),
-        "scorer_0": (128, 64 + spec.size),
-        "scorer_1": (128, 128),
-        "scorer_2": (1, 128),
-    }
-    arrays = {}
-    for name, (out, into) in shapes.items():
-        arrays[f"{name}.weight"] = rng.normal(0, 1 / np.sqrt(into), (out, into)).astype(np.float32)
-        arrays[f"{name}.bias"] = np.zeros(out, np.float32)
-    return CheckpointAgent(NumpyScorer(game, arrays, "tanh"), {"game": game})
+def agent_for(game: str) -> CheckpointAgent:
+    """The game's shipped policy, an action scorer."""
+    return CheckpointAgent.load(get_game(game).checkpoint, game=game)
 
 
 def per_game_batch(agent: CheckpointAgent, observations, masks, views) -> np.ndarray:
@@ -102,7 +87,7 @@ def per_game_batch(agent: CheckpointAgent, observations, masks, views) -> np.nda
 
 
 def run(game: str, decisions: int, repeats: int, seed: int) -> dict[str, Any]:
-    agent = agent_for(game, seed)
+    agent = agent_for(game)
     pairs = random_decisions(game, PLAYERS.get(game), decisions, seed)
     observations = np.stack([o["observation"] for o, _ in pairs])
     masks = np.stack([o["action_mask"] for o, _ in pairs])

@@ -4,28 +4,32 @@ Every agent keeps :class:`~hot_envs.agents.base.Agent`: ``act(observation, view)
 :func:`make_agent` builds an agent from a spec, the same way for ``hot-envs evaluate``,
 ``hot-envs play``, the arena and training opponents:
 
-=============================  ==============================================================
-spec                           agent
-=============================  ==============================================================
-``random``                     uniformly random legal actions
-``heuristic[:EPSILON]``        the game's rule-based agent (a share EPSILON of random moves)
-``STYLE[:EPSILON]``            a player of one plain style, for the opponent suite
-                               (docs/evaluation.md): Heiße Luft ``beginner``,
-                               ``stage-finisher``, ``trophy-rusher``, ``high-hoarder``
-                               (:mod:`~hot_envs.agents.styles_luft`); Heiße Karten
-                               ``low-dumper``, ``trick-taker``, ``trick-avoider``,
-                               ``card-counter`` (:mod:`~hot_envs.agents.styles_karten`)
-``search[:BUDGET[:ROLLOUT]]``  :class:`SearchAgent` with the game's :data:`SEARCH_PRESETS`;
-                               BUDGET = rollouts per decision (``400``) or seconds per decision
-                               (``0.5s``); ROLLOUT = the rollout policy's spec (``random``, …)
-``PATH`` or ``NAME``           a trained checkpoint (``.npz``/``.zip``/``.json`` or its stem), or
-                               a shipped one by name: ``heisse_luft_v0``, ``heisse_karten_v0``,
-                               or an earlier shipped one by its date,
-                               ``heisse_karten_v0_2026_11_30`` (:mod:`~hot_envs.agents.shipped`)
-``package.module:factory``     your own agent: ``factory()`` returns it; ``factory`` gets the
-                               keyword arguments ``game`` and ``seed`` if it takes them; the
-                               module imports from the current folder too
-=============================  ==============================================================
+===============================  ==============================================================
+spec                             agent
+===============================  ==============================================================
+``random``                       uniformly random legal actions
+``heuristic[:EPSILON]``          the game's rule-based agent (a share EPSILON of random moves)
+``STYLE[:EPSILON]``              a player of one plain style, for the opponent suite
+                                 (docs/evaluation.md): Heiße Luft ``beginner``,
+                                 ``stage-finisher``, ``trophy-rusher``, ``high-hoarder``
+                                 (:mod:`~hot_envs.agents.styles_luft`); Heiße Karten
+                                 ``low-dumper``, ``trick-taker``, ``trick-avoider``,
+                                 ``card-counter`` (:mod:`~hot_envs.agents.styles_karten`)
+``search[:BUDGET[:ROLLOUT]]``    :class:`SearchAgent` with the game's :data:`SEARCH_PRESETS`;
+                                 BUDGET = rollouts per decision (``400``) or seconds per decision
+                                 (``0.5s``); ROLLOUT = the rollout policy's spec (``random``, …)
+``anchored[:WEIGHT[:POLICY]]``   :class:`~hot_envs.agents.anchored.AnchoredAgent`: a checkpoint's
+                                 logits plus WEIGHT (default 6, ``inf`` = the heuristic) on the
+                                 heuristic's move; POLICY = the checkpoint's spec (default the
+                                 game's shipped one)
+``PATH`` or ``NAME``             a trained checkpoint (``.npz``/``.zip``/``.json`` or its stem), or
+                                 a shipped one by name: ``heisse_luft_v0``, ``heisse_karten_v0``,
+                                 or an earlier shipped one by its date,
+                                 ``heisse_karten_v0_2026_11_30`` (:mod:`~hot_envs.agents.shipped`)
+``package.module:factory``       your own agent: ``factory()`` returns it; ``factory`` gets the
+                                 keyword arguments ``game`` and ``seed`` if it takes them; the
+                                 module imports from the current folder too
+===============================  ==============================================================
 """
 
 from __future__ import annotations
@@ -68,7 +72,8 @@ _IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 SPEC_HELP = (
     "random, heuristic[:EPSILON], a style[:EPSILON] "
     f"({', '.join(STYLES)}), search[:BUDGET[:ROLLOUT]] (BUDGET: rollouts, or seconds as "
-    "0.5s; ROLLOUT: an agent spec), a checkpoint file or a shipped checkpoint's name "
+    "0.5s; ROLLOUT: an agent spec), anchored[:WEIGHT[:POLICY]] (POLICY: a checkpoint's "
+    "logits plus WEIGHT on the heuristic's move), a checkpoint file or a shipped checkpoint's name "
     f"({', '.join(shipped_names())}; earlier: {', '.join(earlier_names())}), "
     "or package.module:factory"
 )
@@ -92,6 +97,8 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         return _style_agent(spec, name, arg, game, seed)
     if name == "search":
         return _search_agent(spec, arg, game, seed)
+    if name == "anchored":
+        return _anchored_agent(spec, arg, game, seed)
     if spec.endswith(SUFFIXES) or Path(spec).is_file() or is_checkpoint(spec):
         return _checkpoint_agent(spec, game, seed)
     if _IMPORT_PATH.match(spec):
@@ -128,6 +135,15 @@ def _search_agent(spec: str, arg: str, game: str, seed: int | None) -> SearchAge
     if "prior" in settings:
         settings["prior"] = make_agent(settings["prior"], game, seed)
     return SearchAgent(game, seconds=seconds, seed=seed, **settings)
+
+
+def _anchored_agent(spec: str, arg: str, game: str, seed: int | None) -> Agent:
+    """``anchored[:WEIGHT[:POLICY]]``: POLICY (default the game's shipped checkpoint) with
+    WEIGHT (default 6) on the heuristic's move."""
+    from hot_envs.agents.anchored import anchored
+
+    weight, _, policy = arg.partition(":")
+    return anchored(game, seed, policy=policy or None, weight=_number(spec, weight, 6.0))
 
 
 def _number(spec: str, text: str, default: float | None) -> float | None:

@@ -6,7 +6,7 @@ the checkpoint's distribution times ``exp(weight)`` on the prior's move, as KL-r
 policies (piKL) are. Weight 0 is the checkpoint itself, ``inf`` the prior; in between the
 checkpoint leaves the prior's move only where its own best logit is more than ``weight`` higher.
 ``benchmarks/heuristic_anchor.py`` measures it against the opponent suite, and it serves as a
-teacher to clone (agent spec ``hot_envs.agents.anchored:anchored``:
+teacher to clone (agent spec ``anchored[:WEIGHT[:POLICY]]``:
 ``training/configs/heisse_karten_anchored_scorer.toml``).
 """
 
@@ -55,9 +55,13 @@ def anchored(
     weight: float = 6.0,
     prior: str = "heuristic",
 ) -> AnchoredAgent:
-    """The agent spec ``hot_envs.agents.anchored:anchored``: ``policy`` (a checkpoint spec;
-    default: the game's shipped checkpoint) anchored to ``prior`` with ``weight``."""
+    """The agent spec ``anchored[:WEIGHT[:POLICY]]`` (``hot_envs.agents.anchored:anchored`` with
+    the defaults): ``policy`` (a checkpoint spec; default: the game's shipped checkpoint) anchored
+    to ``prior`` with ``weight``. ``ValueError`` if ``policy`` names no checkpoint."""
     from hot_envs.agents import make_agent
 
     policy = policy or get_game(game).checkpoint
-    return AnchoredAgent(make_agent(policy, game, seed), make_agent(prior, game, seed), weight)
+    network = make_agent(policy, game, seed)
+    if not isinstance(network, CheckpointAgent):
+        raise ValueError(f"the anchored policy must be a checkpoint, not {policy!r}")
+    return AnchoredAgent(network, make_agent(prior, game, seed), weight)

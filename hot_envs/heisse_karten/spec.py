@@ -73,6 +73,12 @@ trick taken before and who took it (they lead the next, HK-3.3).""",
         ("low-dumper", "training", "always plays its lowest card"),
         ("search:30", "training", "the search agent at 30 rollouts a decision", True),
         ("search:120", "training", "the search agent at 120 rollouts a decision", True),
+        (
+            "heisse_karten_v0_2026_12_01",
+            "training",
+            "the MLP policy shipped on 2026-12-01, the teacher of the shipped one (anchored to "
+            "the heuristic's move)",
+        ),
         ("trick-taker", "held-out", "takes every trick it can, cheapest winner"),
         ("trick-avoider", "held-out", "ducks under every trick it can"),
         ("card-counter", "held-out", "counts cards, best expected points this trick"),

@@ -14,7 +14,12 @@ from hot_envs.agents.random_agent import RandomAgent
 from hot_envs.agents.shipped import EARLIER, earlier_names, find_checkpoint, shipped_names
 from hot_envs.core.games import get_game
 
-EXPECTED = ["heisse_karten_v0_2026_11_30", "heisse_luft_v0_2026_11_30", "heisse_luft_v0_2026_12_01"]
+EXPECTED = [
+    "heisse_karten_v0_2026_11_30",
+    "heisse_karten_v0_2026_12_01",
+    "heisse_luft_v0_2026_11_30",
+    "heisse_luft_v0_2026_12_01",
+]
 
 
 def test_the_earlier_policies_are_listed_apart_from_the_shipped_ones() -> None:

@@ -79,6 +79,39 @@ def test_the_agent_spec_builds_the_anchored_shipped_policy():
         assert observation["action_mask"][agent.act(observation, view)]
 
 
+@pytest.mark.parametrize(
+    "spec, weight, policy",
+    [
+        ("anchored", 6.0, "heisse_karten_v0"),
+        ("anchored:8", 8.0, "heisse_karten_v0"),
+        ("anchored:inf:heisse_karten_v0_2026_11_30", math.inf, "heisse_karten_v0_2026_11_30"),
+    ],
+)
+def test_the_short_spec_names_the_weight_and_the_policy(spec, weight, policy):
+    agent = make_agent(spec, GAME, 5)
+    assert isinstance(agent, AnchoredAgent) and agent.weight == weight
+    named = make_agent(policy, GAME, 5)
+    for observation, view in decisions(5):
+        legal = observation["action_mask"].astype(bool).nonzero()[0]
+        np.testing.assert_array_equal(
+            agent.policy.legal_logits(observation, view, legal),
+            named.legal_logits(observation, view, legal),
+        )
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("anchored:-1", "weight"),
+        ("anchored:x", "not a number"),
+        ("anchored:6:heuristic", "checkpoint"),
+    ],
+)
+def test_a_bad_short_spec_is_refused(spec, message):
+    with pytest.raises(ValueError, match=message):
+        make_agent(spec, GAME, 0)
+
+
 def test_a_negative_or_missing_weight_is_refused():
     policy, heuristic = make_agent("heisse_karten_v0", GAME, 0), make_agent("heuristic", GAME, 0)
     for weight in (-1.0, math.nan):
