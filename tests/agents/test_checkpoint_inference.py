@@ -1,7 +1,8 @@
 """The numpy checkpoint agent's lean decision path gives exactly the actions of
 ``MaskablePPO.predict`` — on thousands of observations of both games, for the shipped policies
-and for networks of other shapes — and of its own batched forward pass, whatever the dtypes of
-the observation and the mask."""
+(action scorers), for MLPs of the training configs' shape and for networks of other shapes — and
+of its own batched forward pass, whatever the dtypes of the observation and the mask. The
+trained MLPs are the earlier shipped ones (``checkpoints/earlier/``, numpy files only)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 from hot_envs.agents.checkpoint import CheckpointAgent, read_metadata
+from hot_envs.agents.shipped import earlier_names, find_checkpoint
 from hot_envs.envs.single_agent import SingleAgentEnv, random_observations
 
 pytest.importorskip("sb3_contrib")
@@ -30,15 +32,37 @@ def observations(game: str, n: int, seed: int = 0) -> list[dict[str, np.ndarray]
     return random_observations(game, PLAYERS[game], n, seed)
 
 
-MLP_SHIPPED = sorted(
-    g for g in SHIPPED if read_metadata(SHIPPED[g])["network"].get("architecture", "mlp") == "mlp"
+SCORER_SHIPPED = sorted(
+    game
+    for game, stem in SHIPPED.items()
+    if read_metadata(stem)["network"].get("architecture") == "action_scorer"
 )
-SCORER_SHIPPED = sorted(set(SHIPPED) - set(MLP_SHIPPED))
+TRAINED_MLPS = [
+    name
+    for name in earlier_names()
+    if read_metadata(find_checkpoint(name))["network"].get("architecture", "mlp") == "mlp"
+]
 
 
-@pytest.fixture(scope="module", params=MLP_SHIPPED)
-def shipped(request) -> tuple[str, list[dict[str, np.ndarray]]]:
-    return request.param, observations(request.param, 3000)
+@pytest.fixture(scope="module", params=TRAINED_MLPS)
+def trained_mlp(request) -> tuple[CheckpointAgent, list[dict[str, np.ndarray]]]:
+    """A trained MLP policy and 3,000 observations of its game."""
+    agent = CheckpointAgent.load(request.param)
+    return agent, observations(agent.game, 3000)
+
+
+def fresh_mlp(game: str, folder: Path, net_arch: list[int], activation: str = "tanh") -> Path:
+    """An untrained MaskablePPO MLP for ``game``, exported as a checkpoint (.zip, .npz, .json)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from hot_envs.training.export import export_checkpoint
+
+    env = SingleAgentEnv(game, players=PLAYERS[game], seed=0)
+    activation_fn = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[activation]
+    policy_kwargs = {"net_arch": net_arch, "activation_fn": activation_fn}
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs, seed=1, device="cpu")
+    return export_checkpoint(model, folder / "net", {"game": game})
 
 
 def decisions(game: str, n: int, seed: int = 0) -> list[tuple[dict[str, np.ndarray], dict]]:
@@ -71,11 +95,17 @@ def test_shipped_action_scorers_numpy_and_sb3_agree_on_a_thousand_decisions(game
     assert len(set(numpy_actions)) > 10
 
 
+def test_there_are_trained_mlps_to_test():
+    assert TRAINED_MLPS and {CheckpointAgent.load(n).game for n in TRAINED_MLPS} == set(SHIPPED)
+
+
 @pytest.mark.slow  # SB3 decides one observation at a time
-def test_shipped_checkpoints_numpy_and_sb3_agree_on_thousands_of_observations(shipped):
-    game, batch = shipped
-    numpy_agent = CheckpointAgent.load(SHIPPED[game], game=game)
-    sb3_agent = SB3Agent.load(SHIPPED[game], game=game)
+@pytest.mark.parametrize("game", sorted(SHIPPED))
+def test_mlps_numpy_and_sb3_agree_on_thousands_of_observations(game, tmp_path):
+    stem = fresh_mlp(game, tmp_path, [256, 256])  # the training configs' MLP
+    numpy_agent = CheckpointAgent.load(stem, game=game)
+    sb3_agent = SB3Agent.load(stem, game=game)
+    batch = observations(game, 3000)
     numpy_actions = [numpy_agent.act(o) for o in batch]
     assert numpy_actions == [sb3_agent.act(o) for o in batch]
     assert len(set(numpy_actions)) > 10  # the policy decides things, not one constant move
@@ -86,9 +116,18 @@ def test_shipped_checkpoints_numpy_and_sb3_agree_on_thousands_of_observations(sh
     assert stacked.tolist() == numpy_actions
 
 
-def test_observation_and_mask_dtypes_do_not_change_the_action(shipped):
-    game, batch = shipped
-    agent = CheckpointAgent.load(SHIPPED[game], game=game)
+def test_a_trained_mlps_batched_forward_pass_agrees(trained_mlp):
+    agent, batch = trained_mlp
+    actions = [agent.act(o) for o in batch]
+    assert len(set(actions)) > 10
+    stacked = agent.policy.predict(
+        np.stack([o["observation"] for o in batch]), np.stack([o["action_mask"] for o in batch])
+    )
+    assert stacked.tolist() == actions
+
+
+def test_observation_and_mask_dtypes_do_not_change_the_action(trained_mlp):
+    agent, batch = trained_mlp
     for o in batch[:300]:
         expected = agent.act(o)
         for observation in (o["observation"].astype(np.float64), o["observation"].tolist()):
@@ -97,11 +136,11 @@ def test_observation_and_mask_dtypes_do_not_change_the_action(shipped):
                 assert agent.act(given) == expected
 
 
-def test_the_decision_keeps_no_state_between_calls(shipped):
+def test_the_decision_keeps_no_state_between_calls(trained_mlp):
     """Preallocated buffers are overwritten, never accumulated: the same observation gives the
     same logits whatever came before."""
-    game, batch = shipped
-    policy = CheckpointAgent.load(SHIPPED[game], game=game).policy
+    agent, batch = trained_mlp
+    policy = agent.policy
     legal = np.arange(policy.logits(batch[0]["observation"]).shape[-1])
     first = policy.legal_logits(batch[0]["observation"], legal).copy()
     for o in batch[1:50]:
@@ -114,30 +153,20 @@ def test_the_decision_keeps_no_state_between_calls(shipped):
     ("net_arch", "activation"), [([], "tanh"), ([32], "relu"), ([64, 48, 32], "tanh")]
 )
 def test_other_network_shapes_agree_with_sb3(tmp_path, net_arch, activation):
-    import torch
-    from sb3_contrib import MaskablePPO
-
-    from hot_envs.training.export import export_checkpoint
-
     game = "heisse-karten"
-    env = SingleAgentEnv(game, players=PLAYERS[game], seed=0)
-    activation_fn = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[activation]
-    policy_kwargs = {"net_arch": net_arch, "activation_fn": activation_fn}
-    model = MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs, seed=1, device="cpu")
-    stem = export_checkpoint(model, tmp_path / "net", {"game": game})
+    stem = fresh_mlp(game, tmp_path, net_arch, activation)
     numpy_agent = CheckpointAgent.load(stem)
     sb3_agent = SB3Agent.load(stem)
     batch = observations(game, 300, seed=2)
     assert [numpy_agent.act(o) for o in batch] == [sb3_agent.act(o) for o in batch]
 
 
-def test_a_pickled_agent_decides_alike(shipped):
+def test_a_pickled_agent_decides_alike(trained_mlp):
     """Agents travel to arena workers and env subprocesses by pickle; the policy's buffers are
     views of one another, so unpickling must rebuild them, not copy them apart."""
     import pickle
 
-    game, batch = shipped
-    agent = CheckpointAgent.load(SHIPPED[game], game=game)
+    agent, batch = trained_mlp
     copy = pickle.loads(pickle.dumps(agent))
     assert [copy.act(o) for o in batch[:500]] == [agent.act(o) for o in batch[:500]]
     for (w, b), (w2, b2) in zip(agent.policy.layers, copy.policy.layers, strict=True):
