@@ -139,11 +139,11 @@ def _search_agent(spec: str, arg: str, game: str, seed: int | None) -> SearchAge
 
 def _anchored_agent(spec: str, arg: str, game: str, seed: int | None) -> Agent:
     """``anchored[:WEIGHT[:POLICY]]``: POLICY (default the game's shipped checkpoint) with
-    WEIGHT (default 6) on the heuristic's move."""
-    from hot_envs.agents.anchored import anchored
+    WEIGHT (default :data:`hot_envs.agents.anchored.WEIGHT`) on the heuristic's move."""
+    from hot_envs.agents.anchored import WEIGHT, anchored
 
     weight, _, policy = arg.partition(":")
-    return anchored(game, seed, policy=policy or None, weight=_number(spec, weight, 6.0))
+    return anchored(game, seed, policy=policy or None, weight=_number(spec, weight, WEIGHT))
 
 
 def _number(spec: str, text: str, default: float | None) -> float | None:

@@ -21,6 +21,8 @@ from hot_envs.agents.base import Agent
 from hot_envs.agents.checkpoint import CheckpointAgent
 from hot_envs.core.games import get_game
 
+WEIGHT = 6.0  # the default weight on the prior's move: the shipped Heiße Karten policy's teacher
+
 
 class AnchoredAgent:
     """``policy``'s logits plus ``weight`` on ``prior``'s move; the argmax of the sum (module
@@ -52,7 +54,7 @@ def anchored(
     game: str,
     seed: int | None = None,
     policy: str | None = None,
-    weight: float = 6.0,
+    weight: float = WEIGHT,
     prior: str = "heuristic",
 ) -> AnchoredAgent:
     """The agent spec ``anchored[:WEIGHT[:POLICY]]`` (``hot_envs.agents.anchored:anchored`` with
