@@ -95,6 +95,13 @@ def test_shipped_action_scorers_numpy_and_sb3_agree_on_a_thousand_decisions(game
     assert len(set(numpy_actions)) > 10
 
 
+def batched_actions(agent: CheckpointAgent, batch: list[dict[str, np.ndarray]]) -> list[int]:
+    """The actions of the policy's batched forward pass (no sparse gathers, no folded biases)
+    over the whole batch at once."""
+    observations = np.stack([o["observation"] for o in batch])
+    return agent.policy.predict(observations, np.stack([o["action_mask"] for o in batch])).tolist()
+
+
 def test_there_are_trained_mlps_to_test():
     assert TRAINED_MLPS and {CheckpointAgent.load(n).game for n in TRAINED_MLPS} == set(SHIPPED)
 
@@ -109,21 +116,14 @@ def test_mlps_numpy_and_sb3_agree_on_thousands_of_observations(game, tmp_path):
     numpy_actions = [numpy_agent.act(o) for o in batch]
     assert numpy_actions == [sb3_agent.act(o) for o in batch]
     assert len(set(numpy_actions)) > 10  # the policy decides things, not one constant move
-    # the batched forward pass (no sparse gathers, no folded biases) agrees too
-    stacked = numpy_agent.policy.predict(
-        np.stack([o["observation"] for o in batch]), np.stack([o["action_mask"] for o in batch])
-    )
-    assert stacked.tolist() == numpy_actions
+    assert batched_actions(numpy_agent, batch) == numpy_actions
 
 
 def test_a_trained_mlps_batched_forward_pass_agrees(trained_mlp):
     agent, batch = trained_mlp
     actions = [agent.act(o) for o in batch]
     assert len(set(actions)) > 10
-    stacked = agent.policy.predict(
-        np.stack([o["observation"] for o in batch]), np.stack([o["action_mask"] for o in batch])
-    )
-    assert stacked.tolist() == actions
+    assert batched_actions(agent, batch) == actions
 
 
 def test_observation_and_mask_dtypes_do_not_change_the_action(trained_mlp):
