@@ -245,29 +245,49 @@ class StateCriticPolicy(MaskableActorCriticPolicy):
         return data
 
 
-def widen_critic(model: Any, source: Any) -> None:
-    """Give ``model`` (a new model whose critic reads the full state too) the networks of
-    ``source`` (the same network with a critic on the observation alone): the actor as it is,
-    the critic with zero weights on the state's entries — it plays and values every position as
-    ``source`` did, and learns from there to use the state. The step count comes along."""
+def widen(model: Any, source: Any) -> None:
+    """Give ``model`` the networks of ``source``, a trained network of the same kind that is as
+    wide or narrower in every layer — Net2Net's function-preserving growth: ``model`` plays and
+    values every position as ``source`` did, and learns from there with its larger layers.
+
+    Each of ``source``'s weights goes to the same place in ``model``; a layer's new units keep
+    their fresh weights in (so they compute something and learn) and get zero weights out (so
+    nothing after them changes); a critic that now also reads the full state (``critic =
+    "state"``) gets zero weights on the state's entries. The action scorer's first layer reads
+    ``[embedding, action features]``: a wider embedding puts its new columns between the two.
+    The step count comes along."""
     target, weights = model.policy.state_dict(), source.policy.state_dict()
     if target.keys() != weights.keys():
         raise ValueError("the checkpoint's network is not the run's (compare their [ppo])")
+    embeddings = None  # the scorer's first layer: (the checkpoint's, the run's) embedding sizes
+    if isinstance(model.policy.mlp_extractor, ActionScorerNet):
+        embeddings = (
+            source.policy.mlp_extractor.state_net[-2].out_features,
+            model.policy.mlp_extractor.state_net[-2].out_features,
+        )
     for name, value in weights.items():
         have = target[name]
         if have.shape == value.shape:
             target[name] = value
-        elif (
-            have.dim() == 2
-            and have.shape[0] == value.shape[0] > 0
-            and have.shape[1] > value.shape[1]
-        ):
-            target[name] = torch.cat(
-                [value, value.new_zeros(len(value), have.shape[1] - value.shape[1])], 1
-            )
-        else:
+            continue
+        pairs = zip(have.shape, value.shape, strict=False)  # the same length where it matters
+        if have.dim() != value.dim() or any(h < v for h, v in pairs):
             raise ValueError(
-                f"the checkpoint's {name} is {tuple(value.shape)}, the run's {tuple(have.shape)}"
+                f"the checkpoint's {name} is {tuple(value.shape)}, the run's {tuple(have.shape)}:"
+                " a network only grows"
             )
+        grown = have.clone()  # new units keep their fresh weights in
+        rows = len(value)
+        if have.dim() == 1:  # a bias
+            grown[:rows] = value
+        elif name == "mlp_extractor.scorer_net.0.weight" and embeddings is not None:
+            old, new = embeddings
+            grown[:rows] = 0.0
+            grown[:rows, :old] = value[:, :old]  # the embedding's columns …
+            grown[:rows, new : new + value.shape[1] - old] = value[:, old:]  # … the features'
+        else:
+            grown[:rows] = 0.0  # zero weights from the new inputs (new units, state entries)
+            grown[:rows, : value.shape[1]] = value
+        target[name] = grown
     model.policy.load_state_dict(target)
     model.num_timesteps = source.num_timesteps

@@ -70,7 +70,7 @@ from hot_envs.training.export import export_checkpoint, sb3_custom_objects
 from hot_envs.training.finetune import CriticWarmup, TeacherAnchor
 from hot_envs.training.imitation import Demonstrations, behaviour_cloning, collect, dagger
 from hot_envs.training.league import LeagueCallback
-from hot_envs.training.policies import ActionScorerPolicy, StateCriticPolicy, widen_critic
+from hot_envs.training.policies import ActionScorerPolicy, StateCriticPolicy, widen
 from hot_envs.training.run_state import (
     Checkpointer,
     Interrupted,
@@ -314,11 +314,14 @@ def make_learner(
         zip_path = find_checkpoint(args.resume).with_suffix(".zip")
         objects = sb3_custom_objects(metadata)
         trained_with = metadata.get("training", {}).get("config", {}).get("critic", "observation")
-        if args.critic == "state" and trained_with != "state":  # widen its critic to the state
-            source = MaskablePPO.load(zip_path, device="cpu", custom_objects=objects)
-            network = {k: v for k, v in source.policy_kwargs.items() if k != "critic_state_size"}
-            model = build_model(args, envs, tensorboard_log, network)
-            widen_critic(model, source)
+        source = MaskablePPO.load(zip_path, device="cpu", custom_objects=objects)
+        network = {k: v for k, v in source.policy_kwargs.items() if k != "critic_state_size"}
+        grown = args.policy == "action_scorer" and network != network_keywords(args)
+        if grown or (args.critic == "state" and trained_with != "state"):
+            # the run's larger layers, or a critic that reads the state too: grown from its own
+            model = build_model(args, envs, tensorboard_log, None if grown else network)
+            widen(model, source)
+            print(f"grown from {zip_path}'s network to the run's ([ppo])")
         else:
             model = MaskablePPO.load(
                 zip_path,

@@ -20,7 +20,7 @@ from hot_envs.training.export import SB3Agent, export_checkpoint  # noqa: E402
 from hot_envs.training.policies import (  # noqa: E402
     ActionScorerPolicy,
     StateCriticPolicy,
-    widen_critic,
+    widen,
 )
 from hot_envs.training.train import main, parse_args  # noqa: E402
 from tests.helpers import plays_every_seat  # noqa: E402
@@ -90,7 +90,7 @@ def test_a_checkpoints_networks_carry_over_deciding_and_valuing_alike(game):
         for parameter in source.policy.parameters():
             parameter.add_(torch.randn_like(parameter) * 0.1)
     model = mlp(state_env, True)
-    widen_critic(model, source)
+    widen(model, source)
     assert model.num_timesteps == source.num_timesteps > 0
     rows, masks = state_env.reset(), state_env.action_masks()
     size = state_env.env.actor_size
@@ -99,7 +99,7 @@ def test_a_checkpoints_networks_carry_over_deciding_and_valuing_alike(game):
     np.testing.assert_allclose(probs, source_probs, rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(values, source_values, rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="network"):
-        widen_critic(mlp(state_env, True), scorer(envs(game, True, True), game))
+        widen(mlp(state_env, True), scorer(envs(game, True, True), game))
 
 
 def test_the_setting_is_checked():
