@@ -316,7 +316,8 @@ def make_learner(
         trained_with = metadata.get("training", {}).get("config", {}).get("critic", "observation")
         source = MaskablePPO.load(zip_path, device="cpu", custom_objects=objects)
         network = {k: v for k, v in source.policy_kwargs.items() if k != "critic_state_size"}
-        grown = args.policy == "action_scorer" and network != network_keywords(args)
+        scorers = args.policy == "action_scorer" and "state_arch" in network  # both of them
+        grown = scorers and network != network_keywords(args)
         if grown or (args.critic == "state" and trained_with != "state"):
             # the run's larger layers, or a critic that reads the state too: grown from its own
             model = build_model(args, envs, tensorboard_log, None if grown else network)
