@@ -145,3 +145,16 @@ def step_and_check_final_infos(envs, rng: np.random.Generator, steps: int) -> in
                 assert info["TimeLimit.truncated"] == (info["returns"] == [0.0, 0.0])
                 assert {"opponents", "win_share", "num_players", "is_success"} <= set(info)
     return finished
+
+
+# The end of a tiny training run's config: one heuristic opponent, evaluations of two games.
+TINY_LEAGUE_AND_EVAL = """
+[league]
+snapshot_every = 64
+max_snapshots = 1
+opponents = [{ spec = "heuristic" }]
+[eval]
+eval_every = 100000
+eval_games = 2
+final_eval_games = 2
+"""

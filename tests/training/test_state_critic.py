@@ -23,7 +23,7 @@ from hot_envs.training.policies import (  # noqa: E402
     widen,
 )
 from hot_envs.training.train import main, parse_args  # noqa: E402
-from tests.helpers import plays_every_seat  # noqa: E402
+from tests.helpers import TINY_LEAGUE_AND_EVAL, plays_every_seat  # noqa: E402
 
 
 def envs(game: str, critic_state: bool, scorer: bool = False) -> SB3VectorEnv:
@@ -130,15 +130,8 @@ rollout_steps = 64
 batch_size = 32
 n_epochs = 1
 critic = "state"
-[league]
-snapshot_every = 64
-max_snapshots = 1
-opponents = [{ spec = "heuristic" }]
-[eval]
-eval_every = 100000
-eval_games = 2
-final_eval_games = 2
 """
+TINY += TINY_LEAGUE_AND_EVAL
 
 
 @pytest.mark.slow

@@ -19,6 +19,7 @@ from hot_envs.envs.vector_sb3 import SB3VectorEnv  # noqa: E402
 from hot_envs.training.export import SB3Agent, export_checkpoint  # noqa: E402
 from hot_envs.training.policies import ActionScorerPolicy, widen  # noqa: E402
 from hot_envs.training.train import main  # noqa: E402
+from tests.helpers import TINY_LEAGUE_AND_EVAL  # noqa: E402
 
 SMALL = {"state_arch": [16, 8], "scorer_arch": [16, 16], "value_arch": [16]}
 LARGE = {"state_arch": [24, 12], "scorer_arch": [32, 20], "value_arch": [40]}
@@ -141,15 +142,8 @@ batch_size = 32
 n_epochs = 1
 [imitation]
 bc_decisions = 0
-[league]
-snapshot_every = 64
-max_snapshots = 1
-opponents = [{ spec = "heuristic" }]
-[eval]
-eval_every = 100000
-eval_games = 2
-final_eval_games = 2
 """
+TINY += TINY_LEAGUE_AND_EVAL
 
 
 @pytest.mark.slow
