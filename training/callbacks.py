@@ -1,10 +1,12 @@
 """The callbacks that shape ``learn`` in :mod:`hot_envs.training.train` beyond the league, the
-evaluations and the run checkpoints: the time limit, its progress bar, and torch's threads
-during the PPO update. (numpy's BLAS threads for the whole run: :mod:`hot_envs.core.blas`.)"""
+evaluations and the run checkpoints: the time limit, its progress bar, torch's threads during
+the PPO update, and the learning rate's schedule. (numpy's BLAS threads for the whole run:
+:mod:`hot_envs.core.blas`.)"""
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -101,3 +103,22 @@ class UpdateThreads(BaseCallback):
 
     def _on_step(self) -> bool:
         return True
+
+
+@dataclass(frozen=True)
+class AnnealedLearningRate:
+    """``[ppo] anneal_lr``: the learning rate falls linearly from ``start`` to 0 over the run's
+    own steps, from ``first_step`` to ``target_step`` (CleanRL's ``anneal_lr``), as a schedule
+    SB3 calls with its progress remaining. SB3 counts that progress over the model's lifetime
+    steps (``1 − num_timesteps / target_step``); a run from a checkpoint starts at the
+    checkpoint's steps, so the fraction is taken of the run's own. A continued run keeps the
+    same three numbers, and with them the same rate at every step."""
+
+    start: float
+    first_step: int
+    target_step: int
+
+    def __call__(self, progress_remaining: float) -> float:
+        step = (1.0 - progress_remaining) * self.target_step
+        done = (step - self.first_step) / max(self.target_step - self.first_step, 1)
+        return self.start * min(max(1.0 - done, 0.0), 1.0)

@@ -80,6 +80,7 @@ class PPOSettings:
     """``[ppo]``: MaskablePPO's hyperparameters and the network."""
 
     learning_rate: float = 3e-4
+    anneal_lr: bool = False  # falling linearly to 0 over the run's steps (``timesteps``)
     rollout_steps: int = 4096  # steps per PPO update, over all envs (n_steps = this / n_envs)
     batch_size: int = 256
     n_epochs: int = 5

@@ -57,8 +57,8 @@ from hot_envs.core.blas import one_blas_thread
 from hot_envs.core.games import get_game
 from hot_envs.envs.single_agent import Opponent, SingleAgentEnv
 from hot_envs.envs.vector_sb3 import SB3VectorEnv
+from hot_envs.training.callbacks import AnnealedLearningRate, UpdateThreads, progress_callbacks
 from hot_envs.training.callbacks import TimeLimit as TimeLimit  # re-exported, as UpdateThreads
-from hot_envs.training.callbacks import UpdateThreads, progress_callbacks
 from hot_envs.training.evaluate import (
     EvaluationCallback,
     compare,
@@ -557,6 +557,9 @@ def learn(
         if resume.state["learning_done"]:  # stopped after learning: on to the table
             model.get_env().close()
             return evaluation
+    if args.anneal_lr:  # over this run's steps, however many the model learnt before
+        first = model.num_timesteps if learn_start is None else learn_start
+        model.lr_schedule = AnnealedLearningRate(args.learning_rate, first, learner.target_steps)
     time_limit = resume.time_limit(args.time_limit) if resume else args.time_limit
     progress_bar, progress = progress_callbacks(args.progress_bar, time_limit)
     learnt = checkpointer.learn(

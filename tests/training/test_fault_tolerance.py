@@ -24,6 +24,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 
 from hot_envs.envs.single_agent import SingleAgentEnv  # noqa: E402
 from hot_envs.training import run_state  # noqa: E402
+from hot_envs.training.callbacks import AnnealedLearningRate  # noqa: E402
 from hot_envs.training.league import LeagueCallback  # noqa: E402
 from hot_envs.training.run_state import (  # noqa: E402
     STATE_FILE,
@@ -49,6 +50,7 @@ rollout_steps = 128
 batch_size = 64
 n_epochs = 1
 net_arch = [32, 32]
+{ppo}
 [imitation]
 bc_decisions = 0
 [league]
@@ -67,9 +69,9 @@ BATCHED = "batched_envs = 4\nbatched_workers = 2"  # 1 worker process
 SUBPROC = "n_envs = 2"  # SubprocVecEnv: 2 worker processes
 
 
-def tiny(tmp_path: Path, envs: str, minutes: float = 0.0001) -> Path:
+def tiny(tmp_path: Path, envs: str, minutes: float = 0.0001, ppo: str = "") -> Path:
     path = tmp_path / "tiny.toml"
-    path.write_text(TINY.format(envs=envs, minutes=minutes))
+    path.write_text(TINY.format(envs=envs, minutes=minutes, ppo=ppo))
     return path
 
 
@@ -172,7 +174,7 @@ def test_ctrl_c_saves_latest_ends_the_workers_and_exits_130(tmp_path):
 def test_sigterm_and_ctrl_c_then_resume_reach_the_budget_with_everything_carried_over(
     tmp_path, monkeypatch
 ):
-    config = tiny(tmp_path, SUBPROC)
+    config = tiny(tmp_path, SUBPROC, ppo="learning_rate = 1e-3\nanneal_lr = true")
     run = tmp_path / "run"
     process = start(tmp_path, "--config", str(config), "--out", "run", "--timesteps", "2048")
     first = wait_for_state(run, process, past=256)
@@ -204,6 +206,7 @@ def test_sigterm_and_ctrl_c_then_resume_reach_the_budget_with_everything_carried
         on_training_start(self)
         seen["snapshots"] = list(self.league.snapshots)
         seen["epsilon"] = self.league.epsilon
+        seen["schedule"] = self.model.lr_schedule
 
     monkeypatch.setattr(Resume, "load_model", recording_load)
     monkeypatch.setattr(LeagueCallback, "_on_training_start", recording_start)
@@ -212,6 +215,9 @@ def test_sigterm_and_ctrl_c_then_resume_reach_the_budget_with_everything_carried
     assert seen["steps"] == second["steps"] > first["steps"] > 256  # the step count
     assert seen["snapshots"] == second["snapshots"]  # the league, no new snapshot at the start
     assert seen["epsilon"] == second["final_epsilon"]
+    # The learning rate falls on as it would have without the stops: over the run's 2,048 steps.
+    assert seen["schedule"] == AnnealedLearningRate(1e-3, 0, 2048)
+    assert seen["schedule"](1 - second["steps"] / 2048) < 1e-3
     assert len(second["snapshots"]) == 2 and second["snapshot_scores"] is not None
     # The optimizer's moments and step counts, not a fresh Adam.
     loaded, kept = seen["optimizer"]["state"], saved_optimizer["state"]

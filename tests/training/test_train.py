@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -89,9 +90,16 @@ def test_tiny_heisse_luft_run_writes_checkpoints_that_play_and_resume(
     resumed = tmp_path / "resumed"
     config = tmp_path / "distil.toml"
     imitation = '[imitation]\ndagger_opponent = "heuristic"\nimitation_workers = 2'
-    config.write_text(tiny_config.read_text().replace("[imitation]", imitation))
+    text = tiny_config.read_text().replace("[imitation]", imitation)
+    config.write_text(text.replace("[ppo]", "[ppo]\nlearning_rate = 1e-3\nanneal_lr = true"))
     argv = ["heisse-luft", "--config", str(config), "--out", str(resumed)]
+    capsys.readouterr()
     assert main([*argv, "--timesteps", "256", "--resume", str(out / "final.zip")]) == 0
+    # The learning rate falls over this run's own 256 steps (two updates), not over the model's
+    # lifetime steps (there the first update would have ~0): half the rate at the first update.
+    # (SB3 prints an update's figures after the next rollout: the first update's only.)
+    rates = re.findall(r"learning_rate\s*\|\s*(\S+)", capsys.readouterr().out)
+    assert [float(rate) for rate in rates] == [5e-4]
     training = json.loads((resumed / "final.json").read_text())["training"]
     steps = json.loads((out / "final.json").read_text())["training"]["steps"]
     assert training["steps"] == steps + 256
