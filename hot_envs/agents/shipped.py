@@ -8,7 +8,8 @@ wins over a shipped name.
 
 Earlier shipped policies stay loadable by name too, so a comparison against them can be repeated:
 ``checkpoints/earlier/NAME_YYYY_MM_DD.npz`` + ``.json`` is the policy ``NAME`` as shipped on that
-date (:func:`earlier_names`, e.g. ``heisse_karten_v0_2026_11_30``); the opponent suite
+date (:func:`earlier_names`, e.g. ``heisse_karten_v0_2026_11_30``), a later one of
+the same date with its time of day too (``NAME_YYYY_MM_DD_HHMM``, UTC); the opponent suite
 (docs/evaluation.md) plays them.
 """
 

@@ -87,6 +87,12 @@ Table: Stage N  terrain  prizes  P0: cards (sum)  P1: cards (sum)  last: Pn
             "the policy shipped on 2026-12-01 before its last PPO sitting (the shipped one's "
             "snapshots trained against its descendants)",
         ),
+        (
+            "heisse_luft_v0_2026_12_01_1717",
+            "training",
+            "the policy shipped from 2026-12-01 to 2026-12-05, before its sitting with the "
+            "learning rate annealed to 0",
+        ),
         ("beginner", "held-out", "beginner's advice: finish sure wins, dump on lost stages"),
         ("stage-finisher", "held-out", "always plays on the stage nearest completion"),
         ("trophy-rusher", "held-out", "plays only for the stages of one trophy's suit"),
