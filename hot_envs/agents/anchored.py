@@ -8,17 +8,25 @@ checkpoint leaves the prior's move only where its own best logit is more than ``
 ``benchmarks/heuristic_anchor.py`` measures it against the opponent suite, and it serves as a
 teacher to clone (agent spec ``anchored[:WEIGHT[:POLICY]]``:
 ``training/configs/heisse_karten_anchored_scorer.toml``).
+
+:func:`compile_anchor` builds a softer anchor into an action scorer's own network, so that it
+ships as an ordinary checkpoint: each legal move's logit gains ``weight`` times the heuristic's
+score gap of the move (its score minus the best score, at most 0; the feature column the game's
+``anchor_columns`` names), at the table sizes chosen. The heuristic's best moves keep their
+logits; the others lose in proportion to how much worse the heuristic finds them.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from hot_envs.agents.base import Agent
 from hot_envs.agents.checkpoint import CheckpointAgent
+from hot_envs.agents.features import AnchorColumns
 from hot_envs.core.games import get_game
 
 WEIGHT = 6.0  # the default weight on the prior's move: the shipped Heiße Karten policy's teacher
@@ -67,3 +75,74 @@ def anchored(
     if not isinstance(network, CheckpointAgent):
         raise ValueError(f"the anchored policy must be a checkpoint, not {policy!r}")
     return AnchoredAgent(network, make_agent(prior, game, seed), weight)
+
+
+# A compiled anchor's units (compile_anchor): the gap scaled down so that tanh is linear to
+# within 0.1 % where a unit is on; where it is off, tanh saturates to exactly -1 in float32
+# (tanh(16) rounds to 1). Powers of two: the scalings themselves round nothing.
+_SCALE, _OFF = 1 / 128, 16.0
+
+
+def compile_anchor(
+    arrays: Mapping[str, np.ndarray],
+    activation: str,
+    columns: AnchorColumns,
+    weights: Mapping[int | None, float],
+) -> dict[str, np.ndarray]:
+    """An action scorer's checkpoint arrays (:mod:`hot_envs.agents.scorer`) with an anchor to the
+    heuristic compiled in: at ``players`` N (a key of ``weights``; ``None``: at every size), the
+    logit of each legal move gains ``weights[N]`` times its gap, the ``columns.gap`` feature.
+
+    Each weight adds one unit to every hidden layer of the scorer: the first reads the gap and
+    the column that flags N players, the next ones pass it on, the output adds it with the
+    weight; no other unit reads them. Where the flag is 0 the unit is a constant, the same for
+    every move of a decision, so the policy's choices and probabilities are exactly as before;
+    where it is 1, ReLU passes the gap exactly and tanh to within 0.1 % (its input scaled down
+    by 128 and the output weight up). Weights must be finite and >= 0; the table
+    sizes ones the features flag. ``ValueError`` otherwise, or for arrays of another shape."""
+    weights = dict(weights)
+    for players, weight in weights.items():
+        if not (isinstance(weight, int | float) and math.isfinite(weight) and weight >= 0):
+            raise ValueError(f"an anchor's weight must be finite and >= 0, not {weight!r}")
+        if players is not None and players not in (columns.players or {}):
+            raise ValueError(f"the features flag no table of {players!r} players")
+    if activation not in ("tanh", "relu"):
+        raise ValueError(f"cannot compile an anchor into {activation!r} units")
+    out = {name: np.array(value, dtype=np.float32) for name, value in arrays.items()}
+    hidden = _layers(out, "scorer") - 1
+    last = out.get(f"scorer_{hidden}.weight")
+    if hidden < 1 or last is None or last.shape[0] != 1:
+        raise ValueError("not an action scorer's arrays: scorer_0 … scorer_L, one output")
+    first = out["scorer_0.weight"]
+    features = first.shape[1] - out[f"state_{_layers(out, 'state') - 1}.bias"].shape[0]
+    if not 0 <= columns.gap < features:
+        raise ValueError(f"the gap column {columns.gap} is outside {features} features")
+    tanh = activation == "tanh"
+    terms = [(players, float(w)) for players, w in weights.items() if w > 0]
+    for players, weight in terms:
+        # The first layer's new unit: the gap, or a constant where the table size's flag is 0.
+        row = np.zeros(first.shape[1], np.float32)
+        gap = first.shape[1] - features + columns.gap
+        row[gap] = _SCALE if tanh else -1.0  # ReLU passes the distance -gap >= 0
+        bias = 0.0
+        if players is not None:
+            flag = first.shape[1] - features + columns.players[players]
+            row[flag] = _OFF
+            bias = -_OFF
+        out["scorer_0.weight"] = first = np.vstack([first, row])
+        out["scorer_0.bias"] = np.append(out["scorer_0.bias"], np.float32(bias))
+        for i in range(1, hidden):  # pass it on: a unit that reads only the one before it
+            w = out[f"scorer_{i}.weight"]
+            grown = np.zeros((w.shape[0] + 1, w.shape[1] + 1), np.float32)
+            grown[:-1, :-1], grown[-1, -1] = w, 1.0
+            out[f"scorer_{i}.weight"] = grown
+            out[f"scorer_{i}.bias"] = np.append(out[f"scorer_{i}.bias"], np.float32(0.0))
+        scale = weight / _SCALE if tanh else -weight
+        out[f"scorer_{hidden}.weight"] = np.hstack(
+            [out[f"scorer_{hidden}.weight"], np.float32([[scale]])]
+        )
+    return out
+
+
+def _layers(arrays: Mapping[str, np.ndarray], prefix: str) -> int:
+    return sum(1 for name in arrays if name.startswith(f"{prefix}_") and name.endswith(".bias"))

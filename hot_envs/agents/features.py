@@ -20,7 +20,7 @@ is :data:`SPECS`; :func:`unpack` splits a batch of such vectors again.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -57,6 +57,16 @@ class FeatureSpec:
         return self.observation_size + self.slots * (self.size + 1)
 
 
+class AnchorColumns(NamedTuple):
+    """Where a game's feature row says how far an action is from the heuristic's best move
+    (``gap``: the score minus the best, at most 0) and, for a game of several table sizes, which
+    column is 1 at N players (``players``: N → column; ``None`` for a game of one size), as
+    :func:`hot_envs.agents.anchored.compile_anchor` reads them."""
+
+    gap: int
+    players: Mapping[int, int] | None = None
+
+
 class ActionRows(NamedTuple):
     """The legal actions of ``k`` decisions, flat: row ``r`` is action ``actions[r]`` in slot
     ``slot[r]`` of decision ``decision[r]``; ``features`` ``(rows, size)`` float32."""
@@ -77,6 +87,7 @@ class ActionRows(NamedTuple):
 HL_FEATURES = 39
 HL_SLOTS = 64  # 8 hand cards × 4 stages × 2 sides; exchange ≤ 9, trophy phase ≤ 5
 HL_SHAPE = (HL_SLOTS, HL_FEATURES)  # the game's feature_shape
+HL_ANCHOR = AnchorColumns(gap=32)  # the game's anchor_columns
 _KIND_PLAY, _KIND_PICK, _KIND_DONE, _KIND_CLAIM, _KIND_STOP = range(5)
 
 
@@ -209,6 +220,7 @@ def _luft_exchange(
 HK_FEATURES = 21
 HK_SLOTS = 8  # HK-2.2 hands hold 8 cards
 HK_SHAPE = (HK_SLOTS, HK_FEATURES)  # the game's feature_shape
+HK_ANCHOR = AnchorColumns(gap=18, players={n: n + 6 for n in range(2, 7)})  # anchor_columns
 
 
 def karten_features(view: dict[str, Any], legal: Sequence[int]) -> np.ndarray:

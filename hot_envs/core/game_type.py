@@ -47,6 +47,7 @@ class Game:
     features: str = ""  # entry point: (view, legal) → action feature rows
     features_batch: str = ""  # entry point: fill_rows of the batched features
     feature_shape: str = ""  # entry point: (slots, features per action)
+    anchor_columns: str = ""  # entry point: the feature columns an anchor reads (AnchorColumns)
     picture: str = ""  # entry point: draw(view, spectator) → PIL image
     picture_shot: tuple = ()  # (options, deal seed, moves) of the documentation's frame
     guide: Mapping[str, Any] = field(default_factory=dict)  # terminal: numbered, syntax, legend

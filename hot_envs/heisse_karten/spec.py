@@ -54,6 +54,7 @@ GAME = Game(
     features="hot_envs.agents.features:karten_features",
     features_batch="hot_envs.agents.features_batch_karten:fill_rows",
     feature_shape="hot_envs.agents.features:HK_SHAPE",
+    anchor_columns="hot_envs.agents.features:HK_ANCHOR",
     picture="hot_envs.pictures.heisse_karten:draw",
     picture_shot=({"num_players": 4}, 0, 22),
     guide={

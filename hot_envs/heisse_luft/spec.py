@@ -53,6 +53,7 @@ GAME = Game(
     features="hot_envs.agents.features:luft_features",
     features_batch="hot_envs.agents.features_batch_luft:fill_rows",
     feature_shape="hot_envs.agents.features:HL_SHAPE",
+    anchor_columns="hot_envs.agents.features:HL_ANCHOR",
     picture="hot_envs.pictures.heisse_luft:draw",
     picture_shot=({}, 9, 87),
     guide={
