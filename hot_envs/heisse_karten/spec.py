@@ -80,6 +80,12 @@ trick taken before and who took it (they lead the next, HK-3.3).""",
             "the MLP policy shipped on 2026-12-01, the teacher of the shipped one (anchored to "
             "the heuristic's move)",
         ),
+        (
+            "heisse_karten_v0_2026_12_04",
+            "training",
+            "the policy shipped on 2026-12-04: the shipped one without its anchor to the "
+            "heuristic at five and six players",
+        ),
         ("trick-taker", "held-out", "takes every trick it can, cheapest winner"),
         ("trick-avoider", "held-out", "ducks under every trick it can"),
         ("card-counter", "held-out", "counts cards, best expected points this trick"),

@@ -24,7 +24,8 @@ def test_the_anchored_checkpoint_plays_as_its_source_except_where_weighted(tmp_p
     meta = read_metadata(tmp_path / "a")
     assert meta["training"]["anchor"]["weights"] == {"6": 50.0}
     assert meta["training"]["previous"] == read_metadata("heisse_karten_v0")["training"]
-    assert meta["network"]["scorer"] == [129, 129]
+    widths = read_metadata("heisse_karten_v0")["network"]["scorer"]
+    assert meta["network"]["scorer"] == [width + 1 for width in widths]  # one unit per weight
     source = CheckpointAgent.load("heisse_karten_v0", game=GAME)
     numpy_agent = CheckpointAgent.load(tmp_path / "a", game=GAME)
     sb3_agent = SB3Agent.load(tmp_path / "a", game=GAME)
