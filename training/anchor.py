@@ -1,13 +1,15 @@
 """An action scorer with an anchor to the heuristic compiled into its network.
 
-    python -m hot_envs.training.anchor CHECKPOINT --weight N=W [--weight N=W …] --out PATH
+    python -m hot_envs.training.anchor CHECKPOINT --weight N=W [--weight N=W …] [--following]
+        --out PATH
 
 Writes checkpoint ``PATH`` (``.zip``, ``.npz``, ``.json``): ``CHECKPOINT``'s policy whose logit of
 each legal move gains ``W`` times the heuristic's score gap of the move at ``N`` players
-(:func:`hot_envs.agents.anchored.compile_anchor`; ``N`` may be ``all``). At the other table sizes
-it plays exactly as before. The ``.zip`` is the same model with the scorer's new units, ready for
-further training (its optimizer starts afresh); the JSON's ``training`` block records the
-weights and keeps the source's own block as ``previous``. No training: a few seconds.
+(:func:`hot_envs.agents.anchored.compile_anchor`; ``N`` may be ``all``), with ``--following``
+only where the player follows a trick. Elsewhere it plays exactly as before. The ``.zip`` is the
+same model with the scorer's new units, ready for further training (its optimizer starts
+afresh); the JSON's ``training`` block records the weights and keeps the source's own block as
+``previous``. No training: a few seconds.
 """
 
 from __future__ import annotations
@@ -33,10 +35,14 @@ from hot_envs.training.export import (
 
 
 def anchor_checkpoint(
-    checkpoint: str | Path, out: str | Path, weights: Mapping[int | None, float]
+    checkpoint: str | Path,
+    out: str | Path,
+    weights: Mapping[int | None, float],
+    following: bool = False,
 ) -> Path:
     """Write ``out``: ``checkpoint`` (an action scorer with its ``.zip``) with ``weights`` (table
-    size, or ``None`` for all, → weight) compiled in (module docstring). Returns the stem.
+    size, or ``None`` for all, → weight) compiled in, with ``following`` only where the player
+    follows a trick (module docstring). Returns the stem.
     ``ValueError`` for an MLP checkpoint, a game without anchor columns or a bad weight;
     ``FileNotFoundError`` without the ``.zip``."""
     meta = read_metadata(checkpoint)
@@ -48,7 +54,7 @@ def anchor_checkpoint(
     if not is_action_scorer(model):
         raise ValueError(f"{checkpoint} is not an action scorer: nothing reads the gap feature")
     arrays, activation = scorer_arrays(model)
-    anchored = compile_anchor(arrays, activation, game.load("anchor_columns"), weights)
+    anchored = compile_anchor(arrays, activation, game.load("anchor_columns"), weights, following)
 
     # The same policy with the wider scorer layers: every other weight as it was.
     kwargs: dict[str, Any] = dict(model.policy_kwargs)
@@ -74,7 +80,11 @@ def anchor_checkpoint(
         "game": game.name,
         "options": meta.get("options", "any"),
         "training": {
-            "anchor": {"weights": record, "feature": "the heuristic's score gap"},
+            "anchor": {
+                "weights": record,
+                "feature": "the heuristic's score gap",
+                "where": "following a trick" if following else "every decision",
+            },
             "steps": training.get("steps", 0),
             "resumed_from": str(checkpoint),
             "previous": training,
@@ -105,9 +115,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N=W",
         help="W on the heuristic's score gap at N players (N: a table size or all); repeatable",
     )
+    parser.add_argument(
+        "--following", action="store_true", help="only where the player follows a trick"
+    )
     parser.add_argument("--out", type=Path, required=True, help="the new checkpoint's path")
     args = parser.parse_args(argv)
-    stem = anchor_checkpoint(args.checkpoint, args.out, dict(args.weight))
+    stem = anchor_checkpoint(args.checkpoint, args.out, dict(args.weight), args.following)
     print(f"wrote {stem}.zip, .npz and .json")
     return 0
 

@@ -12,8 +12,9 @@ teacher to clone (agent spec ``anchored[:WEIGHT[:POLICY]]``:
 :func:`compile_anchor` builds a softer anchor into an action scorer's own network, so that it
 ships as an ordinary checkpoint: each legal move's logit gains ``weight`` times the heuristic's
 score gap of the move (its score minus the best score, at most 0; the feature column the game's
-``anchor_columns`` names), at the table sizes chosen. The heuristic's best moves keep their
-logits; the others lose in proportion to how much worse the heuristic finds them.
+``anchor_columns`` names), at the table sizes chosen, and if asked only where the player follows
+a trick rather than leads it. The heuristic's best moves keep their logits; the others lose in
+proportion to how much worse the heuristic finds them.
 """
 
 from __future__ import annotations
@@ -88,17 +89,20 @@ def compile_anchor(
     activation: str,
     columns: AnchorColumns,
     weights: Mapping[int | None, float],
+    following: bool = False,
 ) -> dict[str, np.ndarray]:
     """An action scorer's checkpoint arrays (:mod:`hot_envs.agents.scorer`) with an anchor to the
     heuristic compiled in: at ``players`` N (a key of ``weights``; ``None``: at every size), the
-    logit of each legal move gains ``weights[N]`` times its gap, the ``columns.gap`` feature.
+    logit of each legal move gains ``weights[N]`` times its gap, the ``columns.gap`` feature;
+    with ``following``, only where the player does not lead the trick (``columns.leading``).
 
-    Each weight adds one unit to every hidden layer of the scorer: the first reads the gap and
-    the column that flags N players, the next ones pass it on, the output adds it with the
-    weight; no other unit reads them. Where the flag is 0 the unit is a constant, the same for
-    every move of a decision, so the policy's choices and probabilities are exactly as before;
-    where it is 1, ReLU passes the gap exactly and tanh to within 0.1 % (its input scaled down
-    by 128 and the output weight up). Weights must be finite and >= 0; the table
+    Each weight adds one unit to every hidden layer of the scorer (two to the first, for tanh
+    with a table size or ``following``): the first reads the gap, the column that flags N
+    players and the one that flags leading, the next ones pass it on, the output adds it with
+    the weight; no other unit reads them. Where it is off (another table size; leading, with
+    ``following``) the term is exactly 0, so the policy's logits are exactly as before;
+    where it is on, ReLU passes the gap exactly and tanh to within 0.1 % and 5e-4 times the
+    weight (its input scaled down by 128 and the output weight up). Weights must be finite and >= 0; the table
     sizes ones the features flag. ``ValueError`` otherwise, or for arrays of another shape."""
     weights = dict(weights)
     for players, weight in weights.items():
@@ -106,6 +110,8 @@ def compile_anchor(
             raise ValueError(f"an anchor's weight must be finite and >= 0, not {weight!r}")
         if players is not None and players not in (columns.players or {}):
             raise ValueError(f"the features flag no table of {players!r} players")
+    if following and columns.leading is None:
+        raise ValueError("the features flag no leading player: nothing to anchor 'following'")
     if activation not in ("tanh", "relu"):
         raise ValueError(f"cannot compile an anchor into {activation!r} units")
     out = {name: np.array(value, dtype=np.float32) for name, value in arrays.items()}
@@ -120,26 +126,34 @@ def compile_anchor(
     tanh = activation == "tanh"
     terms = [(players, float(w)) for players, w in weights.items() if w > 0]
     for players, weight in terms:
-        # The first layer's new unit: the gap, or a constant where the table size's flag is 0.
+        # The first layer's new unit: the gap where the term is on; where a flag turns it off,
+        # a large negative input. ReLU gives 0 there; tanh gives -1, so a tanh term also gets a
+        # gate unit, -1 where off and exactly 0 where on, and the next layer reads the
+        # difference: exactly 0 where off (no large constant in the logits to round them).
         row = np.zeros(first.shape[1], np.float32)
-        gap = first.shape[1] - features + columns.gap
-        row[gap] = _SCALE if tanh else -1.0  # ReLU passes the distance -gap >= 0
         bias = 0.0
         if players is not None:
-            flag = first.shape[1] - features + columns.players[players]
-            row[flag] = _OFF
+            row[first.shape[1] - features + columns.players[players]] = _OFF
             bias = -_OFF
-        out["scorer_0.weight"] = first = np.vstack([first, row])
-        out["scorer_0.bias"] = np.append(out["scorer_0.bias"], np.float32(bias))
-        for i in range(1, hidden):  # pass it on: a unit that reads only the one before it
+        if following:
+            row[first.shape[1] - features + columns.leading] = -_OFF
+        gated = tanh and row.any()
+        rows = [row.copy()] if gated else []  # the gate unit, before the gap goes in
+        row[first.shape[1] - features + columns.gap] = _SCALE if tanh else -1.0  # ReLU: -gap
+        rows.insert(0, row)
+        out["scorer_0.weight"] = first = np.vstack([first, *rows])
+        out["scorer_0.bias"] = np.append(out["scorer_0.bias"], np.float32([bias] * len(rows)))
+        reads = np.float32([1.0, -1.0][: len(rows)])  # the term's unit(s) of the layer before
+        for i in range(1, hidden):  # pass it on: a unit that reads only the term's units
             w = out[f"scorer_{i}.weight"]
-            grown = np.zeros((w.shape[0] + 1, w.shape[1] + 1), np.float32)
-            grown[:-1, :-1], grown[-1, -1] = w, 1.0
+            grown = np.zeros((w.shape[0] + 1, w.shape[1] + len(reads)), np.float32)
+            grown[:-1, : w.shape[1]], grown[-1, w.shape[1] :] = w, reads
             out[f"scorer_{i}.weight"] = grown
             out[f"scorer_{i}.bias"] = np.append(out[f"scorer_{i}.bias"], np.float32(0.0))
+            reads = np.float32([1.0])
         scale = weight / _SCALE if tanh else -weight
         out[f"scorer_{hidden}.weight"] = np.hstack(
-            [out[f"scorer_{hidden}.weight"], np.float32([[scale]])]
+            [out[f"scorer_{hidden}.weight"], np.float32([scale * reads])]
         )
     return out
 

@@ -59,12 +59,14 @@ class FeatureSpec:
 
 class AnchorColumns(NamedTuple):
     """Where a game's feature row says how far an action is from the heuristic's best move
-    (``gap``: the score minus the best, at most 0) and, for a game of several table sizes, which
-    column is 1 at N players (``players``: N → column; ``None`` for a game of one size), as
+    (``gap``: the score minus the best, at most 0); for a game of several table sizes, which
+    column is 1 at N players (``players``: N → column; ``None`` for a game of one size); for a
+    trick-taking game, which column is 1 when the player leads the trick (``leading``), as
     :func:`hot_envs.agents.anchored.compile_anchor` reads them."""
 
     gap: int
     players: Mapping[int, int] | None = None
+    leading: int | None = None
 
 
 class ActionRows(NamedTuple):
@@ -220,7 +222,7 @@ def _luft_exchange(
 HK_FEATURES = 21
 HK_SLOTS = 8  # HK-2.2 hands hold 8 cards
 HK_SHAPE = (HK_SLOTS, HK_FEATURES)  # the game's feature_shape
-HK_ANCHOR = AnchorColumns(gap=18, players={n: n + 6 for n in range(2, 7)})  # anchor_columns
+HK_ANCHOR = AnchorColumns(18, {n: n + 6 for n in range(2, 7)}, leading=0)  # anchor_columns
 
 
 def karten_features(view: dict[str, Any], legal: Sequence[int]) -> np.ndarray:

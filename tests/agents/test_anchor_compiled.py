@@ -54,17 +54,45 @@ def test_the_logits_gain_the_weight_times_the_gap_where_asked_and_nothing_elsewh
         gap = action_features(game, view, legal.tolist())[:, columns.gap]
         assert (gap <= 0).all()
         expected = centred(old + weight * gap)
-        # float32 rounding at the size of the logits (the units that are off shift every move's
-        # logit by one constant), and tanh's curvature: 0.1 % of the anchor's term
-        rounding = 4e-6 * (1 + max(np.abs(old).max(), np.abs(new).max()))
+        # tanh's curvature (0.1 % of the anchor's term), the gate's float32 rounding (the gap
+        # scaled up by 128 after it met the gate's 16), float32 at the size of the logits
+        rounding = 5e-4 * weight + 4e-6 * (1 + np.abs(old).max())
         assert np.all(np.abs(centred(new) - expected) <= 1e-3 * np.abs(weight * gap) + rounding)
         if weight:
             anchored += 1
-        else:  # a constant shift of every move: the same choices and probabilities
+        else:  # the same logits, up to float32 rounding: no constant shift either
             untouched += 1
+            assert np.allclose(new, old, rtol=0, atol=1e-5)
             assert new.argmax() == old.argmax()
     assert anchored > 100
     assert untouched > 100 or None in weights
+
+
+def test_following_anchors_the_moves_that_follow_a_trick_and_leaves_the_leads():
+    game = "heisse-karten"
+    arrays, activation = shipped(game)
+    columns = get_game(game).load("anchor_columns")
+    before = NumpyScorer(game, arrays, activation)
+    compiled = compile_anchor(arrays, activation, columns, {4: 5.0, 6: 2.0}, following=True)
+    after = NumpyScorer(game, compiled, activation)
+    seen = {"lead": 0, "follow": 0}
+    for observation, view, legal in decisions(game, 1500, seed=2):
+        old = before.legal_logits(observation["observation"], view, legal)
+        new = after.legal_logits(observation["observation"], view, legal)
+        rows = action_features(game, view, legal.tolist())
+        leading = bool(rows[0, columns.leading])
+        assert leading == (not view["trick"])  # the feature flags a trick with no card yet
+        weight = 0.0 if leading else {4: 5.0, 6: 2.0}.get(view["num_players"], 0.0)
+        expected = centred(old + weight * rows[:, columns.gap])
+        rounding = 5e-4 * weight + 4e-6 * (1 + np.abs(old).max())  # as in the test above
+        tolerance = 1e-3 * np.abs(weight * rows[:, columns.gap]) + rounding
+        assert np.all(np.abs(centred(new) - expected) <= tolerance)
+        if view["num_players"] in (4, 6):
+            seen["lead" if leading else "follow"] += 1
+    assert min(seen.values()) > 50
+    luft = get_game("heisse-luft").load("anchor_columns")
+    with pytest.raises(ValueError, match="no leading player"):
+        compile_anchor(*shipped("heisse-luft"), luft, {None: 1.0}, following=True)
 
 
 def test_a_large_weight_plays_the_heuristics_best_move_a_zero_weight_changes_nothing():

@@ -24,8 +24,8 @@ def test_the_anchored_checkpoint_plays_as_its_source_except_where_weighted(tmp_p
     meta = read_metadata(tmp_path / "a")
     assert meta["training"]["anchor"]["weights"] == {"6": 50.0}
     assert meta["training"]["previous"] == read_metadata("heisse_karten_v0")["training"]
-    widths = read_metadata("heisse_karten_v0")["network"]["scorer"]
-    assert meta["network"]["scorer"] == [width + 1 for width in widths]  # one unit per weight
+    first, second = read_metadata("heisse_karten_v0")["network"]["scorer"]
+    assert meta["network"]["scorer"] == [first + 2, second + 1]  # the term and its gate, tanh
     source = CheckpointAgent.load("heisse_karten_v0", game=GAME)
     numpy_agent = CheckpointAgent.load(tmp_path / "a", game=GAME)
     sb3_agent = SB3Agent.load(tmp_path / "a", game=GAME)
@@ -54,3 +54,16 @@ def test_bad_input_is_refused_and_writes_nothing(tmp_path):
     with pytest.raises(FileNotFoundError, match="zip"):  # earlier policies ship no .zip
         main(["heisse_karten_v0_2026_11_30", "--weight", "all=1", "--out", str(tmp_path / "a")])
     assert not list(tmp_path.iterdir())
+
+
+def test_following_leaves_every_lead_as_it_was(tmp_path):
+    out = tmp_path / "f"
+    assert main(["heisse_karten_v0", "--weight", "all=50", "--following", "--out", str(out)]) == 0
+    assert read_metadata(out)["training"]["anchor"]["where"] == "following a trick"
+    source = CheckpointAgent.load("heisse_karten_v0", game=GAME)
+    anchored = CheckpointAgent.load(out, game=GAME)
+    changed = {"lead": 0, "follow": 0}
+    for observation, view, _ in decisions(GAME, 800, seed=3):
+        key = "follow" if view["trick"] else "lead"
+        changed[key] += anchored.act(observation, view) != source.act(observation, view)
+    assert changed["lead"] == 0 and changed["follow"] > 10
