@@ -102,8 +102,9 @@ def compile_anchor(
     the weight; no other unit reads them. Where it is off (another table size; leading, with
     ``following``) the term is exactly 0, so the policy's logits are exactly as before;
     where it is on, ReLU passes the gap exactly and tanh to within 0.1 % and 5e-4 times the
-    weight (its input scaled down by 128 and the output weight up). Weights must be finite and >= 0; the table
-    sizes ones the features flag. ``ValueError`` otherwise, or for arrays of another shape."""
+    weight (its input scaled down by 128 and the output weight up). Weights must be finite and
+    >= 0, the table sizes ones the features flag: ``ValueError`` otherwise, or for arrays of
+    another shape."""
     weights = dict(weights)
     for players, weight in weights.items():
         if not (isinstance(weight, int | float) and math.isfinite(weight) and weight >= 0):
