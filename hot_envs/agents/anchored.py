@@ -100,7 +100,8 @@ def compile_anchor(
     with a table size or ``following``): the first reads the gap, the column that flags N
     players and the one that flags leading, the next ones pass it on, the output adds it with
     the weight; no other unit reads them. Where it is off (another table size; leading, with
-    ``following``) the term is exactly 0, so the policy's logits are exactly as before;
+    ``following``) the term is exactly 0, so the policy's logits are exactly as before (for tanh
+    and a scorer of one hidden layer, to float32 rounding);
     where it is on, ReLU passes the gap exactly and tanh to within 0.1 % and 5e-4 times the
     weight (its input scaled down by 128 and the output weight up). Weights must be finite and
     >= 0, the table sizes ones the features flag: ``ValueError`` otherwise, or for arrays of
