@@ -75,7 +75,7 @@ def anchor_checkpoint(
     model.policy, model.policy_kwargs = policy, kwargs
 
     training = meta.get("training", {})
-    record = {"N" if n is None else str(n): float(w) for n, w in weights.items()}
+    record = {"all" if n is None else str(n): float(w) for n, w in weights.items()}
     metadata = {
         "game": game.name,
         "options": meta.get("options", "any"),
@@ -97,11 +97,11 @@ def parse_weight(text: str) -> tuple[int | None, float]:
     """``N=W`` (``N`` a table size or ``all``) as ``(N or None, W)``."""
     players, sep, weight = text.partition("=")
     try:
-        if not sep:
-            raise ValueError
-        return (None if players == "all" else int(players)), float(weight)
+        if sep:
+            return (None if players == "all" else int(players)), float(weight)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected N=W, e.g. 6=5.0, not {text!r}") from None
+        pass
+    raise argparse.ArgumentTypeError(f"expected N=W, e.g. 6=5.0, not {text!r}")
 
 
 def main(argv: list[str] | None = None) -> int:

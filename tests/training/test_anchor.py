@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from hot_envs.agents.checkpoint import CheckpointAgent, read_metadata  # noqa: E402
-from hot_envs.agents.features import action_features  # noqa: E402
+from hot_envs.agents.features import HK_ANCHOR, action_features  # noqa: E402
 from hot_envs.training.anchor import main  # noqa: E402
 from hot_envs.training.export import SB3Agent  # noqa: E402
 from tests.agents.helpers import decisions  # noqa: E402
@@ -38,7 +38,7 @@ def test_the_anchored_checkpoint_plays_as_its_source_except_where_weighted(tmp_p
         own = source.act(observation, view)
         changed[view["num_players"]] += action != own
         if view["num_players"] == 6:
-            gap = action_features(GAME, view, legal.tolist())[:, 18]
+            gap = action_features(GAME, view, legal.tolist())[:, HK_ANCHOR.gap]
             best["anchored"] += gap[legal.tolist().index(action)] == 0
             best["source"] += gap[legal.tolist().index(own)] == 0
     sixes = sum(d[1]["num_players"] == 6 for d in batch)
