@@ -83,8 +83,14 @@ trick taken before and who took it (they lead the next, HK-3.3).""",
         (
             "heisse_karten_v0_2026_12_04",
             "training",
-            "the policy shipped on 2026-12-04: the shipped one without its anchor to the "
-            "heuristic at five and six players",
+            "the policy shipped on 2026-12-04: one of the two members of the shipped "
+            "ensemble, without its anchor to the heuristic at five and six players",
+        ),
+        (
+            "heisse_karten_v0_2026_12_05",
+            "training",
+            "the policy shipped on 2026-12-05 (13:13 UTC): the 2026-12-04 policy with the "
+            "shipped one's anchor at five and six players",
         ),
         ("trick-taker", "held-out", "takes every trick it can, cheapest winner"),
         ("trick-avoider", "held-out", "ducks under every trick it can"),

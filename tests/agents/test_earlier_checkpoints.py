@@ -18,6 +18,7 @@ EXPECTED = [
     "heisse_karten_v0_2026_11_30",
     "heisse_karten_v0_2026_12_01",
     "heisse_karten_v0_2026_12_04",
+    "heisse_karten_v0_2026_12_05",
     "heisse_luft_v0_2026_11_30",
     "heisse_luft_v0_2026_12_01",
     "heisse_luft_v0_2026_12_01_1717",  # a second policy shipped that day: the time added
