@@ -92,7 +92,13 @@ Table: Stage N  terrain  prizes  P0: cards (sum)  P1: cards (sum)  last: Pn
             "heisse_luft_v0_2026_12_01_1717",
             "training",
             "the policy shipped from 2026-12-01 to 2026-12-05, before its sitting with the "
-            "learning rate annealed to 0",
+            "learning rate annealed to 0; a member of the shipped ensemble",
+        ),
+        (
+            "heisse_luft_v0_2026_12_05",
+            "training",
+            "the policy shipped on 2026-12-05 (09:53 UTC), annealed to lr 0; a member of the "
+            "shipped ensemble",
         ),
         ("beginner", "held-out", "beginner's advice: finish sure wins, dump on lost stages"),
         ("stage-finisher", "held-out", "always plays on the stage nearest completion"),

@@ -22,6 +22,7 @@ EXPECTED = [
     "heisse_luft_v0_2026_11_30",
     "heisse_luft_v0_2026_12_01",
     "heisse_luft_v0_2026_12_01_1717",  # a second policy shipped that day: the time added
+    "heisse_luft_v0_2026_12_05",
 ]
 
 
