@@ -20,18 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from sb3_contrib import MaskablePPO
 
 from hot_envs.agents.anchored import compile_anchor
-from hot_envs.agents.checkpoint import read_metadata
-from hot_envs.agents.shipped import find_checkpoint
 from hot_envs.core.games import get_game
-from hot_envs.training.export import (
-    export_checkpoint,
-    is_action_scorer,
-    sb3_custom_objects,
-    scorer_arrays,
-)
+from hot_envs.training.export import export_checkpoint, load_scorer_model, scorer_arrays
 
 
 def anchor_checkpoint(
@@ -45,14 +37,8 @@ def anchor_checkpoint(
     follows a trick (module docstring). Returns the stem.
     ``ValueError`` for an MLP checkpoint, a game without anchor columns or a bad weight;
     ``FileNotFoundError`` without the ``.zip``."""
-    meta = read_metadata(checkpoint)
+    model, meta = load_scorer_model(checkpoint, "anchoring")
     game = get_game(meta["game"])
-    zip_path = find_checkpoint(checkpoint).with_suffix(".zip")
-    if not zip_path.is_file():
-        raise FileNotFoundError(f"{zip_path} not found: anchoring rebuilds the training model")
-    model = MaskablePPO.load(zip_path, device="cpu", custom_objects=sb3_custom_objects(meta))
-    if not is_action_scorer(model):
-        raise ValueError(f"{checkpoint} is not an action scorer: nothing reads the gap feature")
     arrays, activation = scorer_arrays(model)
     anchored = compile_anchor(arrays, activation, game.load("anchor_columns"), weights, following)
 

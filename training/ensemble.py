@@ -19,12 +19,9 @@ from typing import Any
 
 import numpy as np
 import torch
-from sb3_contrib import MaskablePPO
 
-from hot_envs.agents.checkpoint import read_metadata
 from hot_envs.agents.ensemble import compile_ensemble
-from hot_envs.agents.shipped import find_checkpoint
-from hot_envs.training.export import export_checkpoint, is_action_scorer, sb3_custom_objects
+from hot_envs.training.export import export_checkpoint, load_scorer_model
 
 # The training model's layers as the ensemble's arrays: torch name -> (prefix, layer index).
 _NETS = {"state_net": "state", "scorer_net": "scorer", "critic_net": "critic"}
@@ -44,26 +41,13 @@ def model_arrays(model: Any) -> dict[str, np.ndarray]:
     return out
 
 
-def load_model(checkpoint: str | Path) -> tuple[Any, dict[str, Any]]:
-    """``checkpoint``'s training model (its ``.zip``) and metadata; ``FileNotFoundError``
-    without the ``.zip``, ``ValueError`` for one that does not score actions."""
-    meta = read_metadata(checkpoint)
-    zip_path = find_checkpoint(checkpoint).with_suffix(".zip")
-    if not zip_path.is_file():
-        raise FileNotFoundError(f"{zip_path} not found: an ensemble rebuilds the training model")
-    model = MaskablePPO.load(zip_path, device="cpu", custom_objects=sb3_custom_objects(meta))
-    if not is_action_scorer(model):
-        raise ValueError(f"{checkpoint} is not an action scorer")
-    return model, meta
-
-
 def ensemble_checkpoint(
     checkpoints: list[str | Path], out: str | Path, weights: list[float] | None = None
 ) -> Path:
     """Write ``out``: the ensemble of ``checkpoints`` (action scorers of one game, with their
     ``.zip``) with ``weights`` (default equal), as the module docstring says. Returns the stem.
     ``ValueError`` for members of different games, activations or critics, or bad weights."""
-    loaded = [load_model(c) for c in checkpoints]
+    loaded = [load_scorer_model(c, "an ensemble") for c in checkpoints]
     games = {meta["game"] for _, meta in loaded}
     if len(games) != 1:
         raise ValueError(f"the members play different games: {sorted(games)}")

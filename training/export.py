@@ -140,6 +140,20 @@ def sb3_custom_objects(meta: dict[str, Any]) -> dict[str, Any]:
     return {"policy_class": ActionScorerPolicy}
 
 
+def load_scorer_model(checkpoint: str | Path, purpose: str) -> tuple[Any, dict[str, Any]]:
+    """``checkpoint``'s training model (its ``.zip``) and metadata, for a tool that rebuilds an
+    action scorer's network (``purpose`` names it in the errors): ``FileNotFoundError`` without
+    the ``.zip``, ``ValueError`` for a model that does not score actions."""
+    meta = read_metadata(checkpoint)
+    zip_path = find_checkpoint(checkpoint).with_suffix(".zip")
+    if not zip_path.is_file():
+        raise FileNotFoundError(f"{zip_path} not found: {purpose} rebuilds the training model")
+    model = MaskablePPO.load(zip_path, device="cpu", custom_objects=sb3_custom_objects(meta))
+    if not is_action_scorer(model):
+        raise ValueError(f"{checkpoint} is not an action scorer: {purpose} needs one")
+    return model, meta
+
+
 class SB3Agent:
     """The ``.zip`` of a checkpoint through ``MaskablePPO.predict`` (needs torch, sb3-contrib)."""
 

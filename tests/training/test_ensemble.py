@@ -14,8 +14,8 @@ import torch  # noqa: E402
 
 from hot_envs.agents.checkpoint import CheckpointAgent, read_metadata  # noqa: E402
 from hot_envs.training import anchor  # noqa: E402
-from hot_envs.training.ensemble import load_model, main  # noqa: E402
-from hot_envs.training.export import SB3Agent  # noqa: E402
+from hot_envs.training.ensemble import main  # noqa: E402
+from hot_envs.training.export import SB3Agent, load_scorer_model  # noqa: E402
 from tests.agents.helpers import decisions  # noqa: E402
 
 GAME = "heisse-karten"
@@ -53,8 +53,8 @@ def test_the_ensemble_plays_the_weighted_mean_of_its_members(members, tmp_path, 
         assert ensemble.act(observation, view) == sb3_agent.act(observation, view)
 
     # the critic: the members' values, weighted alike
-    model, _ = load_model(out)
-    parts = [load_model(m)[0] for m in members]
+    model, _ = load_scorer_model(out, "the test")
+    parts = [load_scorer_model(m, "the test")[0] for m in members]
     x = torch.from_numpy(
         np.random.default_rng(0).random((5, *model.observation_space.shape), dtype=np.float32)
     )
