@@ -1,8 +1,8 @@
 """Action-scorer decisions with their features: one game at a time against batches of 64.
 
 The same decisions (from random play, :func:`hot_envs.envs.single_agent.random_decisions`, each with
-the learner's view), decided by the numpy action-scoring checkpoint agent three ways in the same
-run, the three taking turns pass by pass so that a busy machine slows all alike:
+the learner's view), decided by the numpy action-scoring checkpoint agent four ways in the same
+run, the four taking turns pass by pass so that a busy machine slows all alike:
 
 * **one at a time** — ``CheckpointAgent.act(observation, view)`` per decision, as an opponent in
   a single env plays: the features per game (:func:`hot_envs.agents.features.action_features`),
@@ -11,14 +11,16 @@ run, the three taking turns pass by pass so that a busy machine slows all alike:
   per game in Python, then one forward pass for the batch;
 * **batch of 64, features as arrays** — ``CheckpointAgent.act_batch`` now: the features of all
   legal actions of the batch at once (:mod:`hot_envs.agents.features_batch`), then one forward
-  pass over the legal actions only.
+  pass over the legal actions only, block-diagonal layers (an ensemble's) block by block;
+* **the same, layers dense** — the reference for the blocks: the same batched path with every
+  layer one dense product, as the scorer ran ensembles before it split their layers.
 
 numpy's BLAS runs one thread (``OPENBLAS_NUM_THREADS=1`` unless set), as in
 ``benchmarks/training_throughput.py``: on a busy 2-core machine a second BLAS thread made the
 batched forward passes several times slower, not faster.
 
 Times are µs per decision (per game of the batch), best of ``--repeats`` passes; the views are
-made beforehand for all three (they are the engine's, not the features'). The features alone —
+made beforehand for all four (they are the engine's, not the features'). The features alone —
 ``policy_input`` per decision against ``policy_input_batch`` — are timed beside them. All paths
 must choose the same actions (checked; exit status 1 otherwise). Each game plays its shipped
 policy (``heisse_luft_v0``, ``heisse_karten_v0``).
@@ -32,6 +34,7 @@ Prints a table and writes ``features.{md,json,png}`` into ``--out`` (default
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 
@@ -50,6 +53,7 @@ from tqdm import tqdm
 from hot_envs.agents.checkpoint import CheckpointAgent
 from hot_envs.agents.features import action_features, policy_input
 from hot_envs.agents.features_batch import policy_input_batch
+from hot_envs.agents.scorer import NumpyScorer
 from hot_envs.core.games import get_game
 from hot_envs.envs.single_agent import random_decisions
 
@@ -95,7 +99,11 @@ def run(game: str, decisions: int, repeats: int, seed: int) -> dict[str, Any]:
     batches = [slice(i, i + BATCH) for i in range(0, len(pairs), BATCH)]
     seats = np.zeros(BATCH, np.int64)
 
-    def act_batch(part: slice) -> list[int]:
+    dense = copy.copy(agent)
+    policy = agent.policy
+    dense.policy = NumpyScorer(game, policy.arrays(), policy.activation, blocks=False)
+
+    def act_batch(part: slice, agent: CheckpointAgent = agent) -> list[int]:
         states = [_Seen(v) for v in views[part]]
         return agent.act_batch(states, seats[: len(states)], observations[part], masks[part])
 
@@ -105,6 +113,7 @@ def run(game: str, decisions: int, repeats: int, seed: int) -> dict[str, Any]:
             a for p in batches for a in per_game_batch(agent, observations[p], masks[p], views[p])
         ],
         "batch_arrays": lambda: [a for p in batches for a in act_batch(p)],
+        "batch_dense": lambda: [a for p in batches for a in act_batch(p, dense)],
         "features_one": lambda: [policy_input(game, o["observation"], v) for o, v in pairs],
         "features_batch": lambda: [
             policy_input_batch(game, observations[p], views[p]) for p in batches
@@ -128,6 +137,9 @@ def run(game: str, decisions: int, repeats: int, seed: int) -> dict[str, Any]:
         "same_actions_batch_arrays": sum(
             a == b for a, b in zip(one, map(int, out["batch_arrays"]), strict=True)
         ),
+        "same_actions_batch_dense": sum(
+            a == b for a, b in zip(one, map(int, out["batch_dense"]), strict=True)
+        ),
         "same_actions_batch_per_game": sum(
             a == b for a, b in zip(one, map(int, out["batch_per_game"]), strict=True)
         ),
@@ -140,7 +152,9 @@ COLUMNS = (
     "one at a time",
     "batch of 64, features per game",
     "batch of 64, features as arrays",
+    "the same, layers dense",
     "speed-up vs one at a time",
+    "vs layers dense",
     "vs features per game",
     "features alone: per game → batched",
     "same actions",
@@ -155,7 +169,9 @@ def cells(r: dict) -> list[str]:
         f"{us['one']:.0f} µs",
         f"{us['batch_per_game']:.0f} µs",
         f"**{us['batch_arrays']:.0f} µs**",
+        f"{us['batch_dense']:.0f} µs",
         f"{us['one'] / us['batch_arrays']:.1f}×",
+        f"{us['batch_dense'] / us['batch_arrays']:.1f}×",
         f"{us['batch_per_game'] / us['batch_arrays']:.1f}×",
         f"{us['features_one']:.0f} → {us['features_batch']:.0f} µs "
         f"({us['features_one'] / us['features_batch']:.1f}×)",
@@ -169,18 +185,23 @@ def table(rows: list[dict]) -> list[str]:
     return [header, rule, *("| " + " | ".join(cells(r)) + " |" for r in rows)]
 
 
-BARS = {"one": "tab:gray", "batch_per_game": "tab:cyan", "batch_arrays": "tab:blue"}
+BARS = {
+    "one": "tab:gray",
+    "batch_per_game": "tab:cyan",
+    "batch_arrays": "tab:blue",
+    "batch_dense": "tab:purple",
+}
 
 
 def plot(rows: list[dict], path: Path) -> None:
-    """Grouped bars of the three decision paths per game (matplotlib's Figure, no pyplot)."""
+    """Grouped bars of the four decision paths per game (matplotlib's Figure, no pyplot)."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(7, 4), layout="tight")
     ax = fig.subplots()
     x = np.arange(len(rows))
-    for k, ((key, color), label) in enumerate(zip(BARS.items(), COLUMNS[1:4], strict=True)):
-        bars = ax.bar(x + (k - 1) * 0.27, [r["us"][key] for r in rows], 0.27, color=color)
+    for k, ((key, color), label) in enumerate(zip(BARS.items(), COLUMNS[1:5], strict=True)):
+        bars = ax.bar(x + (k - 1.5) * 0.2, [r["us"][key] for r in rows], 0.2, color=color)
         bars.set_label(label)
         ax.bar_label(bars, fmt="%.0f", fontsize=8)
     ax.axhline(TARGET_US, color="tab:red", lw=1, ls="--", label="Heiße Luft target (250 µs)")
@@ -223,7 +244,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {args.out / 'features.md'}, .json and .png")
     ok = all(
         r["same_features"]
-        and r["same_actions_batch_arrays"] == r["same_actions_batch_per_game"] == r["decisions"]
+        and r["same_actions_batch_arrays"]
+        == r["same_actions_batch_per_game"]
+        == r["same_actions_batch_dense"]
+        == r["decisions"]
         for r in rows
     )
     return 0 if ok else 1

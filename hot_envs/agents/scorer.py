@@ -26,7 +26,9 @@ class NumpyScorer:
 
     architecture = ARCHITECTURE
 
-    def __init__(self, game: str, arrays: dict[str, np.ndarray], activation: str) -> None:
+    def __init__(
+        self, game: str, arrays: dict[str, np.ndarray], activation: str, blocks: bool = True
+    ) -> None:
         self.spec = SPECS[game]
         self.game = game
         self.activation = activation
@@ -42,6 +44,9 @@ class NumpyScorer:
         self._scorer_features = np.ascontiguousarray(w[:, embedding:].T)
         self._scorer_bias = b
         self._state_first = np.ascontiguousarray(self.state[0][0].T)
+        # blocks=False runs every layer dense: the reference benchmarks/features.py times.
+        self._state_hidden = [_Layer(w, b, blocks) for w, b in self.state[1:]]
+        self._scorer_hidden = [_Layer(w, b, blocks) for w, b in self.scorer[1:-1]]
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The weights as saved in a checkpoint's ``.npz``."""
@@ -62,8 +67,8 @@ class NumpyScorer:
             x = act(observation[nonzero] @ self._state_first[nonzero] + b)
         else:
             x = act(observation @ w.T + b)
-        for w, b in self.state[1:]:
-            x = act(x @ w.T + b)
+        for layer in self._state_hidden:
+            x = act(layer(x))
         return x
 
     def _score(
@@ -77,8 +82,8 @@ class NumpyScorer:
         state = embedding @ self._scorer_embedding
         x += state[..., None, :] if decision is None else state[decision]
         x = act(x + self._scorer_bias)
-        for w, b in self.scorer[1:-1]:
-            x = act(x @ w.T + b)
+        for layer in self._scorer_hidden:
+            x = act(layer(x))
         w, b = self.scorer[-1]
         return (x @ w[0]) + b[0]
 
@@ -122,6 +127,46 @@ class NumpyScorer:
         if not np.asarray(masks, dtype=bool)[np.arange(len(ids)), actions].all():
             raise ValueError("a packed input's action slots disagree with its action mask")
         return actions
+
+
+class _Layer:
+    """``x @ weight.T + bias``, block by block where the weight is block-diagonal."""
+
+    def __init__(self, weight: np.ndarray, bias: np.ndarray, blocks: bool = True) -> None:
+        self.bias = bias
+        split = diagonal_blocks(weight) if blocks else [(slice(None), slice(None))]
+        self.blocks = [(r, c, np.ascontiguousarray(weight[r, c].T)) for r, c in split]
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        if len(self.blocks) == 1:
+            return x @ self.blocks[0][2] + self.bias
+        out = np.empty(x.shape[:-1] + self.bias.shape, dtype=np.result_type(x, self.bias))
+        for rows, cols, weight in self.blocks:
+            np.matmul(x[..., cols], weight, out=out[..., rows])
+        out += self.bias
+        return out
+
+
+def diagonal_blocks(weight: np.ndarray) -> list[tuple[slice, slice]]:
+    """The finest split of ``weight`` (out, in) into blocks ``weight[rows_k, cols_k]`` along its
+    diagonal — consecutive row and column ranges that together cover all rows and columns — with
+    every entry outside the blocks exactly zero; one block, the whole weight, where there is no
+    such split."""
+    out, size = weight.shape
+    nonzero = weight != 0
+    any_row = nonzero.any(axis=1)
+    last = np.where(any_row, size - 1 - nonzero[:, ::-1].argmax(axis=1), -1)
+    first = np.where(any_row, nonzero.argmax(axis=1), size)
+    reach = np.maximum.accumulate(last + 1)  # columns read by rows 0 … r
+    after = np.minimum.accumulate(first[::-1])[::-1]  # first column read by rows r …
+    blocks = []
+    row = col = 0
+    for r in range(out - 1):
+        if col < reach[r] <= after[r + 1]:
+            blocks.append((slice(row, r + 1), slice(col, int(reach[r]))))
+            row, col = r + 1, int(reach[r])
+    blocks.append((slice(row, out), slice(col, size)))
+    return blocks
 
 
 def _layers(arrays: dict[str, np.ndarray], prefix: str, size: int) -> list[tuple[np.ndarray, ...]]:

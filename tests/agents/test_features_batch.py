@@ -150,6 +150,7 @@ def test_the_benchmark_decides_alike_on_every_path(tmp_path) -> None:
     assert [r["game"] for r in rows] == ["heisse-luft", "heisse-karten"]
     for r in rows:
         assert r["same_features"] and r["same_actions_batch_arrays"] == r["decisions"] == 70
+        assert r["same_actions_batch_dense"] == 70
         assert r["us"]["batch_arrays"] > 0
     assert (tmp_path / "features.png").stat().st_size > 0
     assert "features as arrays" in (tmp_path / "features.md").read_text()
