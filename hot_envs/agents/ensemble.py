@@ -8,7 +8,9 @@ and the last layer adds the members' outputs times their weights (which sum to 1
 legal move's logit is ``sum_i w_i * logit_i``: the policy is the normalised product
 ``prod_i pi_i ** w_i`` of the members' policies, a product of experts. A critic, where the
 arrays carry one, is averaged the same way. The result is an ordinary checkpoint: the numpy
-agent runs it and the ``.zip`` trains on (``python -m hot_envs.training.ensemble``).
+agent runs it — finding the block-diagonal layers and multiplying block by block, so it costs
+what the members cost together (:func:`hot_envs.agents.scorer.diagonal_blocks`) — and the
+``.zip`` trains on (``python -m hot_envs.training.ensemble``).
 """
 
 from __future__ import annotations
