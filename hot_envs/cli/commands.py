@@ -15,10 +15,10 @@
   docs/training.md), ending with an evaluation table. ``--backend rllib`` trains on Ray RLlib
   instead (:mod:`hot_envs.training.rllib_train`: self-play or a league, one machine or a
   cluster).
-* ``hot-envs exploit GAME --agent SPEC [--minutes M] [--players N] [--games G] [--out DIR]`` —
-  approximate exploitability: a best response trained against the frozen agent for M minutes,
-  its win share over G games and its learning curve (:mod:`hot_envs.training.exploit`, the train
-  extra).
+* ``hot-envs exploit GAME --agent SPEC [--minutes M | --steps S] [--players N] [--games G]
+  [--out DIR]`` — approximate exploitability: a best response trained against the frozen agent
+  for M minutes (or S PPO steps), its win share over G games and its learning curve
+  (:mod:`hot_envs.training.exploit`, the train extra).
 * ``hot-envs play GAME --opponent SPEC [--players N] [--seat S] [--seed S]`` — play against
   agents in the terminal (:mod:`hot_envs.play.terminal`).
 * ``hot-envs replay RECORDS [--game K] [--seat S] [--gif FILE] [--mp4 FILE]`` — step through a
@@ -242,7 +242,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("game", choices=sorted(GAMES))
     p.add_argument("--agent", required=True, metavar="SPEC", help=f"the frozen agent: {SPEC_HELP}")
-    p.add_argument("--minutes", type=positive_float, default=5.0, help="minutes of PPO (default 5)")
+    budget = p.add_mutually_exclusive_group()
+    budget.add_argument(
+        "--minutes", type=positive_float, default=None, help="minutes of PPO (default 5)"
+    )
+    budget.add_argument(
+        "--steps",
+        type=positive_int,
+        default=None,
+        help="PPO steps instead of minutes: the same budget for agents of different cost",
+    )
     p.add_argument("--players", type=int, default=2, help="table size (Heiße Karten: 2–6)")
     p.add_argument(
         "--games", type=positive_int, default=1000, help="games of the final measurement"
@@ -324,6 +333,7 @@ def exploit(args: argparse.Namespace) -> dict:
         args.game,
         args.agent,
         minutes=args.minutes,
+        steps=args.steps,
         players=args.players,
         games=args.games,
         out=args.out,
