@@ -1,0 +1,57 @@
+"""``benchmarks/suite_cpu.py``: the sampler finds a process started while it reads, with its CPU
+and command line, and the kinds are told apart as its docstring says."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "suite_cpu.py"
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="reads /proc")
+
+
+def load():
+    spec = importlib.util.spec_from_file_location("benchmarks_suite_cpu", PATH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_process_started_while_sampling_is_read_with_its_cpu_and_command_line() -> None:
+    suite_cpu = load()
+    sampler = suite_cpu.Sampler(interval=0.05)
+    sampler.start()
+    burn = "import time\nend = time.process_time() + 0.4\nwhile time.process_time() < end: pass"
+    child = subprocess.run([sys.executable, "-c", burn, "marker-7f3a"], check=True)
+    sampler.stop()
+    assert child.returncode == 0
+    rows = [row for row in sampler.seen.values() if "marker-7f3a" in row["command"]]
+    assert len(rows) == 1
+    assert 0.3 <= rows[0]["cpu"] <= 5.0  # its own CPU, read before it ended
+
+
+def test_the_kinds() -> None:
+    suite_cpu = load()
+    worker = "python -c import sys;exec(eval(sys.stdin.readline()))"
+    workers = {11: worker}
+
+    def kind(pid: int, parent: int, command: str) -> str:
+        return suite_cpu.kind_of(pid, {"parent": parent, "command": command}, 10, workers)
+
+    assert kind(10, 1, "python -m pytest") == "pytest"
+    assert kind(11, 10, worker) == "pytest workers"
+    assert kind(12, 11, worker) == "pytest workers"  # a test's fork of its worker
+    assert kind(13, 11, "ray::MultiAgentEnvRunner") == "Ray"
+    assert (
+        kind(14, 13, "/venv/lib/python3.11/site-packages/ray/core/src/ray/raylet/raylet") == "Ray"
+    )
+    assert kind(15, 11, "/usr/lib/chromium/chromium --headless=new") == "browser"
+    assert kind(16, 11, "python -m hot_envs.cli train heisse-luft --config x") == "training runs"
+    assert kind(17, 16, "python -B -c from multiprocessing.forkserver import main") == (
+        "multiprocessing"
+    )
+    assert kind(18, 11, "python -c import json, sys") == "other"
