@@ -19,19 +19,16 @@ Usage (installs nothing; needs the test extra)::
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 import threading
-import time
 from collections import defaultdict
 from pathlib import Path
 
-REPOSITORY = Path(__file__).resolve().parents[1]
-RESULTS = REPOSITORY / "benchmarks" / "results"
+from suite_speed import REPOSITORY, RESULTS, run_suite, write_results
+
 PROC = Path("/proc")
-TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+TICK = os.sysconf("SC_CLK_TCK")  # /proc's clock ticks a second
 
 # (kind, what its command line holds), first match first; the pytest process and its workers
 # are found by process id instead.
@@ -127,51 +124,36 @@ def main(argv: list[str] | None = None) -> int:
 
     sampler = Sampler(args.interval)
     sampler.start()
-    busy, idle = machine_ticks()
-    started = time.perf_counter()
+    before = machine_ticks()
     print("running pytest …", file=sys.stderr)
-    suite = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"],
-        cwd=REPOSITORY,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    output, _ = suite.communicate()
-    wall = time.perf_counter() - started
+    run = run_suite(REPOSITORY)  # the README's pytest, checked to pass
     sampler.stop()
-    busy, idle = (now - before for now, before in zip(machine_ticks(), (busy, idle), strict=True))
-    if suite.returncode != 0:
-        sys.stderr.write(output[-4000:])
-        raise SystemExit(f"the suite failed (exit status {suite.returncode})")
+    busy, idle = ((now - then) / TICK for now, then in zip(machine_ticks(), before, strict=True))
 
-    kinds: dict[str, dict[str, float]] = defaultdict(lambda: {"processes": 0, "cpu_s": 0.0})
+    # The pytest process is this one's only child; its children are the xdist workers.
+    suite = next(int(pid) for (pid, _), row in sampler.seen.items() if row["parent"] == os.getpid())
     workers = {
-        int(pid): row["command"]
-        for (pid, _), row in sampler.seen.items()
-        if row["parent"] == suite.pid
+        int(pid): row["command"] for (pid, _), row in sampler.seen.items() if row["parent"] == suite
     }
+    kinds: dict[str, dict[str, float]] = defaultdict(lambda: {"processes": 0, "cpu_s": 0.0})
     for (pid, _), row in sampler.seen.items():
-        if int(pid) == os.getpid():
-            continue
-        entry = kinds[kind_of(int(pid), row, suite.pid, workers)]
+        entry = kinds[kind_of(int(pid), row, suite, workers)]
         entry["processes"] += 1
         entry["cpu_s"] += row["cpu"]
     total = sum(entry["cpu_s"] for entry in kinds.values())
     result = {
-        "summary": output.strip().splitlines()[-1],
-        "wall_s": wall,
+        **run,
         "cores": os.cpu_count(),
-        "machine_busy_s": busy / TICK,
-        "machine_idle_s": idle / TICK,
+        "machine_busy_s": busy,
+        "machine_idle_s": idle,
         "processes_cpu_s": total,
         "kinds": dict(sorted(kinds.items(), key=lambda item: -item[1]["cpu_s"])),
     }
 
     lines = [
-        f"The README's `pytest` on {os.cpu_count()} cores ({result['summary']}), its CPU by kind of"
-        f" process; wall {wall:.1f} s, the machine busy {busy / TICK:.0f} and idle"
-        f" {idle / TICK:.0f} core-seconds over it:",
+        f"The README's `pytest` on {os.cpu_count()} cores ({run['passed']:,} tests passed), its"
+        f" CPU by kind of process; wall {run['wall_s']:.1f} s, the machine busy {busy:.0f} and"
+        f" idle {idle:.0f} core-seconds over it:",
         "",
         "| kind of process | processes | CPU, s | share |",
         "|---|---:|---:|---:|",
@@ -182,11 +164,7 @@ def main(argv: list[str] | None = None) -> int:
             f" | {entry['cpu_s'] / total:.0%} |"
         )
     lines.append(f"| all | {sum(e['processes'] for e in kinds.values())} | {total:.1f} | |")
-    table = "\n".join(lines)
-    print(table)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "suite_cpu.json").write_text(json.dumps(result, indent=1) + "\n")
-    (args.out / "suite_cpu.md").write_text(table + "\n")
+    write_results(args.out, "suite_cpu", result, "\n".join(lines))
     return 0
 
 

@@ -81,6 +81,14 @@ def run_suite(tree: Path) -> dict[str, float | int]:
     }
 
 
+def write_results(out: Path, name: str, result: dict, table: str) -> None:
+    """Print ``table``; write it to ``out/NAME.md`` and ``result`` to ``out/NAME.json``."""
+    print(table)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{name}.json").write_text(json.dumps(result, indent=1) + "\n")
+    (out / f"{name}.md").write_text(table + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2, help="pairs of runs (default 2)")
@@ -131,11 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     met = "met" if result["met"] else "NOT met"
     lines += ["", f"Median ratio now / before: **{ratio:.2f}** (target ≤ {TARGET}: {met})."]
-    table = "\n".join(lines)
-    print(table)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "suite_speed.json").write_text(json.dumps(result, indent=1) + "\n")
-    (args.out / "suite_speed.md").write_text(table + "\n")
+    write_results(args.out, "suite_speed", result, "\n".join(lines))
     return 0
 
 

@@ -14,15 +14,17 @@ PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "suite_cpu.py"
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="reads /proc")
 
 
-def load():
+@pytest.fixture
+def suite_cpu(monkeypatch):
+    """The script as a module; it imports its sibling ``suite_speed`` as a script run would."""
+    monkeypatch.syspath_prepend(str(PATH.parent))
     spec = importlib.util.spec_from_file_location("benchmarks_suite_cpu", PATH)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-def test_a_process_started_while_sampling_is_read_with_its_cpu_and_command_line() -> None:
-    suite_cpu = load()
+def test_a_process_started_while_sampling_is_read_with_its_cpu_and_command_line(suite_cpu) -> None:
     sampler = suite_cpu.Sampler(interval=0.05)
     sampler.start()
     burn = "import time\nend = time.process_time() + 0.4\nwhile time.process_time() < end: pass"
@@ -34,8 +36,7 @@ def test_a_process_started_while_sampling_is_read_with_its_cpu_and_command_line(
     assert 0.3 <= rows[0]["cpu"] <= 5.0  # its own CPU, read before it ended
 
 
-def test_the_kinds() -> None:
-    suite_cpu = load()
+def test_the_kinds(suite_cpu) -> None:
     worker = "python -c import sys;exec(eval(sys.stdin.readline()))"
     workers = {11: worker}
 
