@@ -2,9 +2,10 @@
 
 - SIGINT / SIGTERM to a run's whole process group (as a terminal's Ctrl-C or a scheduler's
   preemption sends it): the run saves its iterations so far, prints the resume command, exits
-  130 / 143, and no process of the run is left; after a SIGKILL the last periodic checkpoint
-  (one per iteration here) is complete and at most one iteration old (the SIGINT and SIGKILL
-  runs join the test process's cluster, which spares starting a Ray of their own);
+  130 / 143 with Ray shut down in seconds, and no process of the run is left; after a SIGKILL
+  the last periodic checkpoint (one per iteration here) is complete and at most one iteration
+  old (the SIGINT and SIGKILL runs join the test process's cluster, which spares starting a
+  Ray of their own);
 - a resumed league run continues from its iteration count, with the lifetime env steps, the
   league's snapshots (their weights too) and the optimizer state carried over.
 
@@ -19,6 +20,7 @@ import pickle
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -86,7 +88,7 @@ def test_a_signal_saves_the_run_prints_how_to_resume_and_ends_every_process(
     env = {**os.environ, "HOT_ENVS_TEST_RUN": marker.split("=")[1]}
     run = tmp_path / "run"
     env_runners = 1 if own_ray else 0
-    command = [sys.executable, "-m", "hot_envs.training.rllib_train", "heisse-luft", *TINY]
+    command = [sys.executable, "-u", "-m", "hot_envs.training.rllib_train", "heisse-luft", *TINY]
     command += ["--env-runners", str(env_runners)]
     command += ["--iterations", "1000", "--checkpoint-every", "1", "--out", str(run)]
     if not own_ray:
@@ -94,10 +96,20 @@ def test_a_signal_saves_the_run_prints_how_to_resume_and_ends_every_process(
     child = subprocess.Popen(
         command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
     )
+    lines: list[tuple[float, str]] = []  # the run's output lines, as they came
+    errors: list[bytes] = []
+    readers = [
+        threading.Thread(
+            target=lambda: lines.extend((time.monotonic(), line.decode()) for line in child.stdout)
+        ),
+        threading.Thread(target=lambda: errors.append(child.stderr.read())),
+    ]
+    for reader in readers:
+        reader.start()
     try:
         deadline = time.monotonic() + 240
         while not (run / "progress.jsonl").is_file() or len(progress(run)) < 2:
-            assert child.poll() is None and time.monotonic() < deadline, child.communicate()
+            assert child.poll() is None and time.monotonic() < deadline, (lines, errors)
             time.sleep(0.1)
         running = processes_with(marker)
         if own_ray:
@@ -105,12 +117,15 @@ def test_a_signal_saves_the_run_prints_how_to_resume_and_ends_every_process(
             assert outside_group(running, child.pid), running  # the workers, the env runner too
         sent = time.monotonic()
         os.killpg(child.pid, signum)
-        out, err = child.communicate(timeout=120)
-        stopped = time.monotonic() - sent
+        child.wait(timeout=120)
+        ended = time.monotonic()
+        stopped = ended - sent
     finally:
         if child.poll() is None:
             os.killpg(child.pid, signal.SIGKILL)
-    out, err = out.decode(), err.decode()
+        for reader in readers:
+            reader.join()
+    out, err = "".join(line for _, line in lines), b"".join(errors).decode()
     assert child.returncode == code, err[-3000:]
     rows = progress(run)
     assert all(row["env_runners_healthy"] == env_runners for row in rows)
@@ -124,8 +139,15 @@ def test_a_signal_saves_the_run_prints_how_to_resume_and_ends_every_process(
         assert state["iteration"] == len(rows) and state["env_steps"] == rows[-1]["env_steps"]
         assert read_metadata(run / "latest", "heisse-luft")["training"]["iteration"] == len(rows)
         assert stopped < 60, stopped
+        # Printed last before Ray's shutdown (and the interpreter's, ~1 s). Ray's own graceful
+        # shutdown alone waits 5 s here: a second on each of its five processes, whose SIGTERM
+        # the run blocks (rllib_train.shutdown_ray).
+        said = next(moment for moment, line in lines if line.startswith("  hot-envs train"))
+        assert ended - said < 5, ended - said
     assert processes_with(marker) == []
     print(f"{signal.Signals(signum).name}: exited {code} {stopped:.1f} s after the signal")
+    if signum != signal.SIGKILL:
+        print(f"Ray shut down in {ended - said:.1f} s")
 
 
 def module_state(checkpoint: Path, module_id: str) -> dict:
