@@ -24,6 +24,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -57,8 +58,21 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def clear_bytecode(tree: Path) -> None:
+    """Remove the ``__pycache__`` folders of ``tree`` (not those of a virtual environment or other
+    hidden folder in it): every run starts as a fresh clone does, compiling the sources."""
+    for folder, subfolders, _ in os.walk(tree):
+        if Path(folder).name == "__pycache__":
+            shutil.rmtree(folder)
+            subfolders.clear()
+        else:
+            subfolders[:] = [name for name in subfolders if not name.startswith(".")]
+
+
 def run_suite(tree: Path) -> dict[str, float | int]:
-    """``python -m pytest`` in ``tree`` with that tree's package first on the path."""
+    """``python -m pytest`` in ``tree`` with that tree's package first on the path, from no
+    bytecode (:func:`clear_bytecode`)."""
+    clear_bytecode(tree)
     env = {**os.environ, "PYTHONPATH": str(tree)}
     cpu, started = children_cpu(), time.perf_counter()
     done = subprocess.run(

@@ -56,3 +56,16 @@ def test_the_kinds(suite_cpu) -> None:
         "multiprocessing"
     )
     assert kind(18, 11, "python -c import json, sys") == "other"
+
+
+def test_each_run_starts_from_no_bytecode_but_in_hidden_folders(suite_cpu, tmp_path) -> None:
+    import suite_speed  # on the path as the script's sibling (the fixture)
+
+    files = ["a/x.py", "a/__pycache__/x.pyc", "a/b/__pycache__/y.pyc", ".venv/__pycache__/z.pyc"]
+    for name in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    suite_speed.clear_bytecode(tmp_path)
+    left = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
+    assert left == [".venv/__pycache__/z.pyc", "a/x.py"]
+
