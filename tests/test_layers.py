@@ -4,6 +4,7 @@ imports another that imports it back, at the top or inside a function."""
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import subprocess
 import sys
@@ -65,6 +66,7 @@ def _imports(path: Path, modules: set[str]) -> set[str]:
     return found & modules
 
 
+@functools.cache  # read, never changed, by the tests here
 def import_graph() -> dict[str, set[str]]:
     files = [
         path
