@@ -68,4 +68,3 @@ def test_each_run_starts_from_no_bytecode_but_in_hidden_folders(suite_cpu, tmp_p
     suite_speed.clear_bytecode(tmp_path)
     left = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
     assert left == [".venv/__pycache__/z.pyc", "a/x.py"]
-
