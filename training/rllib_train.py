@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from hot_envs.core.games import DEFAULT_GAME, GAMES, get_game
+from hot_envs.training import processes
 
 
 @dataclass
@@ -273,46 +274,21 @@ def shutdown_ray() -> None:
     import ray
 
     node = ray._private.worker._global_node  # the Ray processes this one started, if any
-    if node is None or not PROC.is_dir():
+    if node is None or not processes.PROC.is_dir():
         ray.shutdown()
         return
     kill = node._kill_process_type
 
     def kill_at_once(process_type: str, **options: Any) -> None:
         raylets = node.all_processes.get(process_type, []) if process_type == "raylet" else []
-        started = {pid for raylet in raylets for pid in children(raylet.process.pid)}
+        started = {pid for raylet in raylets for pid in processes.descendants(raylet.process.pid)}
         kill(process_type, **{**options, "allow_graceful": False})
         deadline = time.monotonic() + 10
-        while any(map(running, started)) and time.monotonic() < deadline:
+        while processes.alive(started) and time.monotonic() < deadline:
             time.sleep(0.02)
 
     node._kill_process_type = kill_at_once
     ray.shutdown()
-
-
-PROC = Path("/proc")
-
-
-def children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid`` (read from ``/proc``)."""
-    found = []
-    for entry in PROC.iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:  # gone meanwhile
-                continue
-            if int(stat.rpartition(")")[2].split()[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` is a process that has not ended (a zombie has)."""
-    try:
-        return (PROC / str(pid) / "stat").read_text().rpartition(")")[2].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def redirect_ray_results(path: Path) -> None:

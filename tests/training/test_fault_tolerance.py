@@ -26,6 +26,7 @@ from hot_envs.envs.single_agent import SingleAgentEnv  # noqa: E402
 from hot_envs.training import run_state  # noqa: E402
 from hot_envs.training.callbacks import AnnealedLearningRate  # noqa: E402
 from hot_envs.training.league import LeagueCallback  # noqa: E402
+from hot_envs.training.processes import PROC, alive, descendants  # noqa: E402
 from hot_envs.training.run_state import (  # noqa: E402
     STATE_FILE,
     Checkpointer,
@@ -35,7 +36,6 @@ from hot_envs.training.run_state import (  # noqa: E402
 )
 from hot_envs.training.train import CONFIGS, load_config, main, parse_args  # noqa: E402
 
-PROC = Path("/proc")
 needs_proc = pytest.mark.skipif(not PROC.is_dir(), reason="process tree read from /proc")
 
 # A checkpoint at every update, an evaluation only at the start and the end, no imitation.
@@ -100,38 +100,6 @@ def wait_for_state(run: Path, process: subprocess.Popen[str], past: int = 0) -> 
                 return state
         time.sleep(0.1)
     raise AssertionError("no run checkpoint in 120 s")
-
-
-def descendants(pid: int) -> set[int]:
-    """Every process below ``pid`` (from /proc's parent ids)."""
-    children: dict[int, list[int]] = {}
-    for entry in PROC.iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            parent = int(stat.rpartition(")")[2].split()[1])
-            children.setdefault(parent, []).append(int(entry.name))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
-
-
-def alive(pids: set[int]) -> set[int]:
-    """Those of ``pids`` still running (zombies count as gone)."""
-    running = set()
-    for pid in pids:
-        try:
-            state = (PROC / str(pid) / "stat").read_text().rpartition(")")[2].split()[0]
-        except OSError:
-            continue
-        if state != "Z":
-            running.add(pid)
-    return running
 
 
 def stop_and_check(process: subprocess.Popen[str], how: signal.Signals, group: bool) -> str:
