@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shlex
 import signal
@@ -305,17 +306,26 @@ def progress_row(
     """One iteration's figures, for the progress line and ``progress.jsonl``
     (``healthy_runners``: env runners that answered, when known)."""
     runners = result.get("env_runners", {})
-    steps = int(runners.get("num_env_steps_sampled_lifetime", 0))
-    main_return = runners.get("main_return")
+
+    def value(key: str) -> float | None:
+        """The metric, or None where RLlib has none this iteration (missing, or NaN: so in the
+        first iteration after a resume)."""
+        number = runners.get(key)
+        return None if number is None or math.isnan(number) else float(number)
+
+    def count(key: str) -> int:
+        return int(value(key) or 0)
+
+    steps = count("num_env_steps_sampled_lifetime")
     return {
         "iteration": int(result["training_iteration"]),
         "seconds": round(seconds, 2),
         "env_steps": steps,
         "env_steps_per_second": round(steps / max(seconds, 1e-9), 1),
-        "episodes": int(runners.get("num_episodes", 0)),
-        "main_return": None if main_return is None else float(main_return),
-        "illegal_actions": int(runners.get("illegal_actions", 0)),
-        "illegal_actions_lifetime": int(runners.get("illegal_actions_lifetime", 0)),
+        "episodes": count("num_episodes"),
+        "main_return": value("main_return"),
+        "illegal_actions": count("illegal_actions"),
+        "illegal_actions_lifetime": count("illegal_actions_lifetime"),
         "league_size": result.get("league_size"),
         "env_runners_healthy": healthy_runners,
     }

@@ -25,7 +25,7 @@ from hot_envs.rllib.runs import (
     save_checkpoint,
     trim_progress,
 )
-from hot_envs.training.rllib_train import parse_args
+from hot_envs.training.rllib_train import parse_args, progress_row
 
 pytestmark = pytest.mark.rllib
 
@@ -186,3 +186,18 @@ def test_with_every_runner_down_the_run_waits_for_one_to_come_back() -> None:
     assert wait_for_env_runners(algorithm, poll_s=0.0) == 1 and algorithm.down_for == 0
     with pytest.raises(TimeoutError, match="no env runner came back"):
         wait_for_env_runners(FakeRunners(down_for=10**9), timeout_s=0.05, poll_s=0.01)
+
+
+def test_an_iteration_without_episode_metrics_is_a_row_of_none_and_zeros() -> None:
+    """RLlib reports NaN for what it logged nothing of in an iteration (so in the first one
+    after a resume): a row, not a crash."""
+    nan = float("nan")
+    runners = {"num_env_steps_sampled_lifetime": 1605.0, "num_episodes": nan}
+    runners |= {"main_return": nan, "illegal_actions": nan, "illegal_actions_lifetime": 0.0}
+    row = progress_row({"training_iteration": 4, "env_runners": runners}, 2.0)
+    assert row["env_steps"] == 1605 and row["episodes"] == 0 and row["illegal_actions"] == 0
+    assert row["main_return"] is None and row["illegal_actions_lifetime"] == 0
+    runners |= {"num_episodes": 5.0, "main_return": 0.5, "illegal_actions": 0.0}
+    row = progress_row({"training_iteration": 5, "env_runners": runners}, 2.0)
+    assert row["episodes"] == 5 and row["main_return"] == 0.5
+    json.dumps(row, allow_nan=False)  # progress.jsonl stays plain JSON
