@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -37,21 +38,7 @@ def test_a_run_on_the_second_node_with_the_package_shipped_outlives_a_killed_env
     assert init_ray(args)
     try:
         head = ray.get_runtime_context().get_node_id()
-
-        @ray.remote(num_cpus=1)
-        def where() -> tuple[str, list[str]]:
-            import sys
-
-            return ray.get_runtime_context().get_node_id(), sys.path
-
-        node, path = ray.get(where.remote())
-        assert node != head  # the head has no CPU to offer
-        # The package arrived as a runtime_env module on the worker's path. (On this one machine
-        # the worker could also import this checkout; on another machine the shipped copy is all
-        # there is.)
-        shipped = [Path(p) for p in path if "runtime_resources" in p and "py_modules" in p]
-        assert any((p / "hot_envs" / "rllib" / "env.py").is_file() for p in shipped), path
-
+        placed: list[tuple[str, list[str]]] = []  # each runner's node and sys.path
         killed: list[int] = []
         back: list[int] = []
 
@@ -62,6 +49,12 @@ def test_a_run_on_the_second_node_with_the_package_shipped_outlives_a_killed_env
 
         def fault(algorithm, row: dict) -> None:
             if row["iteration"] == 1:  # both runners on the second node; kill one of them
+                placed.extend(
+                    algorithm.env_runner_group.foreach_env_runner(
+                        lambda _: (ray.get_runtime_context().get_node_id(), sys.path),
+                        local_env_runner=False,
+                    )
+                )
                 killed.append(pids(algorithm)[0])
                 os.kill(killed[0], signal.SIGKILL)
             if row["iteration"] == 2:  # give Ray the time to restart it, as a next iteration would
@@ -78,6 +71,14 @@ def test_a_run_on_the_second_node_with_the_package_shipped_outlives_a_killed_env
         print(f"2 iterations with a runner killed in {time.monotonic() - started:.0f} s")
     finally:
         ray.shutdown()
+    assert len(placed) == 2
+    for node, path in placed:
+        assert node != head  # the head has no CPU to offer
+        # The package arrived as a runtime_env module on the runner's path. (On this one machine
+        # the runner could also import this checkout; on another machine the shipped copy is all
+        # there is.)
+        shipped = [Path(p) for p in path if "runtime_resources" in p and "py_modules" in p]
+        assert any((p / "hot_envs" / "rllib" / "env.py").is_file() for p in shipped), path
     rows = [json.loads(line) for line in (out / "progress.jsonl").read_text().splitlines()]
     assert [row["iteration"] for row in rows] == [1, 2]
     steps = [row["env_steps"] for row in rows]

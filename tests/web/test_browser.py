@@ -89,34 +89,55 @@ def result_text(browser) -> str:
     return box.is_displayed() and box.text
 
 
-def click_a_move(browser) -> bool:
-    """One click towards a legal move: a button, a card (HK; HL exchange), or an HL card and
-    then a highlighted stage side. False when the page offers no move now."""
-    wait_for(lambda: not browser.execute_script("return document.body.dataset.busy"), 10)
-    for selector in ("#board button.move", "#board .hand .card.legal[data-action]"):
-        found = browser.find_elements(By.CSS_SELECTOR, selector)
-        if found:
-            found[0].click()
-            return True
-    cards = browser.find_elements(By.CSS_SELECTOR, "#board .luft .hand .card.legal")
-    if not cards:
-        return False
-    cards[-1].click()
-    side = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#board .side.target"), 5)
-    side[0].click()
-    return True
+# Waits inside the page (one WebDriver command per wait instead of a poll every few ms through
+# the driver): until no request is out (``data-busy``) and the page shows the result or offers
+# one of ``arguments[0]``; returns [-1, []] for the result, else [which selector, its elements].
+NEXT = """
+const [selectors, done] = [arguments[0], arguments[arguments.length - 1]];
+const look = () => {
+  if (!document.body.dataset.busy) {
+    const result = document.querySelector("#result");
+    if (!result.hidden && result.innerText.trim()) return done([-1, []]);
+    for (const [which, selector] of selectors.entries()) {
+      const found = document.querySelectorAll(selector);
+      if (found.length) return done([which, Array.from(found)]);
+    }
+  }
+  setTimeout(look, 10);
+};
+look();
+"""
+MOVES = (  # a button, a card (HK; HL exchange), an HL card that goes to a stage
+    "#board button.move",
+    "#board .hand .card.legal[data-action]",
+    "#board .luft .hand .card.legal",
+)
+
+
+def next_in_page(browser, selectors: tuple[str, ...], timeout: float) -> tuple[int, list]:
+    """Which of ``selectors`` matches first and its elements, or (-1, []) once the game is
+    over; waits inside the page, up to ``timeout`` seconds."""
+    browser.set_script_timeout(timeout)
+    return tuple(browser.execute_async_script(NEXT, list(selectors)))
 
 
 def play_by_clicking(browser, limit: float) -> str:
+    """Click legal moves until the game is over: a button, a card (HK; HL exchange), or an HL
+    card and then a highlighted stage side. Returns the result's text."""
     end = time.monotonic() + limit
     clicks = 0
     while time.monotonic() < end:
-        if result_text(browser):
+        which, found = next_in_page(browser, MOVES, max(end - time.monotonic(), 1))
+        if which < 0:
             return result_text(browser)
-        if click_a_move(browser):  # its request is out (busy) when the click returns
-            clicks += 1
-        else:
-            time.sleep(0.03)
+        if which < len(MOVES) - 1:
+            found[0].click()
+        else:  # an HL card that goes to a stage: choose it, then a side
+            found[-1].click()
+            which, sides = next_in_page(browser, ("#board .side.target",), 5)
+            assert which == 0, "no side to choose"
+            sides[0].click()
+        clicks += 1  # its request is out (busy) when the click returns
     raise AssertionError(f"no end after {clicks} clicks in {limit} s")
 
 
