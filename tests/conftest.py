@@ -13,10 +13,13 @@ Every worker, and every process a test starts, runs torch and numpy's BLAS on on
 workers already use every core, and a second thread per process on a busy machine made small
 networks many times slower (OpenMP threads waiting for each other), not faster. A test that is
 about thread counts sets them itself.
+
+The garbage collector leaves what collection built alone (:func:`pytest_collection_finish`).
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import tempfile
 from collections.abc import Iterator
@@ -34,6 +37,17 @@ def temp_dir_of_the_session(tmp_path_factory: pytest.TempPathFactory) -> Iterato
     tempfile.tempdir = str(tmp_path_factory.mktemp("tmp"))
     yield
     tempfile.tempdir = None
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Garbage collection for a test process. What collection left alive (the libraries the
+    tests import, the test items: some 600,000 objects in a worker) is frozen: every full pass
+    walked all of it again (~0.25 s a pass). The youngest generation is collected after 10,000
+    new objects rather than Python's 700. Together they took a worker's passes from ~8,000 to
+    ~2,000 and its time in the collector from 4-9 s to 2-3.5 s."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, 10, 10)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
