@@ -90,8 +90,9 @@ class Sampler(threading.Thread):
             parent, start, cpu = stat
             row = self.seen.setdefault((entry, start), {"parent": parent, "command": ""})
             row["cpu"] = cpu
-            if not row["command"]:  # a zombie's is empty: keep the one read while it ran
-                row["command"] = command_line(entry)
+            # Read at every pass: one read between a fork and its exec is the parent's command
+            # line. A zombie's is empty: the last one read while it ran is kept.
+            row["command"] = command_line(entry) or row["command"]
 
     def stop(self) -> None:
         self._stop_event.set()

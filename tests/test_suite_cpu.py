@@ -36,6 +36,30 @@ def test_a_process_started_while_sampling_is_read_with_its_cpu_and_command_line(
     assert 0.3 <= rows[0]["cpu"] <= 5.0  # its own CPU, read before it ended
 
 
+def test_the_command_line_is_the_programs_not_the_one_read_before_its_exec(
+    suite_cpu, tmp_path, monkeypatch
+) -> None:
+    """A process read between its fork and its exec shows its parent's command line; a later
+    reading replaces it, and a zombie's empty one replaces nothing."""
+    sampler = suite_cpu.Sampler(interval=1.0)
+    process = tmp_path / "4242"
+    process.mkdir()
+    monkeypatch.setattr(suite_cpu, "PROC", tmp_path)
+    ticks = suite_cpu.TICK
+    for command, cpu_ticks in [
+        (b"python\0-c\0import sys;exec(eval(sys.stdin.readline()))\0", 0),  # forked, no exec yet
+        (b"python\0-c\0burn\0marker-7f3a\0", ticks // 2),
+        (b"", ticks),  # ended: a zombie
+    ]:
+        (process / "cmdline").write_bytes(command)
+        fields = ["R", "11", *["0"] * 9, str(cpu_ticks), "0", *["0"] * 6, str(sampler.since + 1)]
+        (process / "stat").write_text(f"4242 (python) {' '.join(fields)} 0 0\n")
+        sampler.read_all()
+    assert list(sampler.seen.values()) == [
+        {"parent": 11, "command": "python -c burn marker-7f3a ", "cpu": 1.0}
+    ]
+
+
 def test_the_kinds(suite_cpu) -> None:
     worker = "python -c import sys;exec(eval(sys.stdin.readline()))"
     workers = {11: worker}
