@@ -27,7 +27,8 @@ from pathlib import Path
 
 from suite_speed import REPOSITORY, RESULTS, run_suite, write_results
 
-PROC = Path("/proc")
+from hot_envs.training import processes
+
 TICK = os.sysconf("SC_CLK_TCK")  # /proc's clock ticks a second
 
 # (kind, what its command line holds), first match first; the pytest process and its workers
@@ -42,24 +43,27 @@ KINDS = (
 
 def read_stat(pid: str) -> tuple[int, int, float] | None:
     """``(parent, start tick, CPU seconds)`` of process ``pid``, or None once it is gone."""
-    try:
-        stat = (PROC / pid / "stat").read_text()
-    except OSError:
+    fields = processes.stat_fields(pid)
+    if fields is None:
         return None
-    fields = stat[stat.rfind(")") + 2 :].split()  # after the command name, which may hold spaces
     return int(fields[1]), int(fields[19]), (int(fields[11]) + int(fields[12])) / TICK
 
 
 def command_line(pid: str) -> str:
     try:
-        return (PROC / pid / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        return (
+            (processes.PROC / pid / "cmdline")
+            .read_bytes()
+            .replace(b"\0", b" ")
+            .decode(errors="replace")
+        )
     except OSError:
         return ""
 
 
 def machine_ticks() -> tuple[int, int]:
     """``(busy, idle)`` clock ticks of all cores since boot."""
-    values = [int(v) for v in (PROC / "stat").read_text().split("\n", 1)[0].split()[1:]]
+    values = [int(v) for v in (processes.PROC / "stat").read_text().split("\n", 1)[0].split()[1:]]
     idle = values[3] + values[4]  # idle, iowait
     return sum(values[:8]) - idle, idle
 
@@ -71,7 +75,9 @@ class Sampler(threading.Thread):
         super().__init__(daemon=True)
         self.interval = interval
         self.seen: dict[tuple[str, int], dict] = {}  # (pid, start tick) -> what was read last
-        self.since = int(float((PROC / "uptime").read_text().split()[0]) * TICK)  # ticks, now
+        self.since = int(
+            float((processes.PROC / "uptime").read_text().split()[0]) * TICK
+        )  # ticks, now
         self._stop_event = threading.Event()
 
     def run(self) -> None:
@@ -81,7 +87,7 @@ class Sampler(threading.Thread):
         self.read_all()
 
     def read_all(self) -> None:
-        for entry in os.listdir(PROC):
+        for entry in os.listdir(processes.PROC):
             if not entry.isdigit():
                 continue
             stat = read_stat(entry)
@@ -118,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--interval", type=float, default=0.3, help="seconds between readings")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
-    if not PROC.is_dir() or not (PROC / "self" / "stat").is_file():
+    if not processes.PROC.is_dir() or not (processes.PROC / "self" / "stat").is_file():
         parser.error("reads /proc: Linux only")
     if not 0.05 <= args.interval <= 5:
         parser.error("--interval must be within 0.05 to 5 seconds")

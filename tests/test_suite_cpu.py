@@ -44,7 +44,7 @@ def test_the_command_line_is_the_programs_not_the_one_read_before_its_exec(
     sampler = suite_cpu.Sampler(interval=1.0)
     process = tmp_path / "4242"
     process.mkdir()
-    monkeypatch.setattr(suite_cpu, "PROC", tmp_path)
+    monkeypatch.setattr(suite_cpu.processes, "PROC", tmp_path)
     ticks = suite_cpu.TICK
     for command, cpu_ticks in [
         (b"python\0-c\0import sys;exec(eval(sys.stdin.readline()))\0", 0),  # forked, no exec yet

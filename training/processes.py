@@ -8,8 +8,13 @@ from pathlib import Path
 PROC = Path("/proc")
 
 
-def _after_name(stat: str) -> list[str]:
-    """The fields of a ``/proc/PID/stat`` line after the command name (which may hold spaces)."""
+def stat_fields(pid: int | str) -> list[str] | None:
+    """The fields of ``/proc/PID/stat`` after the command name (which may hold spaces): the
+    state first, then the parent id …; None once the process is gone."""
+    try:
+        stat = (PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
     return stat.rpartition(")")[2].split()
 
 
@@ -18,11 +23,9 @@ def descendants(pid: int) -> set[int]:
     children: dict[int, list[int]] = {}
     for entry in PROC.iterdir():
         if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:  # gone meanwhile
-                continue
-            children.setdefault(int(_after_name(stat)[1]), []).append(int(entry.name))
+            fields = stat_fields(entry.name)
+            if fields is not None:  # not gone meanwhile
+                children.setdefault(int(fields[1]), []).append(int(entry.name))
     found, todo = set(), [pid]
     while todo:
         for child in children.get(todo.pop(), []):
@@ -35,10 +38,7 @@ def alive(pids: set[int]) -> set[int]:
     """Those of ``pids`` still running (a zombie has ended)."""
     running = set()
     for pid in pids:
-        try:
-            state = _after_name((PROC / str(pid) / "stat").read_text())[0]
-        except OSError:  # gone
-            continue
-        if state != "Z":
+        fields = stat_fields(pid)
+        if fields is not None and fields[0] != "Z":  # neither gone nor a zombie
             running.add(pid)
     return running

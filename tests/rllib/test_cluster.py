@@ -38,7 +38,7 @@ def test_a_run_on_the_second_node_with_the_package_shipped_outlives_a_killed_env
     assert init_ray(args)
     try:
         head = ray.get_runtime_context().get_node_id()
-        placed: list[tuple[str, list[str]]] = []  # each runner's node and sys.path
+        placed: list[tuple[str, list[str], int]] = []  # each runner's node, sys.path, pid
         killed: list[int] = []
         back: list[int] = []
 
@@ -51,11 +51,11 @@ def test_a_run_on_the_second_node_with_the_package_shipped_outlives_a_killed_env
             if row["iteration"] == 1:  # both runners on the second node; kill one of them
                 placed.extend(
                     algorithm.env_runner_group.foreach_env_runner(
-                        lambda _: (ray.get_runtime_context().get_node_id(), sys.path),
+                        lambda _: (ray.get_runtime_context().get_node_id(), sys.path, os.getpid()),
                         local_env_runner=False,
                     )
                 )
-                killed.append(pids(algorithm)[0])
+                killed.append(placed[0][2])
                 os.kill(killed[0], signal.SIGKILL)
             if row["iteration"] == 2:  # give Ray the time to restart it, as a next iteration would
                 # (seconds on free cores; over two minutes once, while other jobs held them)
@@ -72,7 +72,7 @@ def test_a_run_on_the_second_node_with_the_package_shipped_outlives_a_killed_env
     finally:
         ray.shutdown()
     assert len(placed) == 2
-    for node, path in placed:
+    for node, path, _ in placed:
         assert node != head  # the head has no CPU to offer
         # The package arrived as a runtime_env module on the runner's path. (On this one machine
         # the runner could also import this checkout; on another machine the shipped copy is all
