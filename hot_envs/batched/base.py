@@ -1,0 +1,224 @@
+"""What both array engines share: :class:`ArrayGames`, many games of one kind as arrays.
+
+A game's array engine (:mod:`hot_envs.batched.heisse_karten`, :mod:`hot_envs.batched.heisse_luft`)
+keeps the state of ``num_games`` games as arrays, one row per game (structure of arrays, as Pgx
+does), and plays them with compiled kernels (:mod:`hot_envs.batched.jit`). It subclasses
+:class:`ArrayGames` and writes the rules: ``_deal``, ``_apply``, ``_legal``, ``_observe``,
+``_first_illegal``, ``state_dict`` and ``load``. Everything else — the public contract, seeding,
+checking actions, dealing again where games ended — is written here once.
+
+The per-game engine (``hot_envs.<game>.State``) stays the rule book: ``state_dict(i)`` is game
+``i`` as that engine's dict, and the differential tests (``tests/batched``) play both side by
+side and compare every state, mask, observation, reward and ending.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from hot_envs.batched.jit import kernel
+from hot_envs.batched.streams import seed_streams
+from hot_envs.core.engine import as_int
+
+MAX_GAMES = 1 << 20
+"""The most games one batch holds (a million: several GB for Heiße Luft's observations)."""
+
+
+def check_num_games(num_games: Any) -> int:
+    """``num_games`` as an int in 1..MAX_GAMES, else a ``ValueError`` saying why."""
+    value = as_int(num_games)
+    if value is None or not 1 <= value <= MAX_GAMES:
+        raise ValueError(f"num_games must be an int from 1 to {MAX_GAMES}, not {num_games!r}")
+    return value
+
+
+class ArrayGames:
+    """``num_games`` games of one kind as arrays (module docstring). The public contract:
+
+    ``reset(seed)`` deals every game; ``current_player`` (int ``(B,)``, −1 where a game is
+    over); ``legal_mask()`` (bool ``(B, num_actions)``); ``observe()`` (float32
+    ``(B, observation_size)``, the seat to move, the environment's layout); ``step(actions)`` →
+    ``(rewards, done)``; ``reset_done(seed)`` deals again where games are over;
+    ``state_dict(i)`` / ``load(i, d)``. Arrays handed out are read-only views of the engine's
+    own and change as it plays: copy what you keep.
+    """
+
+    game_name: ClassVar[str]
+    num_actions: ClassVar[int]
+    observation_size: ClassVar[int]
+    engine: ClassVar[type]  # the per-game State: the rule book and the oracle
+
+    def __init__(self, num_games: int, num_players: int, options: dict[str, Any]) -> None:
+        self.num_games = check_num_games(num_games)
+        self.num_players = num_players
+        self.options = options
+        self._rng = seed_streams(0, self.num_games)
+        self._current = np.full(self.num_games, -1, dtype=np.int64)
+        self._done = np.ones(self.num_games, dtype=bool)
+        self._truncated = np.zeros(self.num_games, dtype=bool)
+        self._rewards = np.zeros((self.num_games, num_players), dtype=np.float64)
+        self._all = np.ones(self.num_games, dtype=bool)
+
+    # -- the contract ---------------------------------------------------------------------------
+
+    @property
+    def current_player(self) -> np.ndarray:
+        """The seat to move in each game, −1 where the game is over; int64 ``(B,)``."""
+        return _read_only(self._current)
+
+    @property
+    def done(self) -> np.ndarray:
+        """Which games are over (ended or truncated); bool ``(B,)``."""
+        return _read_only(self._done)
+
+    @property
+    def truncated(self) -> np.ndarray:
+        """Which games were cut off by a turn limit rather than ended by the rules."""
+        return _read_only(self._truncated)
+
+    def reset(self, seed: int | np.random.Generator | None = None) -> None:
+        """Deal every game from fresh streams drawn from ``seed``: the same seed deals the
+        same games (game ``i``'s deal depends on the seed and ``i`` only)."""
+        self._rng[:] = seed_streams(seed, self.num_games)
+        self._deal_where(self._all)
+
+    def reset_done(self, seed: int | np.random.Generator | None = None) -> np.ndarray:
+        """Deal again where games are over; returns which games were dealt. Without ``seed``
+        each game's own stream goes on; with one, those games get fresh streams from it."""
+        dealt = self._done.copy()
+        if seed is not None:
+            self._rng[dealt] = seed_streams(seed, int(dealt.sum()))
+        self._deal_where(dealt)
+        return dealt
+
+    def legal_mask(self) -> np.ndarray:
+        """The legal actions of the seat to move, bool ``(B, num_actions)`` in the
+        environment's action ids; all ``False`` where a game is over."""
+        mask = np.zeros((self.num_games, self.num_actions), dtype=bool)
+        self._legal(mask)
+        return mask
+
+    def observe(self, seats: np.ndarray | None = None) -> np.ndarray:
+        """Observations, float32 ``(B, observation_size)``, the same floats as the
+        environment's ``encode``: of the seat to move, or of ``seats`` (one per game; −1 gives
+        a row of zeros, as does a finished game without ``seats``)."""
+        if seats is None:
+            seats = self._current
+        else:
+            seats = np.asarray(seats)
+            if seats.shape != (self.num_games,) or seats.dtype.kind not in "iu":
+                raise ValueError(f"seats must be {self.num_games} ints, not {seats!r}"[:200])
+            if ((seats < -1) | (seats >= self.num_players)).any():
+                raise ValueError(f"seats must lie in -1 .. {self.num_players - 1}")
+            seats = seats.astype(np.int64, copy=False)
+        out = np.zeros((self.num_games, self.observation_size), dtype=np.float32)
+        self._observe(seats, out)
+        return out
+
+    def sample_legal(self, rng: np.random.Generator) -> np.ndarray:
+        """One legal action per game, uniformly at random from ``rng`` (one draw per game);
+        0 where a game is over. Random play's policy, without building a mask in Python."""
+        actions = np.zeros(self.num_games, dtype=np.int64)
+        _pick_legal(self.legal_mask(), rng.random(self.num_games), actions)
+        return actions
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Play one action in every game that is not over (the action of a finished game is
+        ignored). Returns ``rewards`` (float64 ``(B, num_players)``, each game's returns on the
+        step that ends it, else 0) and ``done`` (bool ``(B,)``). An illegal action in any game
+        is a ``ValueError`` naming the game, the action and why, and no game changes."""
+        actions = self._check_actions(actions)
+        self._rewards[:] = 0.0
+        self._apply(actions)
+        return _read_only(self._rewards), _read_only(self._done)
+
+    # -- checking -------------------------------------------------------------------------------
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        array = np.asarray(actions)
+        if array.shape != (self.num_games,) or array.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions must be an int array of shape ({self.num_games},), "
+                f"not {array.dtype} of shape {array.shape}"
+            )
+        array = array.astype(np.int64, copy=False)
+        game = self._first_illegal(array)
+        if game >= 0:
+            raise ValueError(f"game {game}: {self._why_illegal(game, array[game])}")
+        return array
+
+    def _why_illegal(self, game: int, action: int) -> str:
+        """The per-game engine's own words for why ``action`` is illegal in game ``game``."""
+        state = self.engine.from_dict(self.state_dict(game))
+        try:
+            state.apply(int(action))
+        except ValueError as error:
+            return str(error)
+        return f"action {action} was refused"  # pragma: no cover - the engines disagree
+
+    def _deal_where(self, where: np.ndarray) -> None:
+        self._done[where] = False
+        self._truncated[where] = False
+        self._deal(where)
+
+    # -- what a game's engine writes -----------------------------------------------
+
+    def _deal(self, where: np.ndarray) -> None:
+        """Deal a new game in every row where ``where`` is true (from ``self._rng``)."""
+        raise NotImplementedError
+
+    def _first_illegal(self, actions: np.ndarray) -> int:
+        """The first game (not over) whose action is illegal, or −1."""
+        raise NotImplementedError
+
+    def _apply(self, actions: np.ndarray) -> None:
+        """Play ``actions`` (all legal) in the games not over; set ``_rewards``, ``_done``,
+        ``_truncated`` and ``_current``."""
+        raise NotImplementedError
+
+    def _legal(self, mask: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _observe(self, seats: np.ndarray, out: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def state_dict(self, game: int) -> dict:
+        """Game ``game`` as the per-game engine's ``to_dict()`` gives it."""
+        raise NotImplementedError
+
+    def load(self, game: int, state: dict) -> None:
+        """Set game ``game`` to the position ``state`` (a ``to_dict()`` dict, checked by the
+        per-game engine's ``from_dict``); a finished position is a ``ValueError``."""
+        raise NotImplementedError
+
+    def _game_index(self, game: Any) -> int:
+        index = as_int(game)
+        if index is None or not 0 <= index < self.num_games:
+            raise ValueError(f"game must be an int from 0 to {self.num_games - 1}, not {game!r}")
+        return index
+
+
+@kernel
+def _pick_legal(mask: np.ndarray, uniform: np.ndarray, out: np.ndarray) -> None:
+    """``out[b]``: the ``floor(uniform[b] * count)``-th legal action of row ``b``."""
+    for b in range(mask.shape[0]):
+        count = 0
+        for a in range(mask.shape[1]):
+            count += mask[b, a]
+        if count == 0:
+            continue
+        pick = int(uniform[b] * count)
+        for a in range(mask.shape[1]):
+            if mask[b, a]:
+                if pick == 0:
+                    out[b] = a
+                    break
+                pick -= 1
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    view = array.view()
+    view.flags.writeable = False
+    return view

@@ -1,0 +1,49 @@
+"""Each game's own random stream, inside the kernels: L'Ecuyer's combined generator.
+
+Every game of a batch carries two int64 words of generator state (``rng[game]``), so a game's
+deals and reshuffles depend on its own seed only — not on the batch size or on the other games —
+and are the same compiled or not (:mod:`hot_envs.batched.jit`). The generator is L'Ecuyer's
+combination of two multiplicative congruential generators (Communications of the ACM 31(6),
+1988; Numerical Recipes' ``ran2`` without the shuffle table): period about 2.3·10¹⁸, and every
+product fits in an int64, so the arithmetic is the same in numba and in Python.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hot_envs.batched.jit import kernel
+
+M1, A1 = 2147483563, 40014
+M2, A2 = 2147483399, 40692
+
+
+def seed_streams(seed: int | np.random.Generator | None, count: int) -> np.ndarray:
+    """``count`` fresh generator states, int64 ``(count, 2)``, drawn from ``seed`` (an int, a
+    numpy Generator or ``None`` for fresh entropy)."""
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    state = np.empty((count, 2), dtype=np.int64)
+    state[:, 0] = rng.integers(1, M1, size=count)
+    state[:, 1] = rng.integers(1, M2, size=count)
+    return state
+
+
+@kernel
+def below(rng: np.ndarray, game: int, n: int) -> int:
+    """A uniform int in ``0 .. n-1`` from game ``game``'s stream (bias under n / 2³¹)."""
+    x1 = rng[game, 0] * A1 % M1
+    x2 = rng[game, 1] * A2 % M2
+    rng[game, 0] = x1
+    rng[game, 1] = x2
+    z = x1 - x2
+    if z < 1:
+        z += M1 - 1
+    return z % n
+
+
+@kernel
+def shuffle(rng: np.ndarray, game: int, values: np.ndarray, count: int) -> None:
+    """Shuffle ``values[:count]`` in place (Fisher–Yates) from game ``game``'s stream."""
+    for i in range(count - 1, 0, -1):
+        j = below(rng, game, i + 1)
+        values[i], values[j] = values[j], values[i]

@@ -1,0 +1,169 @@
+"""Differential play: an array engine against the per-game engine, action for action.
+
+:func:`play` steps ``num_games`` games of :mod:`hot_envs.batched` and, beside each, the
+per-game ``State`` loaded from the same position (``State.from_dict(games.state_dict(i))``).
+After every action it compares, game by game: the state dict, the legal actions, the observation
+of the seat to move and of every other seat, the rewards and the ending. Chance draws with the
+engines' own generators, which differ, so after an action that draws (a :class:`Oracle`'s
+``chance`` says which) the random parts must agree as multisets and the rest exactly; the
+reference is then loaded from the array engine's position and play goes on.
+
+Used by the fast tests in this folder and, at 10⁶ actions per game and table size, by
+``benchmarks/differential.py``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from hot_envs import batched
+from hot_envs.agents import make_agent
+from hot_envs.core.games import get_game
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """How one game is compared: ``chance(before, after)`` tells from the reference's dicts
+    before and after an action whether it drew at random, and ``random_keys`` are the dict keys
+    whose cards such a draw may place differently; ``rewards(state)`` are the environment's
+    rewards after an action (the reference's returns at the end, else zeros)."""
+
+    chance: Callable[[dict, dict], bool]
+    random_keys: tuple[str, ...]
+    rewards: Callable[[Any, dict], list[float]]
+
+
+def _end_returns(state: Any, options: dict) -> list[float]:
+    return state.returns() if state.is_terminal() else [0.0] * state.num_players
+
+
+def _karten_rewards(state: Any, options: dict) -> list[float]:
+    if options.get("round_rewards"):
+        returns = state.round_returns()
+        return returns if returns is not None else [0.0] * state.num_players
+    return _end_returns(state, options)
+
+
+ORACLES: dict[str, Oracle] = {
+    # HK-2.2: only a new round deals (HK-4.4); drawing takes the pile's top card (HK-3.1).
+    "heisse-karten": Oracle(
+        chance=lambda before, after: after["round"] != before["round"],
+        random_keys=("hands", "draw_pile", "set_aside"),
+        rewards=_karten_rewards,
+    ),
+}
+
+
+@dataclass
+class Report:
+    """What a differential run compared."""
+
+    actions: int = 0
+    games: int = 0
+    chance_events: int = 0
+    mismatches: list[str] = field(default_factory=list)
+
+    def check(self, equal: bool, what: str) -> None:
+        if not equal and len(self.mismatches) < 20:
+            self.mismatches.append(what)
+
+
+def _cards(d: dict, keys: tuple[str, ...]) -> Counter:
+    found: Counter = Counter()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, list):
+            for item in value:
+                walk(item)
+        else:
+            found[value] += 1
+
+    for key in keys:
+        walk(d[key])
+    return found
+
+
+def play(
+    game: str,
+    num_games: int,
+    actions: int,
+    seed: int = 0,
+    policy: str = "random",
+    **options: Any,
+) -> Report:
+    """Play until ``actions`` actions have been compared; ``policy`` chooses every seat's
+    actions: ``"random"`` (uniform over the mask) or an agent spec (``heuristic``, …) that
+    decides from the reference's observation and view."""
+    description = get_game(game)
+    oracle = ORACLES[description.name]
+    engine = description.engine.State
+    raw_env = description.env.raw_env
+    games = batched.make(game, num_games, **options)
+    games.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    agent = None if policy == "random" else make_agent(policy, description.name, seed=seed)
+    report = Report(games=num_games)
+    refs = [engine.from_dict(games.state_dict(i)) for i in range(num_games)]
+    seat_range = np.arange(games.num_players)
+    while report.actions < actions:
+        current = games.current_player
+        mask = games.legal_mask()
+        observed = games.observe()
+        by_seat = [games.observe(np.full(num_games, s)) for s in seat_range]
+        chosen = np.zeros(num_games, dtype=np.int64)
+        for i, ref in enumerate(refs):
+            player = ref.current_player
+            report.check(current[i] == (-1 if player is None else player), f"game {i}: mover")
+            legal = ref.legal_actions()
+            report.check(np.flatnonzero(mask[i]).tolist() == legal, f"game {i}: legal mask")
+            for s in seat_range:
+                report.check(
+                    np.array_equal(by_seat[s][i], raw_env.encode(ref, int(s))),
+                    f"game {i}: observation of seat {s}",
+                )
+            if player is None:
+                continue
+            report.check(np.array_equal(observed[i], by_seat[player][i]), f"game {i}: observe()")
+            if agent is None:
+                chosen[i] = legal[rng.integers(len(legal))]
+            else:
+                observation = {
+                    "observation": observed[i],
+                    "action_mask": mask[i].astype(np.int8),
+                }
+                chosen[i] = agent.act(observation, ref.view(player))
+        rewards, done = games.step(chosen)
+        for i, ref in enumerate(refs):
+            if ref.current_player is None:
+                continue
+            before = ref.to_dict()
+            ref.apply(int(chosen[i]))
+            report.actions += 1
+            after, mine = ref.to_dict(), games.state_dict(i)
+            expected = oracle.rewards(ref, options)
+            report.check(rewards[i].tolist() == expected, f"game {i}: rewards")
+            report.check(bool(done[i]) == ref.is_terminal(), f"game {i}: done")
+            report.check(bool(games.truncated[i]) == ref.is_truncated(), f"game {i}: truncated")
+            if oracle.chance(before, after):
+                report.chance_events += 1
+                fixed = {k: v for k, v in after.items() if k not in oracle.random_keys}
+                report.check(
+                    fixed == {k: v for k, v in mine.items() if k not in oracle.random_keys},
+                    f"game {i}: state after a chance action {int(chosen[i])}",
+                )
+                report.check(
+                    _cards(after, oracle.random_keys) == _cards(mine, oracle.random_keys),
+                    f"game {i}: the cards a chance action dealt",
+                )
+                refs[i] = engine.from_dict(mine)
+            else:
+                report.check(after == mine, f"game {i}: state after action {int(chosen[i])}")
+        dealt = games.reset_done()
+        for i in np.flatnonzero(dealt):
+            refs[i] = engine.from_dict(games.state_dict(int(i)))
+    return report
