@@ -22,10 +22,8 @@ def seed_streams(seed: int | np.random.Generator | None, count: int) -> np.ndarr
     """``count`` fresh generator states, int64 ``(count, 2)``, drawn from ``seed`` (an int, a
     numpy Generator or ``None`` for fresh entropy)."""
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    state = np.empty((count, 2), dtype=np.int64)
-    state[:, 0] = rng.integers(1, M1, size=count)
-    state[:, 1] = rng.integers(1, M2, size=count)
-    return state
+    # Row by row, so that the first games' states do not depend on ``count``.
+    return rng.integers(1, np.array([M1, M2]), size=(count, 2), dtype=np.int64)
 
 
 @kernel

@@ -15,7 +15,7 @@ Used by the fast tests in this folder and, at 10⁶ actions per game and table s
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,17 +94,22 @@ def play(
     actions: int,
     seed: int = 0,
     policy: str = "random",
+    positions: Sequence[dict] = (),
     **options: Any,
 ) -> Report:
     """Play until ``actions`` actions have been compared; ``policy`` chooses every seat's
     actions: ``"random"`` (uniform over the mask) or an agent spec (``heuristic``, …) that
-    decides from the reference's observation and view."""
+    decides from the reference's observation and view. ``positions`` (state dicts) are loaded
+    into the first games before play; every other game, and every game once it ends, is
+    dealt."""
     description = get_game(game)
     oracle = ORACLES[description.name]
     engine = description.engine.State
     raw_env = description.env.raw_env
     games = batched.make(game, num_games, **options)
     games.reset(seed=seed)
+    for i, position in enumerate(positions[:num_games]):
+        games.load(i, position)
     rng = np.random.default_rng(seed)
     agent = None if policy == "random" else make_agent(policy, description.name, seed=seed)
     report = Report(games=num_games)
@@ -137,6 +142,8 @@ def play(
                     "action_mask": mask[i].astype(np.int8),
                 }
                 chosen[i] = agent.act(observation, ref.view(player))
+        if report.mismatches:  # the games no longer agree on what is legal: stop here
+            return report
         rewards, done = games.step(chosen)
         for i, ref in enumerate(refs):
             if ref.current_player is None:
