@@ -18,6 +18,9 @@ spec                             agent
 ``search[:BUDGET[:ROLLOUT]]``    :class:`SearchAgent` with the game's :data:`SEARCH_PRESETS`;
                                  BUDGET = rollouts per decision (``400``) or seconds per decision
                                  (``0.5s``); ROLLOUT = the rollout policy's spec (``random``, …)
+``ismcts[:SIMULATIONS]``         OpenSpiel's information-set MCTS with random rollouts,
+                                 SIMULATIONS a decision (default 100;
+                                 :mod:`hot_envs.openspiel.ismcts`, the ``openspiel`` extra)
 ``anchored[:WEIGHT[:POLICY]]``   :class:`~hot_envs.agents.anchored.AnchoredAgent`: a checkpoint's
                                  logits plus WEIGHT (default 6, ``inf`` = the heuristic) on the
                                  heuristic's move; POLICY = the checkpoint's spec (default the
@@ -72,7 +75,8 @@ _IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 SPEC_HELP = (
     "random, heuristic[:EPSILON], a style[:EPSILON] "
     f"({', '.join(STYLES)}), search[:BUDGET[:ROLLOUT]] (BUDGET: rollouts, or seconds as "
-    "0.5s; ROLLOUT: an agent spec), anchored[:WEIGHT[:POLICY]] (POLICY: a checkpoint's "
+    "0.5s; ROLLOUT: an agent spec), ismcts[:SIMULATIONS] (OpenSpiel's ISMCTS), "
+    "anchored[:WEIGHT[:POLICY]] (POLICY: a checkpoint's "
     "logits plus WEIGHT on the heuristic's move), a checkpoint file or a shipped checkpoint's name "
     f"({', '.join(shipped_names())}; earlier: {', '.join(earlier_names())}), "
     "or package.module:factory"
@@ -97,6 +101,8 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         return _style_agent(spec, name, arg, game, seed)
     if name == "search":
         return _search_agent(spec, arg, game, seed)
+    if name == "ismcts":
+        return _ismcts_agent(spec, arg, game, seed)
     if name == "anchored":
         return _anchored_agent(spec, arg, game, seed)
     if spec.endswith(SUFFIXES) or Path(spec).is_file() or is_checkpoint(spec):
@@ -135,6 +141,20 @@ def _search_agent(spec: str, arg: str, game: str, seed: int | None) -> SearchAge
     if "prior" in settings:
         settings["prior"] = make_agent(settings["prior"], game, seed)
     return SearchAgent(game, seconds=seconds, seed=seed, **settings)
+
+
+def _ismcts_agent(spec: str, arg: str, game: str, seed: int | None) -> Agent:
+    """``ismcts[:SIMULATIONS]``: OpenSpiel's ISMCTS (the ``openspiel`` extra, imported here
+    only, so that ``import hot_envs`` never needs OpenSpiel)."""
+    if arg and not (arg.isdigit() and int(arg) > 0):
+        raise ValueError(f"agent spec {spec!r}: SIMULATIONS must be a positive int")
+    try:
+        from hot_envs.openspiel.ismcts import SIMULATIONS, ISMCTSAgent
+    except ImportError as error:
+        raise ValueError(
+            f"agent spec {spec!r} needs OpenSpiel: pip install hot_envs[openspiel] ({error})"
+        ) from None
+    return ISMCTSAgent(game, int(arg) if arg else SIMULATIONS, seed=seed)
 
 
 def _anchored_agent(spec: str, arg: str, game: str, seed: int | None) -> Agent:

@@ -4,8 +4,28 @@ at an OpenSpiel table as a ``pyspiel.Bot``. Needs the ``openspiel`` extra
 (``pip install hot_envs[openspiel]``).
 """
 
-from hot_envs.openspiel.games import KARTEN, LUFT, HeisseKartenGame, HeisseLuftGame, register
+from hot_envs.openspiel.games import (
+    KARTEN,
+    LUFT,
+    HeisseKartenGame,
+    HeisseLuftGame,
+    from_engine,
+    game_for,
+    register,
+)
 
 register()
 
-__all__ = ["KARTEN", "LUFT", "HeisseKartenGame", "HeisseLuftGame", "register"]
+from hot_envs.openspiel.bots import AgentBot, bot  # noqa: E402 (after the games are registered)
+
+__all__ = [
+    "KARTEN",
+    "LUFT",
+    "AgentBot",
+    "HeisseKartenGame",
+    "HeisseLuftGame",
+    "bot",
+    "from_engine",
+    "game_for",
+    "register",
+]

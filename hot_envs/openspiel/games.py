@@ -127,7 +127,7 @@ class _Chance(np.random.Generator):
     """
 
     def __init__(self, outcomes: list[int]) -> None:
-        super().__init__(np.random.PCG64(0))
+        super().__init__(_UNUSED_BITS)  # never drawn from: every draw above is overridden
         self._outcomes = outcomes
         self._used = 0
 
@@ -154,7 +154,11 @@ class _Chance(np.random.Generator):
         return super().__getattribute__(name)
 
 
+_UNUSED_BITS = np.random.PCG64(0)
 _UNUSED_DRAWS = frozenset({"random", "choice", "shuffle", "uniform", "normal", "bytes"})
+
+
+_NO_OUTCOMES = _Chance([])  # the generator of a settled engine state: any draw is a _Need
 
 
 class _Engine:
@@ -317,7 +321,7 @@ class _State(pyspiel.State):
                 self._outcomes.append(items[0])
                 self._advance()
             return
-        engine._rng = _Chance([])  # nothing more to hand out
+        engine._rng = _NO_OUTCOMES  # nothing more to hand out
         self._engine = _Engine(engine)
         self._pending, self._outcomes, self._size, self._start = None, [], 0, 0
 
@@ -381,7 +385,7 @@ class _State(pyspiel.State):
             return state
         seed = int(probability_sampler() * 2**53)
         sampled = type(engine).from_view(engine.view(player_id), rng=seed)
-        sampled._rng = _Chance([])
+        sampled._rng = _NO_OUTCOMES
         state._engine = _Engine(sampled)
         if state._pending is not None:
             state._outcomes = []
@@ -471,3 +475,22 @@ def register() -> None:
         pyspiel.register_game(LUFT_TYPE, HeisseLuftGame)
     if KARTEN not in registered:
         pyspiel.register_game(KARTEN_TYPE, HeisseKartenGame)
+
+
+def game_for(engine_state: Any) -> _Game:
+    """The pyspiel game of an engine state's game and table size (its own options stay with
+    it)."""
+    if isinstance(engine_state, heisse_luft.State):
+        return pyspiel.load_game(LUFT)
+    return pyspiel.load_game(KARTEN, {"players": engine_state.num_players})
+
+
+def from_engine(engine_state: Any, game: _Game | None = None) -> _State:
+    """A pyspiel state (empty history) around a copy of ``engine_state``, which must be a player's
+    decision or the end: OpenSpiel's chance nodes deal from there on."""
+    state = (game or game_for(engine_state)).new_initial_state()
+    engine = engine_state.clone()
+    engine._rng, engine._rng_shared = _NO_OUTCOMES, False
+    state._engine = _Engine(engine)
+    state._pending, state._outcomes, state._size, state._start = None, [], 0, 0
+    return state
