@@ -13,19 +13,30 @@ rebinding") can even read the answers. So:
 
 A request without ``Origin`` comes from a program, not from a page (browsers send it with every
 POST), and is let through: it could as well have asked directly.
+
+No browser sends two ``Host``, ``Origin`` or ``Content-Type`` headers, or a ``Host`` that is not a
+name or an address and a port; a proxy or a script can, and whichever copy one reads the other
+may mean something else. So such a request is a 400, and ``Host`` is read strictly.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import json
+import re
 import socket
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from hot_envs.web.tables import short
+
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# Headers this server reads its answer from: one of each or none.
+SINGLE_HEADERS = ("host", "origin", "content-type", "content-length", "sec-fetch-site")
+# A Host header: a name or an IPv4 address, or an IPv6 address in brackets; then a port or not.
+HOST = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::[0-9]{1,5})?")
 
 
 def check_origin(origin: str) -> str:
@@ -59,8 +70,15 @@ class SameOrigin:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-        refusal = self.refusal(scope, headers)
+        named: dict[str, list[str]] = {}
+        for name, value in scope["headers"]:
+            named.setdefault(name.decode("latin-1").lower(), []).append(value.decode("latin-1"))
+        doubled = [name for name in SINGLE_HEADERS if len(named.get(name, ())) > 1]
+        headers = {name: values[-1] for name, values in named.items()}
+        if doubled:
+            refusal = 400, f"a request carries one {doubled[0].title()} header, not several"
+        else:
+            refusal = self.refusal(scope, headers)
         if refusal is None:
             return await self.app(scope, receive, send)
         status, message = refusal
@@ -82,7 +100,7 @@ class SameOrigin:
         host = headers.get("host", "")
         if not self._own_host(host):
             return 403, (
-                f"this server does not answer to the host {host!r}; start it with "
+                f"this server does not answer to the host {short(host)}; start it with "
                 "--allow-origin SCHEME://HOST[:PORT] to put it behind that name"
             )
         if scope["method"] in SAFE_METHODS:
@@ -91,18 +109,20 @@ class SameOrigin:
         own = f"{scope.get('scheme', 'http')}://{host.lower()}"
         if origin is not None and origin.lower() not in self.allow | {own}:
             return 403, (
-                f"cross-site request refused: origin {origin!r} is not this server ({own}); "
+                f"cross-site request refused: origin {short(origin)} is not this server ({own}); "
                 "start it with --allow-origin ORIGIN if that is where its pages are"
             )
         if origin is None and headers.get("sec-fetch-site") == "cross-site":
             return 403, "cross-site request refused"
         kind = headers.get("content-type", "").split(";")[0].strip().lower()
         if kind != "application/json":
-            return 415, f"send the request body as application/json, not {kind or 'no type'!r}"
+            return 415, f"send the request body as application/json, not {short(kind or 'no type')}"
         return None
 
     def _own_host(self, host: str) -> bool:
-        name = urlsplit(f"//{host}").hostname if host else None
+        if not HOST.fullmatch(host):
+            return False
+        name = urlsplit(f"//{host}").hostname
         if not name:
             return False
         try:
