@@ -26,7 +26,8 @@
   (:mod:`hot_envs.play.viewer`).
 * ``hot-envs watch GAME --agents SPEC SPEC … [--seed S] [--delay SECONDS] [--out DIR]`` — agents
   play one game at a chosen pace, shown move by move; with ``--browser`` on the browser table.
-* ``hot-envs serve [--host H] [--port N] [--agents SPEC …] [--allow-origin ORIGIN …] [--open]``
+* ``hot-envs serve [--host H] [--port N] [--agents SPEC …] [--allow-origin ORIGIN …] [--open]
+  [--tables-per-client N]``
   — the browser table
   (:mod:`hot_envs.web`, the web extra): play, watch agents, step through recorded games.
 
@@ -314,6 +315,12 @@ def build_parser() -> argparse.ArgumentParser:
         "package.module:factory)",
     )
     p.add_argument("--open", action="store_true", help="open the page in a web browser")
+    p.add_argument(
+        "--tables-per-client",
+        type=positive_int,
+        metavar="N",
+        help="games one client (an address) may keep at once, past it 429 (default: 100)",
+    )
     return parser
 
 
@@ -370,7 +377,9 @@ def web(args: argparse.Namespace) -> None:
             f"the browser table needs the web extra: pip install -e '.[web]' ({error.msg})"
         ) from None
     if args.command == "serve":
-        table.serve(args.host, args.port, args.agents, args.open, args.allow_origin)
+        per_client = args.tables_per_client
+        limit = {} if per_client is None else {"tables_per_client": per_client}
+        table.serve(args.host, args.port, args.agents, args.open, args.allow_origin, **limit)
     elif args.out is not None:
         raise ValueError("--out keeps a game watched in the terminal; the browser table has none")
     else:

@@ -18,7 +18,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -27,7 +27,7 @@ from hot_envs.web.checks import new_table, offered_agents, replay_table
 from hot_envs.web.origins import SameOrigin, check_origin
 from hot_envs.web.seats import Referee
 from hot_envs.web.store import StoreFull, TableStore
-from hot_envs.web.tables import RequestError, Table, short
+from hot_envs.web.tables import RequestError, Table, public, short
 
 STATIC = Path(__file__).resolve().parent / "static"
 CHECKOUT_RULES = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
@@ -53,15 +53,20 @@ def create_app(
     def on_table(act: Callable[[Table, int | None, dict], dict]) -> Handler:
         async def handler(request: Request, body: dict) -> dict:
             table_id = request.path_params["table_id"]
+            seat = _seat(request)
             table = store.get(table_id)
-            return {"id": table_id, **await run_in_threadpool(act, table, _seat(request), body)}
+            try:
+                return {"id": table_id, **await run_in_threadpool(act, table, seat, body)}
+            finally:
+                store.note(table_id)  # its moves and whether it is over, for the limits
 
         return handler
 
     def created(make: Callable[[dict], Table]) -> Handler:
         async def handler(request: Request, body: dict) -> dict:
             table = await run_in_threadpool(make, body)
-            return {"id": store.add(table), **table.snapshot()}
+            client = request.client.host if request.client else ""
+            return {"id": store.add(table, client), **table.snapshot()}
 
         return handler
 
@@ -70,8 +75,9 @@ def create_app(
         (other requests to it are answered, a second step is a 409)."""
         _no_fields(body)
         table_id = request.path_params["table_id"]
+        seat = _seat(request)
         table = store.get(table_id)
-        turn = await run_in_threadpool(table.begin_step, _seat(request))
+        turn = await run_in_threadpool(table.begin_step, seat)
         if isinstance(turn, dict):  # a replay's next move
             return {"id": table_id, **turn}
         try:
@@ -79,7 +85,10 @@ def create_app(
         except BaseException:
             table.drop_step()
             raise
-        return {"id": table_id, **await run_in_threadpool(table.end_step, turn, action, late)}
+        try:
+            return {"id": table_id, **await run_in_threadpool(table.end_step, turn, action, late)}
+        finally:
+            store.note(table_id)
 
     async def agents_list(request: Request, body: dict) -> dict:
         return {"agents": offered_agents(allowed)}
@@ -135,11 +144,13 @@ def _endpoint(handler: Handler, status: int) -> Callable[[Request], Awaitable[Re
         try:
             body = await _body(request) if request.method == "POST" else {}
             result = await handler(request, body)
-        except StoreFull as error:
+        except StoreFull as error:  # the server's (503) or the client's (429) share
             headers = {"Retry-After": str(error.retry_after)}
-            return JSONResponse({"error": str(error)}, status_code=503, headers=headers)
+            return _error(error.status, str(error), headers)
         except RequestError as error:
             return _error(error.status, str(error))
+        except ClientDisconnect:  # gone before its body came (or dropped for being slow)
+            return _error(400, "the client went away before its request was read")
         except Exception as error:
             log.warning(
                 "%s %s failed: %s: %s",
@@ -157,7 +168,7 @@ def _endpoint(handler: Handler, status: int) -> Callable[[Request], Awaitable[Re
 async def _body(request: Request) -> dict:
     """The JSON object in the body ({} if empty), read no further than MAX_BODY bytes."""
     declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY:
+    if declared.isascii() and declared.isdigit() and int(declared) > MAX_BODY:
         raise RequestError(413, f"the body is over {MAX_BODY} bytes")
     data = bytearray()
     async for chunk in request.stream():
@@ -195,18 +206,19 @@ def _seat(request: Request) -> int | None:
     text = request.query_params.get("seat")
     if text is None:
         return None
-    if not text.isdigit() or len(text) > 2:
+    if not (text.isascii() and text.isdigit()) or len(text) > 2:  # int() refuses "²"
         raise RequestError(400, f"seat must be a seat number, not {short(text)}")
     return int(text)
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    """Every error a browser gets: the message without the server's folders, cut short."""
+    return JSONResponse({"error": public(message)}, status_code=status, headers=headers)
 
 
 async def _http_error(request: Request, error: HTTPException) -> Response:
     """Unknown paths and methods answer in JSON too."""
-    return _error(error.status_code, f"{request.method} {request.url.path}: {error.detail}")
+    return _error(error.status_code, f"{request.method} {short(request.url.path)}: {error.detail}")
 
 
 async def _server_error(request: Request, error: Exception) -> Response:

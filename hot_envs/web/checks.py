@@ -23,6 +23,12 @@ BUILTIN_AGENTS = ("random", "heuristic", "search")
 MAX_SEARCH_ROLLOUTS = 2000
 MAX_SEARCH_SECONDS = 2.0
 ROLLOUT_AGENTS = ("random", "heuristic")
+# A seat's name is kept with its table and sent with every answer: an agent spec, or in a replay
+# whatever the record's seats say. The longest a browser is offered is under 30 characters.
+MAX_SPEC_CHARS = 200
+# Every number a record holds fits in 64 bits (a deal seed is 63): a larger one is no record the
+# arena wrote, and some arithmetic on floats cannot take it.
+MAX_RECORD_INT = 2**63
 
 
 def offered_agents(allowed: Iterable[str] = ()) -> list[str]:
@@ -35,6 +41,7 @@ def check_spec(spec: object, allowed: Iterable[str] = ()) -> str:
     shipped checkpoint's name, a spec in ``allowed``, or ``human``."""
     if not isinstance(spec, str) or not spec:
         raise RequestError(400, f"a seat must be an agent spec (a string), not {short(spec)}")
+    _check_length("an agent spec", spec)
     if spec == HUMAN or spec in allowed or spec in shipped_names() or _builtin(spec):
         return spec
     raise RequestError(
@@ -95,6 +102,7 @@ def replay_table(body: dict) -> Table:
     returns (what :func:`hot_envs.evaluation.records.replay` checks, without keeping every
     state)."""
     _check_keys(body, required={"record"})
+    _check_sizes(body["record"])
     try:
         record = check_record(body["record"])
         table = Table(
@@ -115,6 +123,38 @@ def replay_table(body: dict) -> Table:
             f"cannot replay the record: the replayed returns {returns} differ from the record's",
         )
     return table
+
+
+def _check_length(what: str, text: str) -> None:
+    if len(text) > MAX_SPEC_CHARS:
+        raise RequestError(
+            400, f"{what} has at most {MAX_SPEC_CHARS} characters, not {len(text)}: {short(text)}"
+        )
+
+
+def _check_sizes(record: object) -> None:
+    """A record's seat names within :data:`MAX_SPEC_CHARS` and its numbers within 64 bits, before
+    anything looks further (the record's own checks then say what else is wrong)."""
+    if not isinstance(record, dict):
+        return
+    seats = record.get("seats")
+    for seat in seats if isinstance(seats, list) else ():
+        if isinstance(seat, str):
+            _check_length("a record's seat name", seat)
+    for key, value in record.items():
+        pending = [value]
+        while pending:  # JSON as deep as the parser went: no recursion here
+            item = pending.pop()
+            if isinstance(item, dict):
+                pending.extend(item.values())
+            elif isinstance(item, list):
+                pending.extend(item)
+            elif isinstance(item, int) and not -MAX_RECORD_INT < item < MAX_RECORD_INT:
+                raise RequestError(
+                    400,
+                    f"cannot replay the record: its {short(key)} holds an integer of "
+                    f"{item.bit_length()} bits; a record's numbers fit in 64 bits",
+                )
 
 
 def _game(name: object) -> str:

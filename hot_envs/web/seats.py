@@ -150,7 +150,10 @@ def _table_agent(spec: str, game: str, seed: int | None, seat: SeatAgent) -> Age
             stem = find_checkpoint(spec).resolve()
         except FileNotFoundError as error:
             raise ValueError(str(error)) from None
-        return _shared_checkpoint(str(stem), stem.with_suffix(".npz").stat().st_mtime_ns, game)
+        try:
+            return _shared_checkpoint(str(stem), stem.with_suffix(".npz").stat().st_mtime_ns, game)
+        except ValueError as error:  # another game's: named as the spec, not where it lies
+            raise ValueError(str(error).replace(str(stem), spec)) from None
     return make_agent(spec, game, seed)
 
 

@@ -1,34 +1,129 @@
-"""Running the browser table: uvicorn in a thread, ``hot-envs serve`` and ``watch --browser``."""
+"""Running the browser table: uvicorn in a thread, ``hot-envs serve`` and ``watch --browser``.
+
+uvicorn bounds an idle keep-alive connection (``timeout_keep_alive``), the size of a request's
+headers (h11's ``max_incomplete_event_size``) and the connections it serves at once
+(``limit_concurrency``: a 503 past it), but not the time a request takes to arrive: a client
+that sends half its headers, or half its body, and then waits is held forever. So the server
+runs uvicorn's h11 protocol with two deadlines of its own (:class:`ReadDeadlines`); past either
+the connection is dropped (docs/web.md, "Limits").
+"""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 import webbrowser
 from collections.abc import Iterable
 
+import h11
 import uvicorn
 from starlette.applications import Starlette
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from hot_envs.core.games import get_game
 from hot_envs.evaluation.arena import num_players
 from hot_envs.web.app import create_app
-from hot_envs.web.store import TableStore
+from hot_envs.web.store import MAX_TABLES_PER_CLIENT, TableStore
 from hot_envs.web.tables import Table, new_seed
 
 DEFAULT_PORT = 8765
+HEADER_SECONDS = 10.0  # a request's headers, from the connection or the previous answer
+BODY_SECONDS = 30.0  # its body, from its headers (1 MiB at 35 kB/s)
+KEEP_ALIVE_SECONDS = 5  # an idle connection between requests (uvicorn's default)
+HEADER_BYTES = 16 * 2**10  # a request's headers (h11's default; past it a 400)
+MAX_CONNECTIONS = 1000  # at once; past it a 503 (uvicorn's limit_concurrency)
+
+
+class ReadDeadlines(H11Protocol):
+    """uvicorn's h11 protocol that drops a connection whose request does not arrive in time:
+    its headers within ``header_seconds`` of the connection (or of the answer before), its body
+    within ``body_seconds`` of its headers. Only the waiting for the request counts: an agent's
+    thinking, or a slow answer, does not."""
+
+    header_seconds = HEADER_SECONDS
+    body_seconds = BODY_SECONDS
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        self._deadline: asyncio.TimerHandle | None = None
+        self._awaiting: object = None  # h11's state of the client the deadline is for
+        super().connection_made(transport)
+        self._watch()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        self._watch()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._watch()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._set(None)
+        super().connection_lost(exc)
+
+    def _watch(self) -> None:
+        """A deadline while the client owes headers (h11.IDLE) or a body (h11.SEND_BODY); none
+        while the server owes the answer. Set when the wait starts, not moved by bytes that
+        trickle in."""
+        state = self.conn.their_state
+        if state not in (h11.IDLE, h11.SEND_BODY) or self.transport.is_closing():
+            state = None
+        if state is not self._awaiting:
+            self._set(state)
+
+    def _set(self, state: object) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._awaiting, self._deadline = state, None
+        if state is not None:
+            seconds = self.header_seconds if state is h11.IDLE else self.body_seconds
+            self._deadline = self.loop.call_later(seconds, self._drop)
+
+    def _drop(self) -> None:
+        self._deadline = None
+        if not self.transport.is_closing():
+            self.transport.close()
+
+
+def read_deadlines(header_seconds: float, body_seconds: float) -> type[ReadDeadlines]:
+    """:class:`ReadDeadlines` with these deadlines (tests use short ones)."""
+    if not min(header_seconds, body_seconds) > 0:
+        raise ValueError("the read deadlines must be positive")
+    attributes = {"header_seconds": header_seconds, "body_seconds": body_seconds}
+    return type("ReadDeadlines", (ReadDeadlines,), attributes)
 
 
 class Server:
     """A uvicorn server running ``app`` in a background thread; ``url`` is where it listens
-    (with the real port when 0 asked for a free one)."""
+    (with the real port when 0 asked for a free one). ``behind_proxy``: a proxy on this machine
+    names each client in ``X-Forwarded-For`` (else that header is ignored: any local program
+    could claim to be any client and so escape the per-client limit)."""
 
-    def __init__(self, app: Starlette, host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> None:
+    def __init__(
+        self,
+        app: Starlette,
+        host: str = "127.0.0.1",
+        port: int = DEFAULT_PORT,
+        header_seconds: float = HEADER_SECONDS,
+        body_seconds: float = BODY_SECONDS,
+        behind_proxy: bool = False,
+    ) -> None:
         self.app = app
         # log_config=None: uvicorn leaves the process's logging as it is (its own dictConfig would
         # close and replace every handler the host program set up); warnings still reach stderr.
         config = uvicorn.Config(
-            app, host=host, port=port, log_level="warning", log_config=None, lifespan="off"
+            app,
+            host=host,
+            port=port,
+            log_level="warning",
+            log_config=None,
+            lifespan="off",
+            http=read_deadlines(header_seconds, body_seconds),
+            timeout_keep_alive=KEEP_ALIVE_SECONDS,
+            h11_max_incomplete_event_size=HEADER_BYTES,
+            limit_concurrency=MAX_CONNECTIONS,
+            proxy_headers=behind_proxy,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)
@@ -67,7 +162,9 @@ def start_server(
     """A running server with ``store`` (a fresh one by default; tests use port 0: any free
     port). ``allow_origins``: see :func:`serve`."""
     store = TableStore() if store is None else store
-    return Server(create_app(store, agents, allow_origins), host, port), store
+    allow_origins = tuple(allow_origins)
+    app = create_app(store, agents, allow_origins)
+    return Server(app, host, port, behind_proxy=bool(allow_origins)), store
 
 
 def serve(
@@ -76,11 +173,13 @@ def serve(
     agents: Iterable[str] = (),
     open_browser: bool = False,
     allow_origins: Iterable[str] = (),
+    tables_per_client: int = MAX_TABLES_PER_CLIENT,
 ) -> None:
     """``hot-envs serve``: run the table until Ctrl-C. ``allow_origins`` are origins
-    (``https://cards.example.org``) besides the server's own whose pages may play: a proxy's
-    (docs/web.md, "Limits")."""
-    server, _ = start_server(host, port, agents, allow_origins)
+    (``https://cards.example.org``) besides the server's own whose pages may play: a proxy's;
+    ``tables_per_client`` the games one address may keep (docs/web.md, "Limits")."""
+    store = TableStore(max_tables_per_client=tables_per_client)
+    server, _ = start_server(host, port, agents, allow_origins, store)
     _announce(server, "/", open_browser)
     server.wait()
 

@@ -14,11 +14,16 @@ hundred states.
 from __future__ import annotations
 
 import math
+import os
+import re
 import reprlib
 import secrets
+import sys
+import tempfile
 import threading
 from array import array
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -56,6 +61,36 @@ _short.maxlevel = 3
 def short(value: object) -> str:
     """``repr(value)`` cut to a line: error messages echo what a request sent, never all of it."""
     return _short.repr(value)
+
+
+MAX_MESSAGE_CHARS = 500  # an error message a browser gets: what was wrong, not a dump
+
+
+def _server_folders() -> re.Pattern:
+    """The folders of this installation and process (the package's, the interpreter's, the
+    working, home and temporary folders), longest first, with the separator after them."""
+    folders = {
+        Path(__file__).resolve().parents[2],
+        Path.cwd(),
+        Path.home(),
+        Path(sys.prefix),
+        Path(sys.base_prefix),
+        Path(tempfile.gettempdir()),
+    }
+    names = sorted({str(f) for f in folders if len(f.parts) > 1}, key=len, reverse=True)
+    return re.compile("|".join(re.escape(name) for name in names) + rf"[{re.escape(os.sep)}]?")
+
+
+_SERVER_FOLDERS = _server_folders()
+
+
+def public(message: str) -> str:
+    """``message`` as a browser may read it: the server's folders left out (an error of an
+    agent or a checkpoint may name files), at most :data:`MAX_MESSAGE_CHARS` characters."""
+    message = _SERVER_FOLDERS.sub("", message)
+    if len(message) > MAX_MESSAGE_CHARS:
+        message = message[: MAX_MESSAGE_CHARS - 1] + "…"
+    return message
 
 
 @dataclass
@@ -168,11 +203,14 @@ class Table:
         return self.mode != "replay" and self.state.is_terminal()
 
     def memory_estimate(self) -> int:
-        """Bytes the table holds, an upper bound (the store's memory budget adds these up)."""
+        """Bytes the table holds, an upper bound (the store's memory budget adds these up). The
+        seat names count as what they are: a request chose them (their length is checked, but
+        a replay's seats are any strings of that length)."""
         state = STATE_BYTES[self.game.name]
         return (
             TABLE_BYTES
             + SEAT_BYTES * len(self.agents)
+            + sum(map(sys.getsizeof, self.seats))
             + MOVE_BYTES * len(self.actions)
             + state * (1 + len(self.kept))
         )

@@ -54,6 +54,20 @@ def test_serve_starts_the_table_on_localhost_with_the_agents_it_names(running):
     assert not checks and not opened
 
 
+def test_serve_caps_the_tables_of_one_client(running):
+    checks, _ = running
+
+    def check(client, path):
+        body = {"game": "heisse-karten", "seats": ["human", "random"]}
+        client.ok("POST", "/api/games", body)
+        status, answer = client.call("POST", "/api/games", body)
+        assert status == 429 and "as many as one client may" in answer["error"]
+
+    checks.append(check)
+    assert main(["serve", "--port", "0", "--tables-per-client", "1"]) == 0
+    assert not checks
+
+
 def test_watch_in_the_browser_plays_the_agents_game(running):
     checks, opened = running
 
