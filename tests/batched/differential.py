@@ -6,7 +6,10 @@ After every action it compares, game by game: the state dict, the legal actions,
 of the seat to move and of every other seat, the rewards and the ending. Chance draws with the
 engines' own generators, which differ, so after an action that draws (a :class:`Oracle`'s
 ``chance`` says which) the random parts must agree as multisets and the rest exactly; the
-reference is then loaded from the array engine's position and play goes on.
+reference is then loaded from the array engine's position and play goes on. Where chance
+strikes in the middle of an action and what it draws decides what follows (Heiße Luft's
+reshuffle, HL-3.5), the reference instead replays the array game's own stream
+(:class:`StreamGenerator`) and everything must agree exactly.
 
 Used by the fast tests in this folder and, at 10⁶ actions per game and table size, by
 ``benchmarks/differential.py``.
@@ -23,6 +26,7 @@ import numpy as np
 
 from hot_envs import batched
 from hot_envs.agents import make_agent
+from hot_envs.batched.streams import below, shuffle
 from hot_envs.core.games import get_game
 
 
@@ -36,6 +40,9 @@ class Oracle:
     chance: Callable[[dict, dict], bool]
     random_keys: tuple[str, ...]
     rewards: Callable[[Any, dict], list[float]]
+    reference: Callable[[type, Any, int], Any] | None = None
+    """``reference(engine, games, i)``: game ``i``'s reference; by default
+    ``engine.from_dict(games.state_dict(i))``."""
 
 
 def _end_returns(state: Any, options: dict) -> list[float]:
@@ -49,7 +56,47 @@ def _karten_rewards(state: Any, options: dict) -> list[float]:
     return _end_returns(state, options)
 
 
+class StreamGenerator:
+    """Stands in for a reference ``State``'s numpy generator and draws what the array engine's
+    kernels draw: from a copy of game ``i``'s own stream (:mod:`hot_envs.batched.streams`).
+    Heiße Luft reshuffles in the middle of an action (HL-3.5), and the cards it then draws
+    decide what follows (whether the player is stuck, HL-3.4), so its draws are compared
+    exactly rather than as multisets: the reference lays the draw pile the kernel lays."""
+
+    def __init__(self, stream: np.ndarray) -> None:
+        self.stream = np.array(stream, dtype=np.int64).reshape(1, 2)
+
+    def permutation(self, n: int) -> np.ndarray:
+        order = np.arange(n, dtype=np.int64)
+        shuffle(self.stream, 0, order, n)
+        return order
+
+    def integers(self, n: int) -> int:
+        return int(below(self.stream, 0, n))
+
+
+def _replaying_reference(engine: type, games: Any, i: int) -> Any:
+    state = engine.from_dict(games.state_dict(i))
+    state._rng = StreamGenerator(games._rng[i])
+    return state
+
+
+def _luft_reshuffled(before: dict, after: dict) -> bool:
+    """HL-3.5: the discard pile became the draw pile (it grew, or a discarded card left)."""
+    return len(after["draw_pile"]) > len(before["draw_pile"]) or not set(
+        before["discard_pile"]
+    ) <= set(after["discard_pile"])
+
+
 ORACLES: dict[str, Oracle] = {
+    # HL-3.5: a reshuffle is the only chance inside a game; the reference replays the game's
+    # stream (StreamGenerator), so even then nothing may differ (no random keys).
+    "heisse-luft": Oracle(
+        chance=_luft_reshuffled,
+        random_keys=(),
+        rewards=_end_returns,
+        reference=_replaying_reference,
+    ),
     # HK-2.2: only a new round deals (HK-4.4); drawing takes the pile's top card (HK-3.1).
     "heisse-karten": Oracle(
         chance=lambda before, after: after["round"] != before["round"],
@@ -113,7 +160,8 @@ def play(
     rng = np.random.default_rng(seed)
     agent = None if policy == "random" else make_agent(policy, description.name, seed=seed)
     report = Report(games=num_games)
-    refs = [engine.from_dict(games.state_dict(i)) for i in range(num_games)]
+    load = oracle.reference or (lambda engine, games, i: engine.from_dict(games.state_dict(i)))
+    refs = [load(engine, games, i) for i in range(num_games)]
     seat_range = np.arange(games.num_players)
     while report.actions < actions:
         current = games.current_player
@@ -167,10 +215,10 @@ def play(
                     _cards(after, oracle.random_keys) == _cards(mine, oracle.random_keys),
                     f"game {i}: the cards a chance action dealt",
                 )
-                refs[i] = engine.from_dict(mine)
+                refs[i] = load(engine, games, i)
             else:
                 report.check(after == mine, f"game {i}: state after action {int(chosen[i])}")
         dealt = games.reset_done()
         for i in np.flatnonzero(dealt):
-            refs[i] = engine.from_dict(games.state_dict(int(i)))
+            refs[i] = load(engine, games, int(i))
     return report
