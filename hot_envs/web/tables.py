@@ -78,7 +78,8 @@ def _server_folders() -> re.Pattern:
         Path(tempfile.gettempdir()),
     }
     names = sorted({str(f) for f in folders if len(f.parts) > 1}, key=len, reverse=True)
-    return re.compile("|".join(re.escape(name) for name in names) + rf"[{re.escape(os.sep)}]?")
+    folder = "|".join(re.escape(name) for name in names)
+    return re.compile(rf"(?:{folder})(?:{re.escape(os.sep)}|(?![\w.-]))")  # not /home/xyz
 
 
 _SERVER_FOLDERS = _server_folders()
