@@ -14,21 +14,34 @@ not 2xx), and the server's resident memory sampled every second::
 
     python benchmarks/web_load.py                 # 1,000 games (883 s on 2 busy cores)
     python benchmarks/web_load.py --games 100     # a quick look
+    python benchmarks/web_load.py --games 0 --abuse   # only the abuse phases (about 2 minutes)
 
 writes benchmarks/results/web_load.{json,md,png}.
+
+``--abuse`` then runs three attacks, each on a fresh server (docs/web.md, "Limits"), with the
+server's memory before, at its peak and after, and the latency of ``GET /`` from a bystander
+meanwhile: *fat seats* (seat names of 400 kB and 1 MB, and the longest allowed, from many
+addresses until the server is full), *one greedy client* (one address creating tables as fast as
+it can, then many addresses filling the server: creating a table must not slow as they pile
+up) and *slow clients* (hundreds of connections that send half their headers or half their
+body and trickle on; the server must drop them at its read deadlines).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import random
+import selectors
+import socket
 import subprocess
 import sys
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -128,18 +141,227 @@ def rss_mib(pid: int) -> float:
     return float("nan")
 
 
-def run(args: argparse.Namespace) -> dict:
+@contextlib.contextmanager
+def serving(finished_seconds: float = 600.0) -> Iterator[tuple[str, int]]:
+    """A fresh server in its own process: its URL and process id."""
     server = subprocess.Popen(
-        [sys.executable, "-c", SERVER, str(args.finished_seconds)],
+        [sys.executable, "-c", SERVER, str(finished_seconds)],
         stdout=subprocess.PIPE,
         text=True,
     )
     try:
-        url = server.stdout.readline().strip()
-        return drive(args, url, server.pid)
+        yield server.stdout.readline().strip(), server.pid
     finally:
         server.terminate()
         server.wait(10)
+
+
+def run(args: argparse.Namespace) -> dict:
+    result = {}
+    if args.games:
+        with serving(args.finished_seconds) as (url, pid):
+            result = drive(args, url, pid)
+    if args.abuse:
+        result["abuse"] = [
+            phase(name, attack, args.phase_seconds)
+            for name, attack in (
+                ("fat seats", fat_seats),
+                ("one greedy client", greedy_client),
+                ("slow clients", slow_clients),
+            )
+        ]
+    return result
+
+
+# -- abuse ---------------------------------------------------------------------------------------
+
+JSON = {"Content-Type": "application/json"}
+LONGEST_SEAT = 200  # hot_envs.web.checks.MAX_SPEC_CHARS
+
+
+def connect(url: str, source: str) -> http.client.HTTPConnection:
+    """A keep-alive connection from ``source`` (any 127.x.y.z reaches a server on 127.0.0.1, so
+    one machine plays many clients)."""
+    parts = urlsplit(url)
+    return http.client.HTTPConnection(
+        parts.hostname, parts.port, timeout=60, source_address=(source, 0)
+    )
+
+
+def post(connection: http.client.HTTPConnection, path: str, body: object) -> int:
+    connection.request("POST", path, json.dumps(body), JSON)
+    response = connection.getresponse()
+    response.read()
+    return response.status
+
+
+def phase(name: str, attack: Callable[[str, float], dict], seconds: float) -> dict:
+    """``attack`` on a fresh server, the server's memory around it and ``GET /`` meanwhile."""
+    with serving() as (url, pid):
+        time.sleep(1.0)
+        before, peak, pages, stop = rss_mib(pid), [0.0], [], threading.Event()
+
+        def bystander() -> None:
+            connection = connect(url, "127.0.9.9")
+            while not stop.wait(0.2):
+                start = time.perf_counter()
+                try:
+                    connection.request("GET", "/")
+                    response = connection.getresponse()
+                    response.read()
+                    ok = response.status == 200
+                except OSError:
+                    connection, ok = connect(url, "127.0.9.9"), False
+                pages.append((time.perf_counter() - start, ok))
+                peak[0] = max(peak[0], rss_mib(pid))
+
+        watcher = threading.Thread(target=bystander)
+        watcher.start()
+        try:
+            outcome = attack(url, seconds)
+        finally:
+            stop.set()
+            watcher.join()
+        after = rss_mib(pid)
+    latency = np.array([t for t, _ in pages]) * 1000
+    return {
+        "phase": name,
+        "rss_before_mib": before,
+        "rss_peak_mib": max(peak[0], after),
+        "rss_after_mib": after,
+        "page_requests": len(pages),
+        "page_failures": sum(not ok for _, ok in pages),
+        "page_p50_ms": float(np.percentile(latency, 50)),
+        "page_p99_ms": float(np.percentile(latency, 99)),
+        "page_max_ms": float(latency.max()),
+        **outcome,
+    }
+
+
+def long_seat_record(seats: list[str]) -> dict:
+    """A valid record of a 2-player Heiße Karten game with these seat names."""
+    from hot_envs.evaluation.records import make_record
+    from hot_envs.heisse_karten import State
+
+    rng, state, actions = random.Random(0), State.new(seed=1, num_players=2), []
+    while not state.is_terminal():
+        actions.append(rng.choice(state.legal_actions()))
+        state.apply(actions[-1])
+    options = {"num_players": 2}
+    return make_record("heisse-karten", options, 1, seats, actions, state.returns())
+
+
+def fat_seats(url: str, seconds: float) -> dict:
+    """Replays with the longest seat names allowed, from one address after another, until the
+    server is full; now and then seat names of 400 kB (a replay) and 1 MB (a live seat)."""
+    fat = long_seat_record(["x" * 400_000, "y" * 400_000])
+    longest = long_seat_record(["x" * LONGEST_SEAT, "y" * LONGEST_SEAT])
+    live = {"game": "heisse-karten", "seats": ["human", "heuristic:0." + "0" * 1_000_000]}
+    statuses: dict[str, int] = defaultdict(int)
+    lock, end = threading.Lock(), time.monotonic() + seconds
+
+    def client(lane: int) -> None:
+        address = 0
+        connection = connect(url, f"127.1.{lane}.1")
+        rounds = 0
+        while time.monotonic() < end:
+            rounds += 1
+            attempts = [(f"{LONGEST_SEAT}-character seats", "/api/replays", {"record": longest})]
+            if rounds % 10 == 1:  # each a megabyte to send and parse: a tenth as often
+                attempts += [
+                    ("400 kB seats", "/api/replays", {"record": fat}),
+                    ("1 MB seat", "/api/games", live),
+                ]
+            for kind, path, body in attempts:
+                status = post(connection, path, body)
+                with lock:
+                    statuses[f"{kind}: {status}"] += 1
+                if status == 429:  # this address has its share: the next one
+                    address += 1
+                    connection = connect(url, f"127.1.{lane}.{address % 250 + 1}")
+
+    lanes = [threading.Thread(target=client, args=(k,)) for k in range(4)]
+    for lane in lanes:
+        lane.start()
+    for lane in lanes:
+        lane.join()
+    return {"answers": dict(sorted(statuses.items()))}
+
+
+def greedy_client(url: str, seconds: float) -> dict:
+    """One address creates live tables as fast as it can; then a newcomer asks for one; then
+    many addresses fill the server, timing each new table as the tables pile up."""
+    body = {"game": "heisse-karten", "seats": ["human", "random"]}
+    statuses: dict[str, int] = defaultdict(int)
+    greedy = connect(url, "127.2.0.1")
+    end = time.monotonic() + seconds / 2
+    while time.monotonic() < end:
+        statuses[f"greedy: {post(greedy, '/api/games', body)}"] += 1
+    statuses[f"a newcomer: {post(connect(url, '127.2.0.2'), '/api/games', body)}"] += 1
+    creations, address, end = [], 0, time.monotonic() + seconds
+    connection = connect(url, "127.3.0.1")
+    while time.monotonic() < end:
+        start = time.perf_counter()
+        status = post(connection, "/api/games", body)
+        statuses[f"many addresses: {status}"] += 1
+        if status == 201:
+            creations.append(time.perf_counter() - start)
+        elif status == 429:
+            address += 1
+            connection = connect(url, f"127.3.{address // 250}.{address % 250 + 1}")
+        else:
+            break  # full (503): the tables are all there
+    ms = np.array(creations) * 1000
+    return {
+        "answers": dict(sorted(statuses.items())),
+        "tables": len(creations),
+        "create_first_100_ms": float(np.median(ms[:100])),
+        "create_last_100_ms": float(np.median(ms[-100:])),
+    }
+
+
+def slow_clients(url: str, seconds: float) -> dict:
+    """400 connections that send half their headers, 100 that send their headers and half their
+    body; each trickles a byte a second. Counts how many the server drops, and when."""
+    parts = urlsplit(url)
+    half_headers = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
+    half_body = (
+        b"POST /api/replays HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 100000\r\n\r\n{"
+    )
+    selector, opened = selectors.DefaultSelector(), time.monotonic()
+    for k in range(500):
+        sock = socket.create_connection((parts.hostname, parts.port))
+        sock.sendall(half_headers if k < 400 else half_body)
+        selector.register(sock, selectors.EVENT_READ, "headers" if k < 400 else "body")
+    dropped: dict[str, list[float]] = {"headers": [], "body": []}
+    end, trickle = opened + max(seconds, 40.0), opened
+    while selector.get_map() and time.monotonic() < end:
+        for key, _ in selector.select(timeout=0.2):
+            try:
+                gone = not key.fileobj.recv(65536)
+            except OSError:
+                gone = True
+            if gone:
+                dropped[key.data].append(time.monotonic() - opened)
+                selector.unregister(key.fileobj)
+                key.fileobj.close()
+        if time.monotonic() - trickle >= 1.0:
+            trickle = time.monotonic()
+            for key in list(selector.get_map().values()):
+                with contextlib.suppress(OSError):
+                    key.fileobj.send(b"a" if key.data == "headers" else b" ")
+    held = len(selector.get_map())
+    for key in list(selector.get_map().values()):
+        key.fileobj.close()
+    return {
+        "answers": {f"half {kind}: dropped": len(times) for kind, times in dropped.items()}
+        | {"still held at the end": held},
+        "dropped_after_s": {
+            kind: [round(min(times), 1), round(max(times), 1)] if times else None
+            for kind, times in dropped.items()
+        },
+    }
 
 
 def drive(args: argparse.Namespace, url: str, pid: int) -> dict:
@@ -204,6 +426,19 @@ def drive(args: argparse.Namespace, url: str, pid: int) -> dict:
 
 
 def report(result: dict, out: Path) -> str:
+    lines = games_report(result) if "latency" in result else []
+    if "abuse" in result:
+        lines += abuse_report(result["abuse"])
+    text = "\n".join(lines) + "\n"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "web_load.md").write_text(text)
+    (out / "web_load.json").write_text(json.dumps(result, indent=1) + "\n")
+    if "latency" in result:
+        plot(result, out)
+    return text
+
+
+def games_report(result: dict) -> list[str]:
     memory = np.array(result["memory_mib"])
     warm = memory[memory[:, 0] >= memory[-1, 0] / 4, 1]  # after the first quarter
     lines = [
@@ -219,17 +454,45 @@ def report(result: dict, out: Path) -> str:
             f"| {kind} | {k['requests']:,} | {k['p50_ms']:.1f} | {k['p99_ms']:.1f} | "
             f"{k['max_ms']:.0f} |"
         )
-    lines += [
+    return [
+        *lines,
         "",
         f"Server memory (RSS): {memory[0, 1]:.0f} MiB at the start, {warm.min():.0f}–"
         f"{warm.max():.0f} MiB after the first quarter, {memory[-1, 1]:.0f} MiB at the end "
         f"(finished games kept {result['finished_seconds']:g} s).",
         f"Games: {result['games']}",
+        "",
     ]
-    text = "\n".join(lines) + "\n"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "web_load.md").write_text(text)
-    (out / "web_load.json").write_text(json.dumps(result, indent=1) + "\n")
+
+
+def abuse_report(phases: list[dict]) -> list[str]:
+    lines = [
+        "| abuse | server RSS before / peak / after MiB | `GET /` p50 / p99 / max ms "
+        "(failed) | answers |",
+        "|---|---|---|---|",
+    ]
+    for p in phases:
+        answers = ", ".join(f"{k} × {v:,}" for k, v in p["answers"].items())
+        lines.append(
+            f"| {p['phase']} | {p['rss_before_mib']:.0f} / {p['rss_peak_mib']:.0f} / "
+            f"{p['rss_after_mib']:.0f} | {p['page_p50_ms']:.1f} / {p['page_p99_ms']:.1f} / "
+            f"{p['page_max_ms']:.0f} ({p['page_failures']} of {p['page_requests']}) | "
+            f"{answers} |"
+        )
+    for p in phases:
+        if "create_first_100_ms" in p:
+            lines.append(
+                f"\nCreating a table, median: {p['create_first_100_ms']:.1f} ms for the first 100, "
+                f"{p['create_last_100_ms']:.1f} ms for the last 100 of {p['tables']:,}."
+            )
+        if "dropped_after_s" in p:
+            after = p["dropped_after_s"]
+            lines.append(f"\nSlow clients dropped after (first, last) seconds: {after}")
+    return lines
+
+
+def plot(result: dict, out: Path) -> None:
+    memory = np.array(result["memory_mib"])
     try:
         import matplotlib
 
@@ -244,7 +507,6 @@ def report(result: dict, out: Path) -> str:
         figure.savefig(out / "web_load.png", dpi=110)
     except ImportError:
         pass
-    return text
 
 
 def main() -> None:
@@ -253,6 +515,10 @@ def main() -> None:
     parser.add_argument("--lanes", type=int, default=24, help="clients playing the mix")
     parser.add_argument("--slow-lanes", type=int, default=2, help=f"clients playing {SLOWEST}")
     parser.add_argument("--finished-seconds", type=float, default=20.0)
+    parser.add_argument("--abuse", action="store_true", help="then the abuse phases")
+    parser.add_argument(
+        "--phase-seconds", type=float, default=30.0, help="how long each abuse phase attacks"
+    )
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     args = parser.parse_args()
     print(report(run(args), args.out))
