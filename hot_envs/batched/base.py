@@ -59,6 +59,7 @@ class ArrayGames:
         self._done = np.ones(self.num_games, dtype=bool)
         self._truncated = np.zeros(self.num_games, dtype=bool)
         self._rewards = np.zeros((self.num_games, num_players), dtype=np.float64)
+        self.players = np.full(self.num_games, num_players, dtype=np.int64)  # seats per game
         self._all = np.ones(self.num_games, dtype=bool)
 
     # -- the contract ---------------------------------------------------------------------------
@@ -110,8 +111,8 @@ class ArrayGames:
             seats = np.asarray(seats)
             if seats.shape != (self.num_games,) or seats.dtype.kind not in "iu":
                 raise ValueError(f"seats must be {self.num_games} ints, not {seats!r}"[:200])
-            if ((seats < -1) | (seats >= self.num_players)).any():
-                raise ValueError(f"seats must lie in -1 .. {self.num_players - 1}")
+            if ((seats < -1) | (seats >= self.players)).any():
+                raise ValueError("seats must lie in -1 .. each game's seat count - 1")
             seats = seats.astype(np.int64, copy=False)
         out = np.zeros((self.num_games, self.observation_size), dtype=np.float32)
         self._observe(seats, out)
@@ -124,14 +125,28 @@ class ArrayGames:
         _pick_legal(self.legal_mask(), rng.random(self.num_games), actions)
         return actions
 
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
-        """Play one action in every game that is not over (the action of a finished game is
-        ignored). Returns ``rewards`` (float64 ``(B, num_players)``, each game's returns on the
-        step that ends it, else 0) and ``done`` (bool ``(B,)``). An illegal action in any game
-        is a ``ValueError`` naming the game, the action and why, and no game changes."""
-        actions = self._check_actions(actions)
-        self._rewards[:] = 0.0
-        self._apply(actions)
+    def step(self, actions: Any, where: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Play one action in every game that is not over, or only in the games ``where``
+        (bool ``(B,)``) marks; the action of any other game is ignored. Returns ``rewards``
+        (float64 ``(B, num_players)``, each game's returns on the step that ends it, else 0) and
+        ``done`` (bool ``(B,)``). An illegal action in any game played is a ``ValueError``
+        naming the game, the action and why, and no game changes."""
+        # The kernels pass over games that are over: the games left out are marked so for
+        # the call, and their flags put back after it.
+        left_out = None
+        if where is not None:
+            where = np.asarray(where)
+            if where.shape != (self.num_games,) or where.dtype != bool:
+                raise ValueError(f"where must be a bool array of shape ({self.num_games},)")
+            left_out = ~where & ~self._done
+            self._done[left_out] = True
+        try:
+            actions = self._check_actions(actions)
+            self._rewards[:] = 0.0
+            self._apply(actions)
+        finally:
+            if left_out is not None:
+                self._done[left_out] = False
         return _read_only(self._rewards), _read_only(self._done)
 
     # -- checking -------------------------------------------------------------------------------

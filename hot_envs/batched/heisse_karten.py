@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from hot_envs.batched.base import ArrayGames
+from hot_envs.batched.base import ArrayGames, check_num_games
 from hot_envs.batched.jit import kernel
 from hot_envs.batched.streams import below, shuffle
 from hot_envs.heisse_karten import serialize
@@ -71,7 +71,10 @@ class ArrayHeisseKarten(ArrayGames):
     """``num_games`` games of Heiße Karten for ``num_players`` (2–6) with the options of
     ``heisse_karten_v0.env()``: ``first_leader`` (a seat or ``"random"``, drawn per game),
     ``reward_mode``, ``rounds``, ``target`` and ``round_rewards`` (each round's rewards on the
-    step that ends it, as the environment gives them)."""
+    step that ends it, as the environment gives them). ``num_players`` may also give each game
+    its own count (an int array of ``num_games``; :meth:`set_players` changes a finished
+    game's): the arrays then have room for the largest, and rewards and observations are
+    padded with zeros past a game's seats."""
 
     game_name = "heisse-karten"
     num_actions = NUM_ACTIONS
@@ -85,15 +88,18 @@ class ArrayHeisseKarten(ArrayGames):
         round_rewards: bool = False,
         **options: Any,
     ) -> None:
-        n = serialize.check_num_players(num_players)
+        players = _player_counts(num_players, check_num_games(num_games))
+        n = int(players.max())
         if not isinstance(round_rewards, bool):
             raise ValueError(f"round_rewards must be a bool, not {round_rewards!r}")
         self._random_leader = options.get("first_leader") == "random"
         if self._random_leader:
             options = {**options, "first_leader": 0}
-        resolved = serialize.resolve_options(n, np.random.default_rng(0), **options)
+        fewest = int(players.min())  # a fixed first leader must be a seat of every game
+        resolved = serialize.resolve_options(fewest, np.random.default_rng(0), **options)
         super().__init__(num_games, n, resolved)
         self.round_rewards = round_rewards
+        self.players = players  # each game's seat count (HK-2.1)
         self._target = _NO_TARGET if resolved["target"] is None else resolved["target"]
         self._score_mode = resolved["reward_mode"] == "score"
         b = self.num_games
@@ -126,7 +132,7 @@ class ArrayHeisseKarten(ArrayGames):
             self._rng,
             self.first_leader,
             self.totals,
-            self.num_players,
+            self.players,
             self.options["first_leader"],
         )
         _deal(where, *self._round_arrays(), self._deck)
@@ -134,7 +140,7 @@ class ArrayHeisseKarten(ArrayGames):
     def _round_arrays(self) -> tuple:
         return (
             self._rng,
-            self.num_players,
+            self.players,
             self.hands,
             self.pile,
             self.top,
@@ -179,7 +185,7 @@ class ArrayHeisseKarten(ArrayGames):
         _observe(
             seats,
             out,
-            self.num_players,
+            self.players,
             self.hands,
             self.top,
             self.end,
@@ -201,7 +207,8 @@ class ArrayHeisseKarten(ArrayGames):
     # -- one game as the per-game engine's dict -----------------------------------------------
 
     def state_dict(self, game: int) -> dict:
-        b, n = self._game_index(game), self.num_players
+        b = self._game_index(game)
+        n = int(self.players[b])
         leader = int(self.leader[b])
         current = int(self._current[b])
         return {
@@ -219,7 +226,7 @@ class ArrayHeisseKarten(ArrayGames):
                 for i in range(self.played_len[b])
             ],
             "options": {**self.options, "first_leader": int(self.first_leader[b])},
-            "totals": self.totals[b].tolist(),
+            "totals": self.totals[b, :n].tolist(),
             "round": int(self.round_index[b]),
         }
 
@@ -227,14 +234,15 @@ class ArrayHeisseKarten(ArrayGames):
         b = self._game_index(game)
         loaded = State.from_dict(state)
         mine = {**self.options, "first_leader": loaded.options["first_leader"]}
-        if loaded.num_players != self.num_players or loaded.options != mine:
+        if loaded.num_players > self.num_players or loaded.options != mine:
             raise ValueError(
                 f"the state is for {loaded.num_players} players with options "
-                f"{loaded.options}; these games have {self.num_players} with {self.options}"
+                f"{loaded.options}; these games have at most {self.num_players} with "
+                f"{self.options}"
             )
         if loaded.is_terminal():
             raise ValueError("the state is a finished game; load a game in progress")
-        n = self.num_players
+        n = self.players[b] = loaded.num_players
         pile = loaded.to_dict()["draw_pile"]
         self.pile[b, : len(pile)] = pile
         self.top[b], self.end[b] = 0, len(pile)
@@ -249,11 +257,38 @@ class ArrayHeisseKarten(ArrayGames):
             self.hands[b, s] = sum(1 << (card - 1) for card in loaded.hands[s])
             self.taken_len[b, s] = len(loaded.taken[s])
             self.taken[b, s, : len(loaded.taken[s])] = loaded.taken[s]
-        self.scores[b], self.totals[b] = loaded.scores, loaded.totals
+        self.scores[b], self.totals[b] = 0, 0
+        self.scores[b, :n], self.totals[b, :n] = loaded.scores, loaded.totals
         self.round_index[b], self.leader[b] = loaded.round, loaded.leader
         self.first_leader[b] = loaded.options["first_leader"]
         self._current[b] = loaded.current_player
         self._done[b] = self._truncated[b] = False
+
+    def set_players(self, games: np.ndarray, counts: np.ndarray) -> None:
+        """Give finished games ``games`` (indices) the seat counts ``counts`` (2–6, HK-2.1)
+        for their next deal (:meth:`reset_done`)."""
+        games = np.asarray(games, dtype=np.int64)
+        counts = np.broadcast_to(np.asarray(counts), games.shape)
+        if counts.dtype.kind not in "iu" or ((counts < MIN_PLAYERS) | (counts > MAX_PLAYERS)).any():
+            raise ValueError(f"seat counts must be ints from {MIN_PLAYERS} to {MAX_PLAYERS}")
+        if (counts > self.num_players).any():
+            raise ValueError(f"these games have room for {self.num_players} seats at most")
+        if not self._done[games].all():
+            raise ValueError("only a finished game can change its seat count")
+        self.players[games] = counts
+
+
+def _player_counts(num_players: Any, num_games: int) -> np.ndarray:
+    """Each game's seat count: one count for all, or one per game (HK-2.1: 2–6)."""
+    if isinstance(num_players, int | np.integer) and not isinstance(num_players, bool):
+        return np.full(num_games, serialize.check_num_players(num_players), dtype=np.int64)
+    counts = np.asarray(num_players)
+    if counts.shape != (num_games,) or counts.dtype.kind not in "iu":
+        serialize.check_num_players(num_players)  # the usual message for a bad single count
+        raise ValueError(f"num_players must be one count or {num_games} counts")
+    for count in set(counts.tolist()):
+        serialize.check_num_players(count)
+    return counts.astype(np.int64)
 
 
 def _cards(bits: int) -> list[int]:
@@ -265,19 +300,19 @@ def _cards(bits: int) -> list[int]:
 
 
 @kernel
-def _new_matches(where, random_leader, rng, first_leader, totals, n, fixed_leader):
+def _new_matches(where, random_leader, rng, first_leader, totals, players, fixed_leader):
     """A new game or match: no totals yet; HK-2.4 the first leader (drawn where it is random)."""
     for b in range(where.shape[0]):
         if where[b]:
             totals[b, :] = 0
-            first_leader[b] = below(rng, b, n) if random_leader else fixed_leader
+            first_leader[b] = below(rng, b, players[b]) if random_leader else fixed_leader
 
 
 @kernel
 def _deal(
     where,
     rng,
-    n,
+    players,
     hands,
     pile,
     top,
@@ -301,7 +336,7 @@ def _deal(
             _deal_round(
                 b,
                 rng,
-                n,
+                players,
                 hands,
                 pile,
                 top,
@@ -324,7 +359,7 @@ def _deal(
 def _deal_round(
     b,
     rng,
-    n,
+    players,
     hands,
     pile,
     top,
@@ -344,6 +379,7 @@ def _deal_round(
     """HK-2.2 shuffle the 48 cards, deal 8 to each seat, the rest is the draw pile, top first;
     HK-2.3 with 5 players its top 3 cards are set aside unseen; HK-2.4/HK-4.4 round r is led by
     the seat after round r-1's first leader."""
+    n = players[b]
     for k in range(NUM_CARDS):
         deck[k] = k + 1
     shuffle(rng, b, deck, NUM_CARDS)
@@ -395,10 +431,9 @@ def _legal(mask, current, hands):
 
 
 @kernel
-def _returns(points, rounds, score_mode, out, b):
+def _returns(points, n, rounds, score_mode, out, b):
     """HK-4.3 rewards by ``points`` into ``out[b]``: zero-sum win shares, or score margins over
     ``SCORE_SCALE`` per round played (``hot_envs.heisse_karten.facts``)."""
-    n = points.shape[0]
     if score_mode:
         total = 0
         for s in range(n):
@@ -437,7 +472,7 @@ def _apply(
     round_rewards,
     deck,
     rng,
-    n,
+    players,
     hands,
     pile,
     top,
@@ -458,6 +493,7 @@ def _apply(
     for b in range(actions.shape[0]):
         if done[b]:
             continue
+        n = players[b]
         p = current[b]
         card = actions[b] + 1
         hands[b, p] &= ~(1 << (card - 1))
@@ -488,7 +524,7 @@ def _apply(
             continue
         # HK-3.4 hands run out together: the round is over; HK-4.4 add it to the totals.
         if round_rewards:
-            _returns(scores[b], 1, score_mode, rewards, b)
+            _returns(scores[b], n, 1, score_mode, rewards, b)
         reached = False
         for s in range(n):
             totals[b, s] += scores[b, s]
@@ -497,13 +533,13 @@ def _apply(
             done[b] = True
             current[b] = -1
             if not round_rewards:
-                _returns(totals[b], round_index[b] + 1, score_mode, rewards, b)
+                _returns(totals[b], n, round_index[b] + 1, score_mode, rewards, b)
         else:
             round_index[b] += 1
             _deal_round(
                 b,
                 rng,
-                n,
+                players,
                 hands,
                 pile,
                 top,
@@ -526,7 +562,7 @@ def _apply(
 def _observe(
     seats,
     out,
-    n,
+    players,
     hands,
     top,
     end,
@@ -551,6 +587,7 @@ def _observe(
         player = seats[b]
         if player < 0:
             continue
+        n = players[b]
         row = out[b]
         bits = hands[b, player]
         for k in range(NUM_CARDS):

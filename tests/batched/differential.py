@@ -167,14 +167,14 @@ def play(
         current = games.current_player
         mask = games.legal_mask()
         observed = games.observe()
-        by_seat = [games.observe(np.full(num_games, s)) for s in seat_range]
+        by_seat = [games.observe(np.where(s < games.players, s, -1)) for s in seat_range]
         chosen = np.zeros(num_games, dtype=np.int64)
         for i, ref in enumerate(refs):
             player = ref.current_player
             report.check(current[i] == (-1 if player is None else player), f"game {i}: mover")
             legal = ref.legal_actions()
             report.check(np.flatnonzero(mask[i]).tolist() == legal, f"game {i}: legal mask")
-            for s in seat_range:
+            for s in range(ref.num_players):
                 report.check(
                     np.array_equal(by_seat[s][i], raw_env.encode(ref, int(s))),
                     f"game {i}: observation of seat {s}",
@@ -201,7 +201,8 @@ def play(
             report.actions += 1
             after, mine = ref.to_dict(), games.state_dict(i)
             expected = oracle.rewards(ref, options)
-            report.check(rewards[i].tolist() == expected, f"game {i}: rewards")
+            padded = expected + [0.0] * (len(rewards[i]) - len(expected))
+            report.check(rewards[i].tolist() == padded, f"game {i}: rewards")
             report.check(bool(done[i]) == ref.is_terminal(), f"game {i}: done")
             report.check(bool(games.truncated[i]) == ref.is_truncated(), f"game {i}: truncated")
             if oracle.chance(before, after):

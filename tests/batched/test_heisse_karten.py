@@ -341,3 +341,55 @@ def test_hidden_cards_never_reach_a_seats_observation(num_players):
             if state.current_player == seat:
                 mask = games.legal_mask()
                 assert np.array_equal(mask[0], mask[1])
+
+
+# -- tables of several sizes in one batch, and stepping some games ----------------------------
+
+
+def test_games_of_every_table_size_in_one_batch_match_the_engine():
+    """HK-2.1 one batch, a seat count per game: rewards and observations padded past a game's
+    seats."""
+    counts = np.array([2, 3, 4, 5, 6] * 3)
+    report = play("heisse-karten", 15, 3000, seed=4, num_players=counts, rounds=2)
+    assert report.actions >= 3000 and report.mismatches == []
+
+
+def test_set_players_gives_finished_games_their_next_seat_count():
+    games = dealt(4, num_players=np.array([6, 2, 2, 2]))
+    assert [d["num_players"] for d in states(games)] == [6, 2, 2, 2]
+    rng = np.random.default_rng(0)
+    small = np.array([False, True, True, True])
+    while not games.done[1:].all():
+        games.step(games.sample_legal(rng), where=small & ~games.done)
+    with pytest.raises(ValueError, match="finished"):
+        games.set_players(np.array([0]), 3)
+    with pytest.raises(ValueError, match="from 2 to 6"):
+        games.set_players(np.array([1]), 7)
+    with pytest.raises(ValueError, match="room for 3"):
+        dealt(2, num_players=np.array([2, 3])).set_players(np.array([0]), 4)
+    games.set_players(np.array([1, 2, 3]), np.array([3, 4, 6]))
+    games.reset_done(seed=1)
+    assert [d["num_players"] for d in states(games)][1:] == [3, 4, 6]
+    assert games.observe(np.array([5, 2, 3, 5])).any(axis=1).all()
+    with pytest.raises(ValueError, match="seat count"):
+        games.observe(np.array([0, 3, 0, 0]))  # game 1 has 3 seats
+
+
+@pytest.mark.parametrize("counts", [[4, 1], [4, 7], "4"])
+def test_bad_seat_counts_per_game_are_refused(counts):
+    with pytest.raises(ValueError, match="num_players"):
+        batched.make("heisse-karten", 2, num_players=counts)
+
+
+def test_step_where_moves_only_the_games_it_marks():
+    games = dealt(5, num_players=3)
+    before = states(games)
+    where = np.array([True, False, True, False, False])
+    actions = games.sample_legal(np.random.default_rng(0))
+    actions[~where] = -1  # ignored: those games do not move
+    games.step(actions, where=where)
+    after = states(games)
+    assert [after[i] != before[i] for i in range(5)] == where.tolist()
+    assert not games.done.any()
+    with pytest.raises(ValueError, match="where"):
+        games.step(actions, where=np.ones(5, dtype=int))
