@@ -94,6 +94,30 @@ class ArrayGames:
         self._deal_where(dealt)
         return dealt
 
+    def deal(self, games: Any, seeds: Any, players: Any = None) -> None:
+        """Deal games ``games`` (indices) anew, in progress or not: game ``games[j]`` from a
+        fresh stream seeded by the int ``seeds[j]`` (the same seed deals the same game), with
+        ``players[j]`` seats where the game lets the count vary (None: as before)."""
+        games = np.asarray(games, dtype=np.int64).reshape(-1)
+        seeds = [as_int(seed) for seed in np.asarray(seeds, dtype=object).reshape(-1)]
+        if len(seeds) != len(games) or any(seed is None or seed < 0 for seed in seeds):
+            raise ValueError(f"seeds must be {len(games)} non-negative ints")
+        if len(games) and (games.min() < 0 or games.max() >= self.num_games):
+            raise ValueError(f"games must be indices from 0 to {self.num_games - 1}")
+        if players is not None:
+            self._set_seats(games, np.broadcast_to(np.asarray(players), games.shape))
+        for game, seed in zip(games.tolist(), seeds, strict=True):
+            self._rng[game] = seed_streams(seed, 1)[0]
+        where = np.zeros(self.num_games, dtype=bool)
+        where[games] = True
+        self._deal_where(where)
+
+    def _set_seats(self, games: np.ndarray, counts: np.ndarray) -> None:
+        """Give games ``games`` ``counts`` seats for their next deal (a game of one size:
+        only its own count)."""
+        if counts.dtype.kind not in "iu" or (counts != self.num_players).any():
+            raise ValueError(f"these games have {self.num_players} seats, not {counts!r}"[:200])
+
     def legal_mask(self) -> np.ndarray:
         """The legal actions of the seat to move, bool ``(B, num_actions)`` in the
         environment's action ids; all ``False`` where a game is over."""

@@ -269,13 +269,20 @@ class ArrayHeisseKarten(ArrayGames):
         for their next deal (:meth:`reset_done`)."""
         games = np.asarray(games, dtype=np.int64)
         counts = np.broadcast_to(np.asarray(counts), games.shape)
+        self._check_seats(counts)
+        if not self._done[games].all():
+            raise ValueError("only a finished game can change its seat count")
+        self.players[games] = counts
+
+    def _set_seats(self, games: np.ndarray, counts: np.ndarray) -> None:
+        self._check_seats(counts)
+        self.players[games] = counts
+
+    def _check_seats(self, counts: np.ndarray) -> None:
         if counts.dtype.kind not in "iu" or ((counts < MIN_PLAYERS) | (counts > MAX_PLAYERS)).any():
             raise ValueError(f"seat counts must be ints from {MIN_PLAYERS} to {MAX_PLAYERS}")
         if (counts > self.num_players).any():
             raise ValueError(f"these games have room for {self.num_players} seats at most")
-        if not self._done[games].all():
-            raise ValueError("only a finished game can change its seat count")
-        self.players[games] = counts
 
 
 def _player_counts(num_players: Any, num_games: int) -> np.ndarray:

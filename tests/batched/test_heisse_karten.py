@@ -393,3 +393,23 @@ def test_step_where_moves_only_the_games_it_marks():
     assert not games.done.any()
     with pytest.raises(ValueError, match="where"):
         games.step(actions, where=np.ones(5, dtype=int))
+
+
+def test_deal_deals_chosen_games_from_their_own_seeds():
+    """``deal(games, seeds)``: the same seed deals the same game, in any row, any batch."""
+    games = dealt(4, num_players=np.array([6, 6, 6, 6]))
+    before = states(games)
+    games.deal([1, 3], [77, 78], players=[3, 5])
+    after = states(games)
+    assert after[0] == before[0] and after[2] == before[2]
+    assert [after[1]["num_players"], after[3]["num_players"]] == [3, 5]
+    other = dealt(2, num_players=np.array([6, 6]))
+    other.deal([0], [77], players=3)
+    assert other.state_dict(0) == after[1]
+    with pytest.raises(ValueError, match="seeds"):
+        games.deal([0], [-1])
+    with pytest.raises(ValueError, match="indices"):
+        games.deal([4], [1])
+    with pytest.raises(ValueError, match="from 2 to 6"):
+        games.deal([0], [1], players=[9])
+    assert states(games) == after
