@@ -6,30 +6,32 @@ against, action for action (``tests/batched``). The kernels follow the engine's 
 operations exactly — which card goes where in which pile, when the turn counter moves — so that
 ``state_dict(i)`` is the engine's ``to_dict()`` of the same game.
 
-The arrays of game ``g`` (a table, :class:`Tables`; all int64, so the same arithmetic compiled
-and as plain Python):
+Each game is one record of :data:`GAME` in ``table`` (a record array, one row per game): the
+kernels hand a game's record from helper to helper as one pointer, and everything a move reads
+lies together in memory. Its fields:
 
-* ``hands[g, p]``, ``revealed[g, p]``: seat ``p``'s hand and the part of it the opponent has
-  seen (HL-3.4) as bit sets, bit ``c`` for card ``c``; ``hand_size[g, p]``.
-* ``draw[g, :draw_size[g]]``, ``discard[g, :discard_size[g]]``, ``deck[g, :deck_size[g]]``
-  (the prize deck; ``deck_suits`` its cards by suit): piles bottom first, top card last, as the
-  engine keeps them (the state dict lists them top first).
-* ``in_play``, ``terrain`` per stage; ``prizes[g, s, :s + 1]`` the prize suits of stage ``s``
-  while it is in play and ``need[g, s, suit]`` their counts; ``sides[g, s, side,
-  :side_size[g, s, side]]`` the cards on a side in placement order, ``have`` their counts by
-  suit, ``sums`` their values; ``last[g, s]`` the seat that placed the stage's last card, −1
-  for none.
+* ``hands[p]``, ``revealed[p]``: seat ``p``'s hand and the part of it the opponent has seen
+  (HL-3.4) as bit sets, bit ``c`` for card ``c``; ``hand_size[p]``.
+* ``draw[:draw_size]``, ``discard[:discard_size]``, ``deck[:deck_size]`` (the prize deck;
+  ``deck_suits`` its cards by suit): piles bottom first, top card last, as the engine keeps them
+  (the state dict lists them top first).
+* ``in_play``, ``terrain`` per stage; ``prizes[s, :s + 1]`` the prize suits of stage ``s``
+  while it is in play and ``need[s, suit]`` their counts; ``sides[s, side, :side_size[s,
+  side]]`` the cards on a seat's side in placement order, ``have`` their counts by suit,
+  ``sums`` their values; ``last[s]`` the seat that placed the stage's last card, −1 for none.
 * ``won``, ``paid`` (prize cards held, and paid into trophies) by seat and suit;
-  ``trophies[g, p, :trophy_count[g, p]]`` in the order claimed, ``owner[g, suit]`` (−1: free).
-* ``phase``, ``pass_streak``, ``turn``; ``selection[g, :selection_size[g]]`` the exchange's
-  picks in order; ``trophy_winner`` (−1 outside a trophy phase) and ``asking_winner``;
-  ``winner`` (:data:`NO_WINNER`, a seat or :data:`DRAW_WINNER`); and the base's ``_current``,
-  ``_done``, ``_truncated``, ``_rewards`` and ``_rng``.
+  ``trophies[p, :trophy_count[p]]`` in the order claimed, ``owner[suit]`` (−1: free).
+* ``current``, ``phase``, ``pass_streak``, ``turn``; ``selection[:selection_size]`` the
+  exchange's picks in order; ``trophy_winner`` (−1 outside a trophy phase) and
+  ``asking_winner``; ``winner`` (:data:`NO_WINNER`, a seat or :data:`DRAW_WINNER`).
+
+The base's ``_current``, ``_done``, ``_truncated`` and ``_rewards`` are written from the record
+at the end of each game's step; ``_rng`` holds the games' streams.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -116,93 +118,45 @@ _TURN_PROGRESS = LAYOUT.offset("turn_progress")
 _PRIZE_DECK_SCALE = 40  # encode() divides the prize deck's size by 40 (40 prize cards, HL-1.2)
 
 
-class Tables(NamedTuple):
-    """Every game's arrays (module docstring), handed to the kernels as one argument."""
-
-    rng: np.ndarray
-    current: np.ndarray
-    done: np.ndarray
-    truncated: np.ndarray
-    rewards: np.ndarray
-    phase: np.ndarray
-    hands: np.ndarray
-    hand_size: np.ndarray
-    revealed: np.ndarray
-    draw: np.ndarray
-    draw_size: np.ndarray
-    discard: np.ndarray
-    discard_size: np.ndarray
-    deck: np.ndarray
-    deck_size: np.ndarray
-    deck_suits: np.ndarray
-    in_play: np.ndarray
-    terrain: np.ndarray
-    prizes: np.ndarray
-    need: np.ndarray
-    sides: np.ndarray
-    side_size: np.ndarray
-    have: np.ndarray
-    sums: np.ndarray
-    last: np.ndarray
-    won: np.ndarray
-    paid: np.ndarray
-    trophies: np.ndarray
-    trophy_count: np.ndarray
-    owner: np.ndarray
-    pass_streak: np.ndarray
-    turn: np.ndarray
-    selection: np.ndarray
-    selection_size: np.ndarray
-    trophy_winner: np.ndarray
-    asking_winner: np.ndarray
-    winner: np.ndarray
-
-
-def _tables(games: ArrayGames) -> Tables:
-    b, s, n = games.num_games, NUM_STAGES, NUM_CARDS
-
-    def zeros(*shape: int) -> np.ndarray:
-        return np.zeros((b, *shape), dtype=np.int64)
-
-    return Tables(
-        rng=games._rng,
-        current=games._current,
-        done=games._done,
-        truncated=games._truncated,
-        rewards=games._rewards,
-        phase=np.full(b, OVER, dtype=np.int64),
-        hands=zeros(2),
-        hand_size=zeros(2),
-        revealed=zeros(2),
-        draw=zeros(n),
-        draw_size=zeros(),
-        discard=zeros(n),
-        discard_size=zeros(),
-        deck=zeros(n),
-        deck_size=zeros(),
-        deck_suits=zeros(NUM_SUITS),
-        in_play=zeros(s),
-        terrain=zeros(s),
-        prizes=zeros(s, MAX_SIDE),
-        need=zeros(s, NUM_SUITS),
-        sides=zeros(s, 2, MAX_SIDE),
-        side_size=zeros(s, 2),
-        have=zeros(s, 2, NUM_SUITS),
-        sums=zeros(s, 2),
-        last=zeros(s),
-        won=zeros(2, NUM_SUITS),
-        paid=zeros(2, NUM_SUITS),
-        trophies=zeros(2, NUM_SUITS),
-        trophy_count=zeros(2),
-        owner=zeros(NUM_SUITS),
-        pass_streak=zeros(),
-        turn=zeros(),
-        selection=zeros(MAX_EXCHANGE),
-        selection_size=zeros(),
-        trophy_winner=np.full(b, -1, dtype=np.int64),
-        asking_winner=zeros(),
-        winner=np.full(b, NO_WINNER, dtype=np.int64),
-    )
+GAME = np.dtype(
+    [
+        ("current", np.int64),  # the seat to move, −1 when over (published to _current)
+        ("phase", np.int64),
+        ("hands", np.int64, (2,)),  # bit sets
+        ("hand_size", np.int64, (2,)),
+        ("revealed", np.int64, (2,)),  # bit sets (HL-3.4)
+        ("draw", np.int64, (NUM_CARDS,)),  # bottom first
+        ("draw_size", np.int64),
+        ("discard", np.int64, (NUM_CARDS,)),
+        ("discard_size", np.int64),
+        ("deck", np.int64, (NUM_CARDS,)),  # the prize deck
+        ("deck_size", np.int64),
+        ("deck_suits", np.int64, (NUM_SUITS,)),
+        ("in_play", np.int64, (NUM_STAGES,)),
+        ("terrain", np.int64, (NUM_STAGES,)),
+        ("prizes", np.int64, (NUM_STAGES, MAX_SIDE)),
+        ("need", np.int64, (NUM_STAGES, NUM_SUITS)),
+        ("sides", np.int64, (NUM_STAGES, 2, MAX_SIDE)),  # by seat, in placement order
+        ("side_size", np.int64, (NUM_STAGES, 2)),
+        ("have", np.int64, (NUM_STAGES, 2, NUM_SUITS)),
+        ("sums", np.int64, (NUM_STAGES, 2)),
+        ("last", np.int64, (NUM_STAGES,)),
+        ("won", np.int64, (2, NUM_SUITS)),
+        ("paid", np.int64, (2, NUM_SUITS)),
+        ("trophies", np.int64, (2, NUM_SUITS)),  # in the order claimed
+        ("trophy_count", np.int64, (2,)),
+        ("owner", np.int64, (NUM_SUITS,)),
+        ("pass_streak", np.int64),
+        ("turn", np.int64),
+        ("selection", np.int64, (MAX_EXCHANGE,)),
+        ("selection_size", np.int64),
+        ("trophy_winner", np.int64),
+        ("asking_winner", np.int64),
+        ("winner", np.int64),
+    ]
+)
+"""One game's record (module docstring). Every field is int64: the same arithmetic compiled
+and as plain Python, where numpy keeps a small int type through sums and products."""
 
 
 class ArrayHeisseLuft(ArrayGames):
@@ -222,73 +176,79 @@ class ArrayHeisseLuft(ArrayGames):
         self._starting_player = RANDOM_START if first == "random" else first
         self._three_for_one = checked["three_for_one"]
         self._turn_limit = checked["turn_limit"]
-        self.tables = _tables(self)
+        self.table = np.zeros(self.num_games, dtype=GAME).view(np.recarray)
+        self.table.phase = OVER
+        self.table.current = -1
 
     # -- the kernels' calls ---------------------------------------------------------------------
 
     def _deal(self, where: np.ndarray) -> None:
-        _deal(where, self.tables, self._starting_player, self._three_for_one, self._turn_limit)
+        _deal(where, self.table, self._rng, self._current, self._starting_player, self._turn_limit)
 
     def _first_illegal(self, actions: np.ndarray) -> int:
-        return _first_illegal(actions, self.tables, self._three_for_one)
+        return _first_illegal(actions, self.table, self._done, self._three_for_one)
 
     def _apply(self, actions: np.ndarray) -> None:
-        _apply(actions, self.tables, self._three_for_one, self._turn_limit)
+        _apply(
+            actions,
+            self.table,
+            self._rng,
+            self._current,
+            self._done,
+            self._truncated,
+            self._rewards,
+            self._three_for_one,
+            self._turn_limit,
+        )
 
     def _legal(self, mask: np.ndarray) -> None:
-        _legal(mask, self.tables, self._three_for_one)
+        _legal(mask, self.table, self._done, self._three_for_one)
 
     def _observe(self, seats: np.ndarray, out: np.ndarray) -> None:
-        _observe(seats, out, self.tables, self._three_for_one, self._turn_limit)
+        _observe(seats, out, self.table, self._three_for_one, self._turn_limit)
+
+    def sample_legal(self, rng: np.random.Generator) -> np.ndarray:
+        """As the base's (the ``floor(u * count)``-th legal action in id order, one uniform
+        ``u`` per game, 0 where a game is over), counted from each game's record instead of a
+        mask of 366 ids."""
+        actions = np.zeros(self.num_games, dtype=np.int64)
+        _sample(self.table, self._done, rng.random(self.num_games), actions, self._three_for_one)
+        return actions
 
     # -- one game as the per-game engine's dict -----------------------------------------------
 
     def state_dict(self, game: int) -> dict:
-        g, t = self._game_index(game), self.tables
-        phase = int(t.phase[g])
-        current = int(t.current[g])
+        r = self.table[self._game_index(game)]
+        phase = int(r.phase)
+        current = int(r.current)
         trophy_phase = None
         if phase == TROPHY:
-            asking = "winner" if t.asking_winner[g] else "other"
-            trophy_phase = {"winner": int(t.trophy_winner[g]), "asking": asking}
-        winner = int(t.winner[g])
+            asking = "winner" if r.asking_winner else "other"
+            trophy_phase = {"winner": int(r.trophy_winner), "asking": asking}
+        winner = int(r.winner)
         return {
             "game": serialize.GAME,
             "phase": PHASES[phase],
             "current_player": None if current < 0 else current,
-            "discard_pile": _codes(t.discard[g, : t.discard_size[g]][::-1]),
-            "stages": [self._stage_dict(g, s) for s in range(NUM_STAGES)],
-            "prizes_won": [_suit_counts(t.won[g, p]) for p in (0, 1)],
-            "trophies": [
-                [SUITS[s] for s in t.trophies[g, p, : t.trophy_count[g, p]]] for p in (0, 1)
-            ],
-            "trophy_cards": [_suit_counts(t.paid[g, p]) for p in (0, 1)],
-            "pass_streak": int(t.pass_streak[g]),
-            "turn": int(t.turn[g]),
-            "exchange_selection": _codes(t.selection[g, : t.selection_size[g]]),
-            "revealed_cards": [_codes(_bits(int(t.revealed[g, p]))) for p in (0, 1)],
+            "discard_pile": _codes(r.discard[: r.discard_size][::-1]),
+            "stages": [_stage_dict(r, s) for s in range(NUM_STAGES)],
+            "prizes_won": [_suit_counts(r.won[p]) for p in (0, 1)],
+            "trophies": [[SUITS[s] for s in r.trophies[p, : r.trophy_count[p]]] for p in (0, 1)],
+            "trophy_cards": [_suit_counts(r.paid[p]) for p in (0, 1)],
+            "pass_streak": int(r.pass_streak),
+            "turn": int(r.turn),
+            "exchange_selection": _codes(r.selection[: r.selection_size]),
+            "revealed_cards": [_codes(_bits(int(r.revealed[p]))) for p in (0, 1)],
             "trophy_phase": trophy_phase,
             "winner": None if winner == NO_WINNER else DRAW if winner == DRAW_WINNER else winner,
             "options": dict(self.options),
-            "hands": [_codes(_bits(int(t.hands[g, p]))) for p in (0, 1)],
-            "draw_pile": _codes(t.draw[g, : t.draw_size[g]][::-1]),
-            "prize_deck": [SUITS[s] for s in t.deck[g, : t.deck_size[g]][::-1]],
-        }
-
-    def _stage_dict(self, g: int, s: int) -> dict:
-        t = self.tables
-        in_play = bool(t.in_play[g, s])
-        last = int(t.last[g, s])
-        return {
-            "in_play": in_play,
-            "terrain": TERRAINS[t.terrain[g, s]],
-            "prizes": [SUITS[x] for x in t.prizes[g, s, : s + 1]] if in_play else [],
-            "sides": [_codes(t.sides[g, s, side, : t.side_size[g, s, side]]) for side in (0, 1)],
-            "last_player": None if last < 0 else last,
+            "hands": [_codes(_bits(int(r.hands[p]))) for p in (0, 1)],
+            "draw_pile": _codes(r.draw[: r.draw_size][::-1]),
+            "prize_deck": [SUITS[s] for s in r.deck[: r.deck_size][::-1]],
         }
 
     def load(self, game: int, state: dict) -> None:
-        g, t = self._game_index(game), self.tables
+        g = self._game_index(game)
         loaded = State.from_dict(state)  # checks the position and begins its mover's turn
         if loaded.options != self.options:
             raise ValueError(
@@ -296,45 +256,51 @@ class ArrayHeisseLuft(ArrayGames):
             )
         if loaded.is_terminal():
             raise ValueError("the state is a finished game; load a game in progress")
-        t.phase[g] = loaded.phase
-        t.current[g] = loaded.current_player
+        r = np.zeros((), dtype=GAME).view(np.recarray)
+        r.phase, r.current = loaded.phase, loaded.current_player
         for p in (0, 1):
-            t.hands[g, p] = _bit_set(loaded.hands[p])
-            t.hand_size[g, p] = len(loaded.hands[p])
-            t.revealed[g, p] = _bit_set(loaded.revealed[p])
-            t.won[g, p] = loaded.prizes_won[p]
-            t.paid[g, p] = loaded.trophy_cards[p]
-            t.trophy_count[g, p] = len(loaded.trophies[p])
-            t.trophies[g, p, : len(loaded.trophies[p])] = loaded.trophies[p]
-        _fill(t.draw, t.draw_size, g, loaded.draw_pile)
-        _fill(t.discard, t.discard_size, g, loaded.discard_pile)
-        _fill(t.deck, t.deck_size, g, loaded.prize_deck)
-        t.deck_suits[g] = np.bincount(loaded.prize_deck, minlength=NUM_SUITS)
-        t.owner[g] = -1
+            r.hands[p] = _bit_set(loaded.hands[p])
+            r.hand_size[p] = len(loaded.hands[p])
+            r.revealed[p] = _bit_set(loaded.revealed[p])
+            r.won[p], r.paid[p] = loaded.prizes_won[p], loaded.trophy_cards[p]
+            r.trophy_count[p] = len(loaded.trophies[p])
+            r.trophies[p, : len(loaded.trophies[p])] = loaded.trophies[p]
+        r.draw_size = _fill(r.draw, loaded.draw_pile)
+        r.discard_size = _fill(r.discard, loaded.discard_pile)
+        r.deck_size = _fill(r.deck, loaded.prize_deck)
+        r.deck_suits = np.bincount(loaded.prize_deck, minlength=NUM_SUITS)
+        r.owner = -1
         for p in (0, 1):
-            for suit in loaded.trophies[p]:
-                t.owner[g, suit] = p
+            r.owner[loaded.trophies[p]] = p
         for s in range(NUM_STAGES):
-            t.in_play[g, s] = loaded.in_play[s]
-            t.terrain[g, s] = loaded.terrain[s]
-            t.prizes[g, s] = 0
-            t.prizes[g, s, : len(loaded.prizes[s])] = loaded.prizes[s]
-            t.need[g, s] = loaded.need[s]
-            t.last[g, s] = -1 if loaded.last_player[s] is None else loaded.last_player[s]
+            r.in_play[s], r.terrain[s] = loaded.in_play[s], loaded.terrain[s]
+            _fill(r.prizes[s], loaded.prizes[s])
+            r.need[s] = loaded.need[s]
+            r.last[s] = -1 if loaded.last_player[s] is None else loaded.last_player[s]
             for side in (0, 1):
-                cards = loaded.sides[s][side]
-                t.side_size[g, s, side] = len(cards)
-                t.sides[g, s, side] = 0
-                t.sides[g, s, side, : len(cards)] = cards
-                t.have[g, s, side] = loaded.have[s][side]
-                t.sums[g, s, side] = loaded.sums[s][side]
-        t.pass_streak[g] = loaded.pass_streak
-        t.turn[g] = loaded.turn
-        _fill(t.selection, t.selection_size, g, loaded.exchange_selection)
-        t.trophy_winner[g] = -1 if loaded.trophy_winner is None else loaded.trophy_winner
-        t.asking_winner[g] = loaded.asking_winner
-        t.winner[g] = NO_WINNER
-        t.done[g] = t.truncated[g] = False
+                r.side_size[s, side] = _fill(r.sides[s, side], loaded.sides[s][side])
+                r.have[s, side] = loaded.have[s][side]
+                r.sums[s, side] = loaded.sums[s][side]
+        r.pass_streak, r.turn = loaded.pass_streak, loaded.turn
+        r.selection_size = _fill(r.selection, loaded.exchange_selection)
+        r.trophy_winner = -1 if loaded.trophy_winner is None else loaded.trophy_winner
+        r.asking_winner = loaded.asking_winner
+        r.winner = NO_WINNER
+        self.table[g] = r
+        self._current[g] = loaded.current_player
+        self._done[g] = self._truncated[g] = False
+
+
+def _stage_dict(r: np.record, s: int) -> dict:
+    in_play = bool(r.in_play[s])
+    last = int(r.last[s])
+    return {
+        "in_play": in_play,
+        "terrain": TERRAINS[r.terrain[s]],
+        "prizes": [SUITS[x] for x in r.prizes[s, : s + 1]] if in_play else [],
+        "sides": [_codes(r.sides[s, side, : r.side_size[s, side]]) for side in (0, 1)],
+        "last_player": None if last < 0 else last,
+    }
 
 
 def _codes(cards: Any) -> list[str]:
@@ -354,493 +320,499 @@ def _bit_set(cards: Any) -> int:
     return sum(1 << c for c in cards)
 
 
-def _fill(pile: np.ndarray, size: np.ndarray, g: int, cards: list[int]) -> None:
-    pile[g] = 0
-    pile[g, : len(cards)] = cards
-    size[g] = len(cards)
+def _fill(pile: np.ndarray, cards: list[int]) -> int:
+    """``cards`` into the start of ``pile`` (the rest 0); their number."""
+    pile[:] = 0
+    pile[: len(cards)] = cards
+    return len(cards)
 
 
 # -- kernels: a turn ------------------------------------------------------------------------------
 
 
 @kernel
-def _deal(where, t, starting_player, three_for_one, turn_limit):
+def _deal(where, t, rng, current, starting_player, turn_limit):
     """A new game where ``where`` is true (HL-2), from each game's own stream."""
     for g in range(where.shape[0]):
         if not where[g]:
             continue
-        _clear_game(t, g)
+        r = t[g]
+        _clear_game(r)
         # HL-2.2 the prize deck shuffled, stages 1–4 filled from its top (HL-2.3 in _refill).
         k = 0
         for suit in range(NUM_SUITS):
             for _ in range(_SUIT_SIZE[suit]):
-                t.deck[g, k] = suit
+                r.deck[k] = suit
                 k += 1
-            t.deck_suits[g, suit] = _SUIT_SIZE[suit]
-        t.deck_size[g] = k
-        shuffle(t.rng, g, t.deck[g], k)
+            r.deck_suits[suit] = _SUIT_SIZE[suit]
+        r.deck_size = k
+        shuffle(rng, g, r.deck, k)
         for s in range(NUM_STAGES):
-            t.in_play[g, s] = 1
-            t.terrain[g, s] = _START_TERRAIN[s]  # HL-2.1
-            _refill(t, g, s)
+            r.in_play[s] = 1
+            r.terrain[s] = _START_TERRAIN[s]  # HL-2.1
+            _refill(r, s)
         # HL-2.4 the balloon cards shuffled, 8 to each player, the rest the draw pile (top last).
         for c in range(NUM_CARDS):
-            t.draw[g, c] = c
-        shuffle(t.rng, g, t.draw[g], NUM_CARDS)
+            r.draw[c] = c
+        shuffle(rng, g, r.draw, NUM_CARDS)
         for p in range(2):
             for k in range(HAND_SIZE * p, HAND_SIZE * (p + 1)):
-                t.hands[g, p] |= np.int64(1) << t.draw[g, k]
-            t.hand_size[g, p] = HAND_SIZE
+                r.hands[p] |= np.int64(1) << r.draw[k]
+            r.hand_size[p] = HAND_SIZE
         size = NUM_CARDS - 2 * HAND_SIZE
         for k in range(size):
-            t.draw[g, k] = t.draw[g, k + 2 * HAND_SIZE]
-        t.draw[g, size:] = 0
-        t.draw_size[g] = size
+            r.draw[k] = r.draw[k + 2 * HAND_SIZE]
+        r.draw[size:] = 0
+        r.draw_size = size
         # HL-2.5 the first player.
         first = starting_player
         if first == RANDOM_START:
-            first = below(t.rng, g, 2)
-        _start_turn(t, g, first, turn_limit)
+            first = below(rng, g, 2)
+        _start_turn(r, first, turn_limit)
+        current[g] = r.current
 
 
 @kernel
-def _clear_game(t, g):
-    """Game ``g``'s arrays as an empty table."""
-    t.hands[g, :] = 0
-    t.hand_size[g, :] = 0
-    t.revealed[g, :] = 0
-    t.draw[g, :] = 0
-    t.draw_size[g] = 0
-    t.discard[g, :] = 0
-    t.discard_size[g] = 0
-    t.deck[g, :] = 0
-    t.deck_size[g] = 0
-    t.deck_suits[g, :] = 0
-    t.prizes[g, :, :] = 0
-    t.need[g, :, :] = 0
-    t.sides[g, :, :, :] = 0
-    t.side_size[g, :, :] = 0
-    t.have[g, :, :, :] = 0
-    t.sums[g, :, :] = 0
-    t.last[g, :] = -1
-    t.won[g, :, :] = 0
-    t.paid[g, :, :] = 0
-    t.trophies[g, :, :] = 0
-    t.trophy_count[g, :] = 0
-    t.owner[g, :] = -1
-    t.pass_streak[g] = 0
-    t.turn[g] = 0
-    t.selection[g, :] = 0
-    t.selection_size[g] = 0
-    t.trophy_winner[g] = -1
-    t.asking_winner[g] = 0
-    t.winner[g] = NO_WINNER
+def _clear_game(r):
+    """A game's record as an empty table."""
+    r.hands[:] = 0
+    r.hand_size[:] = 0
+    r.revealed[:] = 0
+    r.draw[:] = 0
+    r.draw_size = 0
+    r.discard[:] = 0
+    r.discard_size = 0
+    r.deck[:] = 0
+    r.deck_size = 0
+    r.deck_suits[:] = 0
+    r.prizes[:, :] = 0
+    r.need[:, :] = 0
+    r.sides[:, :, :] = 0
+    r.side_size[:, :] = 0
+    r.have[:, :, :] = 0
+    r.sums[:, :] = 0
+    r.last[:] = -1
+    r.won[:, :] = 0
+    r.paid[:, :] = 0
+    r.trophies[:, :] = 0
+    r.trophy_count[:] = 0
+    r.owner[:] = -1
+    r.pass_streak = 0
+    r.turn = 0
+    r.selection[:] = 0
+    r.selection_size = 0
+    r.trophy_winner = -1
+    r.asking_winner = 0
+    r.winner = NO_WINNER
 
 
 @kernel
-def _refill(t, g, s):
+def _refill(r, s):
     """HL-5.4 (and HL-2.2) put stage ``s``'s number of prizes out from the deck's top, or
     retire the stage when the deck cannot fill it; HL-2.3 never a fourth spade at a stage."""
     size = s + 1  # HL-1.3 stage n carries n prizes
-    t.need[g, s, :] = 0
-    t.prizes[g, s, :] = 0
-    spades = t.deck_suits[g, SPADES]
-    if t.deck_size[g] - spades + min(spades, MAX_SPADES_AT_STAGE) < size:
-        t.in_play[g, s] = 0
+    r.need[s, :] = 0
+    r.prizes[s, :] = 0
+    spades = r.deck_suits[SPADES]
+    if r.deck_size - spades + min(spades, MAX_SPADES_AT_STAGE) < size:
+        r.in_play[s] = 0
         return
     n = 0
     while n < size:
-        t.deck_size[g] -= 1
-        suit = t.deck[g, t.deck_size[g]]
-        if suit == SPADES and t.need[g, s, SPADES] == MAX_SPADES_AT_STAGE:
-            for k in range(t.deck_size[g], 0, -1):  # HL-2.3 a 4th spade goes under the deck
-                t.deck[g, k] = t.deck[g, k - 1]
-            t.deck[g, 0] = suit
-            t.deck_size[g] += 1
+        r.deck_size -= 1
+        suit = r.deck[r.deck_size]
+        if suit == SPADES and r.need[s, SPADES] == MAX_SPADES_AT_STAGE:
+            for k in range(r.deck_size, 0, -1):  # HL-2.3 a 4th spade goes under the deck
+                r.deck[k] = r.deck[k - 1]
+            r.deck[0] = suit
+            r.deck_size += 1
             continue
-        t.deck_suits[g, suit] -= 1
-        t.prizes[g, s, n] = suit
-        t.need[g, s, suit] += 1
+        r.deck_suits[suit] -= 1
+        r.prizes[s, n] = suit
+        r.need[s, suit] += 1
         n += 1
 
 
 @kernel
-def _open_suits(t, g):
+def _open_suits(r):
     """HL-3.1 the cards (as a bit set of their suits) that fit some side of a stage in play."""
     bits = np.int64(0)
     for s in range(NUM_STAGES):
-        if not t.in_play[g, s]:
+        if not r.in_play[s]:
             continue
         for suit in range(NUM_SUITS):
-            n = t.need[g, s, suit]
-            if n > t.have[g, s, 0, suit] or n > t.have[g, s, 1, suit]:
+            n = r.need[s, suit]
+            if n > r.have[s, 0, suit] or n > r.have[s, 1, suit]:
                 bits |= _SUIT_BITS[suit]
     return bits
 
 
 @kernel
-def _can_play(t, g, p):
+def _can_play(r, p):
     """HL-3.3 whether any card of player ``p``'s hand fits anywhere."""
-    return (t.hands[g, p] & _open_suits(t, g)) != 0
+    return (r.hands[p] & _open_suits(r)) != 0
 
 
 @kernel
-def _start_turn(t, g, p, turn_limit):
+def _start_turn(r, p, turn_limit):
     """Begin player ``p``'s turn; a player with no fitting card starts a stuck turn."""
     while True:
-        if t.turn[g] >= turn_limit:  # HL-7.3 the turn limit truncates the game
-            _end_game(t, g, NO_WINNER)
+        if r.turn >= turn_limit:  # HL-7.3 the turn limit truncates the game
+            _end_game(r, NO_WINNER)
             return
-        t.phase[g] = PLAY
-        t.current[g] = p
-        if _can_play(t, g, p):
+        r.phase = PLAY
+        r.current = p
+        if _can_play(r, p):
             return
-        t.revealed[g, p] = t.hands[g, p]  # HL-3.4 stuck: the hand is shown
-        if t.hands[g, p] != 0:
-            t.phase[g] = EXCHANGE
-            t.selection_size[g] = 0
+        r.revealed[p] = r.hands[p]  # HL-3.4 stuck: the hand is shown
+        if r.hands[p] != 0:
+            r.phase = EXCHANGE
+            r.selection_size = 0
             return
-        p = _end_stuck_turn(t, g, p)  # HL-3.4 an empty hand has nothing to exchange
+        p = _end_stuck_turn(r, p)  # HL-3.4 an empty hand has nothing to exchange
 
 
 @kernel
-def _end_stuck_turn(t, g, p):
+def _end_stuck_turn(r, p):
     """A turn without a card played ends; HL-3.6 after two in a row nothing moves: every
     balloon card on the stages goes to the discard pile. Returns the next player."""
-    t.turn[g] += 1
-    t.pass_streak[g] += 1
-    if t.pass_streak[g] >= 2:
+    r.turn += 1
+    r.pass_streak += 1
+    if r.pass_streak >= 2:
         for s in range(NUM_STAGES):
-            _clear_stage(t, g, s)
-        t.pass_streak[g] = 0
+            _clear_stage(r, s)
+        r.pass_streak = 0
     return 1 - p
 
 
 @kernel
-def _clear_stage(t, g, s):
+def _clear_stage(r, s):
     """Stage ``s``'s balloon cards to the discard pile, side 0 first (HL-3.6, HL-5.2)."""
     for side in range(2):
-        for k in range(t.side_size[g, s, side]):
-            t.discard[g, t.discard_size[g]] = t.sides[g, s, side, k]
-            t.discard_size[g] += 1
-            t.sides[g, s, side, k] = 0
-        t.side_size[g, s, side] = 0
-        t.have[g, s, side, :] = 0
-        t.sums[g, s, side] = 0
-    t.last[g, s] = -1
+        for k in range(r.side_size[s, side]):
+            r.discard[r.discard_size] = r.sides[s, side, k]
+            r.discard_size += 1
+            r.sides[s, side, k] = 0
+        r.side_size[s, side] = 0
+        r.have[s, side, :] = 0
+        r.sums[s, side] = 0
+    r.last[s] = -1
 
 
 @kernel
-def _draw(t, g, p, n):
+def _draw(r, rng, g, p, n):
     """HL-3.5 ``n`` cards from the draw pile's top; an empty draw pile is refilled by the
     discard pile shuffled (from the game's stream); with both empty nothing is drawn."""
     for _ in range(n):
-        if t.draw_size[g] == 0:
-            m = t.discard_size[g]
+        if r.draw_size == 0:
+            m = r.discard_size
             if m == 0:
                 return
             for k in range(m):
-                t.draw[g, k] = t.discard[g, k]
-                t.discard[g, k] = 0
-            shuffle(t.rng, g, t.draw[g], m)
-            t.draw_size[g] = m
-            t.discard_size[g] = 0
-        t.draw_size[g] -= 1
-        card = t.draw[g, t.draw_size[g]]
-        t.draw[g, t.draw_size[g]] = 0
-        t.hands[g, p] |= np.int64(1) << card
-        t.hand_size[g, p] += 1
+                r.draw[k] = r.discard[k]
+                r.discard[k] = 0
+            shuffle(rng, g, r.draw, m)
+            r.draw_size = m
+            r.discard_size = 0
+        r.draw_size -= 1
+        card = r.draw[r.draw_size]
+        r.draw[r.draw_size] = 0
+        r.hands[p] |= np.int64(1) << card
+        r.hand_size[p] += 1
 
 
 @kernel
-def _take_from_hand(t, g, p, card):
+def _take_from_hand(r, p, card):
     """Card ``card`` leaves player ``p``'s hand; a shown card is no longer known (HL-3.4)."""
     bit = np.int64(1) << card
-    t.hands[g, p] &= ~bit
-    t.revealed[g, p] &= ~bit
-    t.hand_size[g, p] -= 1
+    r.hands[p] &= ~bit
+    r.revealed[p] &= ~bit
+    r.hand_size[p] -= 1
 
 
 @kernel
-def _play(t, g, p, action, three_for_one, turn_limit):
+def _play(r, rng, g, p, action, three_for_one, turn_limit):
     """HL-3.2 place a card on a side, draw one; the turn ends (HL-7.3 the counter moves); a
     completed stage flies (HL-4.1), else the opponent moves."""
     card = action >> 3
     s = (action & 7) >> 1
     side = p ^ (action & 1)  # the action's side is relative to the mover
-    _take_from_hand(t, g, p, card)
-    t.sides[g, s, side, t.side_size[g, s, side]] = card
-    t.side_size[g, s, side] += 1
-    t.have[g, s, side, _SUIT[card]] += 1
-    t.sums[g, s, side] += _VALUE[card]
-    t.last[g, s] = p
-    _draw(t, g, p, 1)
-    t.pass_streak[g] = 0
-    t.turn[g] += 1
-    if t.side_size[g, s, 0] + t.side_size[g, s, 1] == 2 * (s + 1):
-        _fly(t, g, s, three_for_one, turn_limit)
+    _take_from_hand(r, p, card)
+    r.sides[s, side, r.side_size[s, side]] = card
+    r.side_size[s, side] += 1
+    r.have[s, side, _SUIT[card]] += 1
+    r.sums[s, side] += _VALUE[card]
+    r.last[s] = p
+    _draw(r, rng, g, p, 1)
+    r.pass_streak = 0
+    r.turn += 1
+    if r.side_size[s, 0] + r.side_size[s, 1] == 2 * (s + 1):
+        _fly(r, s, three_for_one, turn_limit)
     else:
-        _start_turn(t, g, 1 - p, turn_limit)
+        _start_turn(r, 1 - p, turn_limit)
 
 
 @kernel
-def _exchange(t, g, p, three_for_one, turn_limit):
+def _exchange(r, rng, g, p, three_for_one, turn_limit):
     """HL-3.4 discard the picked cards (in the order picked) and draw as many; if a card now
     fits the player must play one, else the hand is shown again and the turn ends."""
-    m = t.selection_size[g]
+    m = r.selection_size
     for k in range(m):
-        card = t.selection[g, k]
-        _take_from_hand(t, g, p, card)
-        t.discard[g, t.discard_size[g]] = card
-        t.discard_size[g] += 1
-        t.selection[g, k] = 0
-    t.selection_size[g] = 0
-    _draw(t, g, p, m)
-    t.phase[g] = PLAY
-    if not _can_play(t, g, p):
-        t.revealed[g, p] = t.hands[g, p]
-        _start_turn(t, g, _end_stuck_turn(t, g, p), turn_limit)
+        card = r.selection[k]
+        _take_from_hand(r, p, card)
+        r.discard[r.discard_size] = card
+        r.discard_size += 1
+        r.selection[k] = 0
+    r.selection_size = 0
+    _draw(r, rng, g, p, m)
+    r.phase = PLAY
+    if not _can_play(r, p):
+        r.revealed[p] = r.hands[p]
+        _start_turn(r, _end_stuck_turn(r, p), turn_limit)
 
 
 # -- kernels: a flight and its trophies -----------------------------------------------------------
 
 
 @kernel
-def _stage_leader(t, g, s):
+def _stage_leader(r, s):
     """HL-4.2 over lowland the lower sum wins, over a mountain the higher; HL-4.3 a tie goes to
     the player who placed the stage's last card."""
-    mine, theirs = t.sums[g, s, 0], t.sums[g, s, 1]
+    mine, theirs = r.sums[s, 0], r.sums[s, 1]
     if mine == theirs:
-        return t.last[g, s]
-    lower_wins = t.terrain[g, s] == LOWLAND
+        return r.last[s]
+    lower_wins = r.terrain[s] == LOWLAND
     return 0 if (mine < theirs) == lower_wins else 1
 
 
 @kernel
-def _fly(t, g, s, three_for_one, turn_limit):
+def _fly(r, s, three_for_one, turn_limit):
     """HL-4 decide the stage, then HL-5.1–5.5 in order."""
-    winner = _stage_leader(t, g, s)
+    winner = _stage_leader(r, s)
     for k in range(s + 1):  # HL-5.1 the winner takes the prizes
-        t.won[g, winner, t.prizes[g, s, k]] += 1
-    _clear_stage(t, g, s)  # HL-5.2
-    t.terrain[g, s] ^= 1  # HL-5.3
-    _refill(t, g, s)  # HL-5.4
-    t.trophy_winner[g] = winner  # HL-5.5 the trophy phase
-    _ask_for_claims(t, g, three_for_one, turn_limit)
+        r.won[winner, r.prizes[s, k]] += 1
+    _clear_stage(r, s)  # HL-5.2
+    r.terrain[s] ^= 1  # HL-5.3
+    _refill(r, s)  # HL-5.4
+    r.trophy_winner = winner  # HL-5.5 the trophy phase
+    _ask_for_claims(r, three_for_one, turn_limit)
 
 
 @kernel
-def _spare(t, g, p, three_for_one):
+def _spare(r, p, three_for_one):
     """HL-6.2 how many missing cards player ``p`` can pay three for one (HL-6.3: none)."""
     spare = 0
     if three_for_one:
         for suit in range(NUM_SUITS):
-            if t.owner[g, suit] >= 0:
-                spare += t.won[g, p, suit] // THREE_FOR_ONE
+            if r.owner[suit] >= 0:
+                spare += r.won[p, suit] // THREE_FOR_ONE
     return spare
 
 
 @kernel
-def _can_claim(t, g, p, suit, three_for_one):
+def _can_claim(r, p, suit, three_for_one):
     """HL-6.1 a free trophy player ``p`` can pay for (HL-6.2 three for one included)."""
-    if t.owner[g, suit] >= 0:
+    if r.owner[suit] >= 0:
         return False
-    return t.won[g, p, suit] + _spare(t, g, p, three_for_one) >= _PRICE[suit]
+    return r.won[p, suit] + _spare(r, p, three_for_one) >= _PRICE[suit]
 
 
 @kernel
-def _can_claim_any(t, g, p, three_for_one):
+def _can_claim_any(r, p, three_for_one):
     for suit in range(NUM_SUITS):  # noqa: SIM110 (numba compiles loops, not generators)
-        if _can_claim(t, g, p, suit, three_for_one):
+        if _can_claim(r, p, suit, three_for_one):
             return True
     return False
 
 
 @kernel
-def _ask_for_claims(t, g, three_for_one, turn_limit):
+def _ask_for_claims(r, three_for_one, turn_limit):
     """HL-6.4 the stage's winner decides first; a player who can claim nothing is not asked;
     if neither can, the flight ends."""
-    winner = t.trophy_winner[g]
-    if _can_claim_any(t, g, winner, three_for_one):
-        t.phase[g] = TROPHY
-        t.current[g] = winner
-        t.asking_winner[g] = 1
-    elif _can_claim_any(t, g, 1 - winner, three_for_one):
-        t.phase[g] = TROPHY
-        t.current[g] = 1 - winner
-        t.asking_winner[g] = 0
+    winner = r.trophy_winner
+    if _can_claim_any(r, winner, three_for_one):
+        r.phase = TROPHY
+        r.current = winner
+        r.asking_winner = 1
+    elif _can_claim_any(r, 1 - winner, three_for_one):
+        r.phase = TROPHY
+        r.current = 1 - winner
+        r.asking_winner = 0
     else:
-        _end_flight(t, g, turn_limit)
+        _end_flight(r, turn_limit)
 
 
 @kernel
-def _claim(t, g, p, suit, three_for_one, turn_limit):
+def _claim(r, p, suit, three_for_one, turn_limit):
     """HL-6.1/6.2 pay for the trophy of ``suit``: its own suit first, then for each card missing
     three of the owned-trophy suit held most (ties ♥ ♦ ♣ ♠); HL-7.1 a second trophy wins."""
-    own = min(t.won[g, p, suit], _PRICE[suit])
-    t.won[g, p, suit] -= own
-    t.paid[g, p, suit] += own
+    own = min(r.won[p, suit], _PRICE[suit])
+    r.won[p, suit] -= own
+    r.paid[p, suit] += own
     for _ in range(_PRICE[suit] - own):
         source, most = -1, -1
         for s in range(NUM_SUITS):
-            if t.owner[g, s] >= 0 and t.won[g, p, s] > most:
-                source, most = s, t.won[g, p, s]
-        t.won[g, p, source] -= THREE_FOR_ONE
-        t.paid[g, p, source] += THREE_FOR_ONE
-    t.trophies[g, p, t.trophy_count[g, p]] = suit
-    t.trophy_count[g, p] += 1
-    t.owner[g, suit] = p
-    if t.trophy_count[g, p] >= TROPHIES_TO_WIN:
-        _end_game(t, g, p)
+            if r.owner[s] >= 0 and r.won[p, s] > most:
+                source, most = s, r.won[p, s]
+        r.won[p, source] -= THREE_FOR_ONE
+        r.paid[p, source] += THREE_FOR_ONE
+    r.trophies[p, r.trophy_count[p]] = suit
+    r.trophy_count[p] += 1
+    r.owner[suit] = p
+    if r.trophy_count[p] >= TROPHIES_TO_WIN:
+        _end_game(r, p)
     else:
-        _ask_for_claims(t, g, three_for_one, turn_limit)
+        _ask_for_claims(r, three_for_one, turn_limit)
 
 
 @kernel
-def _stop_claiming(t, g, three_for_one, turn_limit):
+def _stop_claiming(r, three_for_one, turn_limit):
     """HL-6.4 after the winner stops, the other player is asked if they can claim; when the
     other player stops, the phase ends."""
-    other = 1 - t.trophy_winner[g]
-    if t.asking_winner[g] and _can_claim_any(t, g, other, three_for_one):
-        t.current[g] = other
-        t.asking_winner[g] = 0
+    other = 1 - r.trophy_winner
+    if r.asking_winner and _can_claim_any(r, other, three_for_one):
+        r.current = other
+        r.asking_winner = 0
     else:
-        _end_flight(t, g, turn_limit)
+        _end_flight(r, turn_limit)
 
 
 @kernel
-def _end_flight(t, g, turn_limit):
+def _end_flight(r, turn_limit):
     """HL-5.6 the stage's loser moves next; HL-7.2 with no stage left the game ends."""
-    loser = 1 - t.trophy_winner[g]
-    t.trophy_winner[g] = -1
+    loser = 1 - r.trophy_winner
+    r.trophy_winner = -1
     for s in range(NUM_STAGES):
-        if t.in_play[g, s]:
-            _start_turn(t, g, loser, turn_limit)
+        if r.in_play[s]:
+            _start_turn(r, loser, turn_limit)
             return
-    _end_game(t, g, _final_winner(t, g))
+    _end_game(r, _final_winner(r))
 
 
 @kernel
-def _final_winner(t, g):
+def _final_winner(r):
     """HL-7.2 more trophies win, then more prize cards (those in trophies included), else a
     draw."""
-    if t.trophy_count[g, 0] != t.trophy_count[g, 1]:
-        return 0 if t.trophy_count[g, 0] > t.trophy_count[g, 1] else 1
+    if r.trophy_count[0] != r.trophy_count[1]:
+        return 0 if r.trophy_count[0] > r.trophy_count[1] else 1
     difference = 0
     for suit in range(NUM_SUITS):
-        difference += (
-            t.won[g, 0, suit] + t.paid[g, 0, suit] - t.won[g, 1, suit] - t.paid[g, 1, suit]
-        )
+        difference += r.won[0, suit] + r.paid[0, suit] - r.won[1, suit] - r.paid[1, suit]
     if difference != 0:
         return 0 if difference > 0 else 1
     return DRAW_WINNER
 
 
 @kernel
-def _end_game(t, g, winner):
-    """The game is over; HL-7.4 +1 to the winner, −1 to the loser, 0 each for a draw or a
-    truncated game (``winner`` NO_WINNER, HL-7.3)."""
-    t.phase[g] = OVER
-    t.current[g] = -1
-    t.winner[g] = winner
-    t.trophy_winner[g] = -1
-    t.selection_size[g] = 0
-    t.done[g] = True
-    t.truncated[g] = winner == NO_WINNER
-    if winner == 0 or winner == 1:
-        t.rewards[g, winner] = 1.0
-        t.rewards[g, 1 - winner] = -1.0
+def _end_game(r, winner):
+    """The game is over: ``winner`` a seat, DRAW_WINNER, or NO_WINNER for a truncated game
+    (HL-7.3); ``_apply`` hands out the rewards."""
+    r.phase = OVER
+    r.current = -1
+    r.winner = winner
+    r.trophy_winner = -1
+    r.selection_size = 0
 
 
 # -- kernels: the contract ------------------------------------------------------------------------
 
 
 @kernel
-def _apply(actions, t, three_for_one, turn_limit):
-    """One action in every game not over (all checked legal by ``_first_illegal``)."""
+def _apply(actions, t, rng, current, done, truncated, rewards, three_for_one, turn_limit):
+    """One action in every game not over (all checked legal by ``_first_illegal``); the mover
+    and the end of each game published to the base's arrays."""
     for g in range(actions.shape[0]):
-        if t.done[g]:
+        if done[g]:
             continue
+        r = t[g]
         action = actions[g]
-        p = t.current[g]
-        phase = t.phase[g]
+        p = r.current
+        phase = r.phase
         if phase == PLAY:
-            _play(t, g, p, action, three_for_one, turn_limit)
+            _play(r, rng, g, p, action, three_for_one, turn_limit)
         elif phase == EXCHANGE:
             if action == EXCHANGE_DONE:
-                _exchange(t, g, p, three_for_one, turn_limit)
+                _exchange(r, rng, g, p, three_for_one, turn_limit)
             else:  # HL-3.4 cards are picked one at a time; a fourth pick ends the choice
-                t.selection[g, t.selection_size[g]] = action - EXCHANGE_PICK
-                t.selection_size[g] += 1
-                if t.selection_size[g] == MAX_EXCHANGE:
-                    _exchange(t, g, p, three_for_one, turn_limit)
+                r.selection[r.selection_size] = action - EXCHANGE_PICK
+                r.selection_size += 1
+                if r.selection_size == MAX_EXCHANGE:
+                    _exchange(r, rng, g, p, three_for_one, turn_limit)
         elif action == STOP_CLAIMING:
-            _stop_claiming(t, g, three_for_one, turn_limit)
+            _stop_claiming(r, three_for_one, turn_limit)
         else:
-            _claim(t, g, p, action - CLAIM_TROPHY, three_for_one, turn_limit)
+            _claim(r, p, action - CLAIM_TROPHY, three_for_one, turn_limit)
+        current[g] = r.current
+        if r.phase == OVER:
+            done[g] = True
+            truncated[g] = r.winner == NO_WINNER
+            if r.winner == 0 or r.winner == 1:  # HL-7.4 +1 winner, −1 loser; else 0 each
+                rewards[g, r.winner] = 1.0
+                rewards[g, 1 - r.winner] = -1.0
 
 
 @kernel
-def _is_legal(t, g, action, three_for_one):
-    """Whether ``action`` is legal in game ``g`` (not over), checked directly."""
+def _is_legal(r, action, three_for_one):
+    """Whether ``action`` is legal in the game ``r`` (not over), checked directly."""
     if action < 0 or action >= NUM_ACTIONS:
         return False
-    p = t.current[g]
-    phase = t.phase[g]
+    p = r.current
+    phase = r.phase
     if action < EXCHANGE_PICK:  # HL-3.1 a card of the hand that fits that side
         if phase != PLAY:
             return False
         card = action >> 3
         s = (action & 7) >> 1
-        if not (t.hands[g, p] >> card) & 1 or not t.in_play[g, s]:
+        if not (r.hands[p] >> card) & 1 or not r.in_play[s]:
             return False
         suit = _SUIT[card]
-        return t.need[g, s, suit] > t.have[g, s, p ^ (action & 1), suit]
+        return r.need[s, suit] > r.have[s, p ^ (action & 1), suit]
     if action < EXCHANGE_DONE:  # HL-3.4 a hand card not picked yet
         if phase != EXCHANGE:
             return False
         card = action - EXCHANGE_PICK
-        if not (t.hands[g, p] >> card) & 1:
+        if not (r.hands[p] >> card) & 1:
             return False
-        for k in range(t.selection_size[g]):  # noqa: SIM110 (numba: a loop)
-            if t.selection[g, k] == card:
+        for k in range(r.selection_size):  # noqa: SIM110 (numba: a loop)
+            if r.selection[k] == card:
                 return False
         return True
     if action == EXCHANGE_DONE:
-        return phase == EXCHANGE and t.selection_size[g] > 0
+        return phase == EXCHANGE and r.selection_size > 0
     if phase != TROPHY:  # HL-6.4
         return False
     if action == STOP_CLAIMING:
         return True
-    return _can_claim(t, g, p, action - CLAIM_TROPHY, three_for_one)
+    return _can_claim(r, p, action - CLAIM_TROPHY, three_for_one)
 
 
 @kernel
-def _first_illegal(actions, t, three_for_one):
+def _first_illegal(actions, t, done, three_for_one):
     """The first game (not over) whose action is illegal, or −1."""
     for g in range(actions.shape[0]):
-        if not t.done[g] and not _is_legal(t, g, actions[g], three_for_one):
+        if not done[g] and not _is_legal(t[g], actions[g], three_for_one):
             return g
     return -1
 
 
 @kernel
-def _legal(mask, t, three_for_one):
+def _legal(mask, t, done, three_for_one):
     """The mover's legal actions in every game not over (the action ids of docs/rules.md)."""
     for g in range(mask.shape[0]):
-        if t.done[g]:
+        if done[g]:
             continue
-        p = t.current[g]
-        phase = t.phase[g]
-        hand = t.hands[g, p]
+        r = t[g]
+        p = r.current
+        phase = r.phase
+        hand = r.hands[p]
         if phase == PLAY:  # HL-3.1/3.3 every fitting card on every side it fits
             for s in range(NUM_STAGES):
-                if not t.in_play[g, s]:
+                if not r.in_play[s]:
                     continue
                 for side in range(2):
                     absolute = p ^ side
                     for suit in range(NUM_SUITS):
-                        if t.need[g, s, suit] <= t.have[g, s, absolute, suit]:
+                        if r.need[s, suit] <= r.have[s, absolute, suit]:
                             continue
                         fitting = hand & _SUIT_BITS[suit]
                         while fitting != 0:
@@ -852,15 +824,100 @@ def _legal(mask, t, three_for_one):
             for card in range(NUM_CARDS):
                 if (hand >> card) & 1:
                     mask[g, EXCHANGE_PICK + card] = True
-            for k in range(t.selection_size[g]):
-                mask[g, EXCHANGE_PICK + t.selection[g, k]] = False
-            if t.selection_size[g] > 0:
+            for k in range(r.selection_size):
+                mask[g, EXCHANGE_PICK + r.selection[k]] = False
+            if r.selection_size > 0:
                 mask[g, EXCHANGE_DONE] = True
         elif phase == TROPHY:  # HL-6.4 claim what one can pay for, or stop
             for suit in range(NUM_SUITS):
-                if _can_claim(t, g, p, suit, three_for_one):
+                if _can_claim(r, p, suit, three_for_one):
                     mask[g, CLAIM_TROPHY + suit] = True
             mask[g, STOP_CLAIMING] = True
+
+
+@kernel
+def _slots(r, p):
+    """HL-3.1 where each suit fits: bit ``8 * suit + 2 * stage + side`` (side relative to
+    ``p``), so ``_slots(r, p) >> 8 * suit & 255`` are the slots of an action id."""
+    slots = np.int64(0)
+    for s in range(NUM_STAGES):
+        if not r.in_play[s]:
+            continue
+        for side in range(2):
+            for suit in range(NUM_SUITS):
+                if r.need[s, suit] > r.have[s, p ^ side, suit]:
+                    slots |= np.int64(1) << (8 * suit + 2 * s + side)
+    return slots
+
+
+@kernel
+def _sample(t, done, uniform, out, three_for_one):
+    """``out[g]``: the ``floor(uniform[g] * count)``-th of game ``g``'s legal actions in id
+    order (``ArrayGames.sample_legal``), counted without a mask."""
+    for g in range(t.shape[0]):
+        if done[g]:
+            continue
+        r = t[g]
+        p = r.current
+        hand = r.hands[p]
+        if r.phase == PLAY:  # ids 8 * card + slot: cards ascending, then slots
+            slots = _slots(r, p)
+            count = 0
+            for suit in range(NUM_SUITS):
+                free = (slots >> (8 * suit)) & 255
+                count += _bit_count(hand & _SUIT_BITS[suit]) * _bit_count(free)
+            pick = int(uniform[g] * count)
+            for card in range(NUM_CARDS):
+                if not (hand >> card) & 1:
+                    continue
+                free = (slots >> (8 * _SUIT[card])) & 255
+                n = _bit_count(free)
+                if pick >= n:
+                    pick -= n
+                    continue
+                for slot in range(8):
+                    if (free >> slot) & 1:
+                        if pick == 0:
+                            out[g] = 8 * card + slot
+                            break
+                        pick -= 1
+                break
+        elif r.phase == EXCHANGE:  # picks ascending, then "done"
+            left = hand
+            for k in range(r.selection_size):
+                left &= ~(np.int64(1) << r.selection[k])
+            count = _bit_count(left) + (1 if r.selection_size > 0 else 0)
+            pick = int(uniform[g] * count)
+            out[g] = EXCHANGE_DONE
+            for card in range(NUM_CARDS):
+                if (left >> card) & 1:
+                    if pick == 0:
+                        out[g] = EXCHANGE_PICK + card
+                        break
+                    pick -= 1
+        else:  # TROPHY: claims ascending, then "stop"
+            count = 1
+            for suit in range(NUM_SUITS):
+                if _can_claim(r, p, suit, three_for_one):
+                    count += 1
+            pick = int(uniform[g] * count)
+            out[g] = STOP_CLAIMING
+            for suit in range(NUM_SUITS):
+                if _can_claim(r, p, suit, three_for_one):
+                    if pick == 0:
+                        out[g] = CLAIM_TROPHY + suit
+                        break
+                    pick -= 1
+
+
+@kernel
+def _bit_count(bits):
+    """The number of set bits of ``bits`` (≥ 0)."""
+    count = 0
+    while bits != 0:
+        bits &= bits - 1
+        count += 1
+    return count
 
 
 @kernel
@@ -896,8 +953,9 @@ def _observe(seats, out, t, three_for_one, turn_limit):
         if me < 0:
             continue
         opp = 1 - me
+        r = t[g]
         row = out[g]
-        mine, known, seen = t.hands[g, me], t.revealed[g, me], t.revealed[g, opp]
+        mine, known, seen = r.hands[me], r.revealed[me], r.revealed[opp]
         for card in range(NUM_CARDS):
             if (mine >> card) & 1:
                 row[_HAND + card] = 1.0
@@ -905,66 +963,66 @@ def _observe(seats, out, t, three_for_one, turn_limit):
                 row[_MY_REVEALED + card] = 1.0
             if (seen >> card) & 1:
                 row[_OPPONENT_KNOWN + card] = 1.0
-        row[_OPPONENT_HAND_SIZE] = t.hand_size[g, opp] / HAND_SIZE
-        for k in range(t.selection_size[g]):
-            row[_EXCHANGE_SELECTION + t.selection[g, k]] = 1.0
-        for k in range(t.discard_size[g]):
-            row[_DISCARD_PILE + t.discard[g, k]] = 1.0
+        row[_OPPONENT_HAND_SIZE] = r.hand_size[opp] / HAND_SIZE
+        for k in range(r.selection_size):
+            row[_EXCHANGE_SELECTION + r.selection[k]] = 1.0
+        for k in range(r.discard_size):
+            row[_DISCARD_PILE + r.discard[k]] = 1.0
         for s in range(NUM_STAGES):
-            if t.in_play[g, s]:
-                _observe_stage(t, g, s, me, row)
+            if r.in_play[s]:
+                _observe_stage(r, s, me, row)
         for p in range(2):
             relative = p ^ me
             for suit in range(NUM_SUITS):
                 at = 4 * relative + suit
-                row[_PRIZES_WON + at] = t.won[g, p, suit] / _SUIT_SIZE[suit]
-                row[_TROPHY_CARDS + at] = t.paid[g, p, suit] / _SUIT_SIZE[suit]
-            for k in range(t.trophy_count[g, p]):
-                row[_TROPHIES + 4 * relative + t.trophies[g, p, k]] = 1.0
-                row[_AWARDED + t.trophies[g, p, k]] = 1.0
+                row[_PRIZES_WON + at] = r.won[p, suit] / _SUIT_SIZE[suit]
+                row[_TROPHY_CARDS + at] = r.paid[p, suit] / _SUIT_SIZE[suit]
+            for k in range(r.trophy_count[p]):
+                row[_TROPHIES + 4 * relative + r.trophies[p, k]] = 1.0
+                row[_AWARDED + r.trophies[p, k]] = 1.0
         for suit in range(NUM_SUITS):
-            row[_PRIZE_DECK_COUNTS + suit] = t.deck_suits[g, suit] / _SUIT_SIZE[suit]
-        row[_PRIZE_DECK_SIZE] = t.deck_size[g] / _PRIZE_DECK_SCALE
-        row[_DRAW_PILE_SIZE] = t.draw_size[g] / NUM_CARDS
-        row[_PASS_STREAK] = t.pass_streak[g]
-        phase = t.phase[g]
+            row[_PRIZE_DECK_COUNTS + suit] = r.deck_suits[suit] / _SUIT_SIZE[suit]
+        row[_PRIZE_DECK_SIZE] = r.deck_size / _PRIZE_DECK_SCALE
+        row[_DRAW_PILE_SIZE] = r.draw_size / NUM_CARDS
+        row[_PASS_STREAK] = r.pass_streak
+        phase = r.phase
         if phase != OVER:
             row[_PHASE + phase] = 1.0
         if phase == TROPHY:
-            row[_TROPHY_ROLE + (1 if t.trophy_winner[g] != me else 0)] = 1.0
-        if t.current[g] == me:
+            row[_TROPHY_ROLE + (1 if r.trophy_winner != me else 0)] = 1.0
+        if r.current == me:
             row[_TO_MOVE] = 1.0
         if three_for_one:
             row[_THREE_FOR_ONE] = 1.0
-        row[_TURN_PROGRESS] = min(t.turn[g] / turn_limit, 1.0)
+        row[_TURN_PROGRESS] = min(r.turn / turn_limit, 1.0)
 
 
 @kernel
-def _observe_stage(t, g, s, me, row):
+def _observe_stage(r, s, me, row):
     """A stage in play seen from seat ``me`` (own side first): terrain, prizes, what each side
     still misses, its cards and sum, who placed the last card and who leads now."""
     opp = 1 - me
     row[_STAGE_IN_PLAY + s] = 1.0
-    if t.terrain[g, s]:
+    if r.terrain[s]:
         row[_STAGE_MOUNTAIN + s] = 1.0
     for suit in range(NUM_SUITS):
-        need = t.need[g, s, suit]
+        need = r.need[s, suit]
         if need == 0:
             continue
         row[_STAGE_PRIZES + 4 * s + suit] = need / 4
         for relative in range(2):
-            have = t.have[g, s, me ^ relative, suit]
+            have = r.have[s, me ^ relative, suit]
             if need > have:
                 row[_STAGE_MISSING + 8 * s + 4 * relative + suit] = (need - have) / 4
     for relative in range(2):
         side = me ^ relative
-        size = t.side_size[g, s, side]
+        size = r.side_size[s, side]
         for k in range(size):
-            row[_STAGE_CARDS + NUM_CARDS * (2 * s + relative) + t.sides[g, s, side, k]] = 1.0
+            row[_STAGE_CARDS + NUM_CARDS * (2 * s + relative) + r.sides[s, side, k]] = 1.0
         if size > 0:
-            row[_STAGE_SUMS + 2 * s + relative] = t.sums[g, s, side] / MAX_SIDE_SUM
-    last = t.last[g, s]
+            row[_STAGE_SUMS + 2 * s + relative] = r.sums[s, side] / MAX_SIDE_SUM
+    last = r.last[s]
     if last >= 0:
         row[_STAGE_LAST + 2 * s + (1 if last == opp else 0)] = 1.0
-        leader = _stage_leader(t, g, s)
+        leader = _stage_leader(r, s)
         row[_STAGE_LEADING + 2 * s + (1 if leader == opp else 0)] = 1.0
