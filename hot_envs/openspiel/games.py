@@ -478,11 +478,15 @@ def register() -> None:
 
 
 def game_for(engine_state: Any) -> _Game:
-    """The pyspiel game of an engine state's game and table size (its own options stay with
-    it)."""
+    """The pyspiel game of an engine state: its game, table size and options (those the
+    game's parameters carry; the first seat is the state's own)."""
+    options = engine_state.options
     if isinstance(engine_state, heisse_luft.State):
-        return pyspiel.load_game(LUFT)
-    return pyspiel.load_game(KARTEN, {"players": engine_state.num_players})
+        keys = ("three_for_one", "turn_limit")
+        return pyspiel.load_game(LUFT, {k: options[k] for k in keys})
+    params = {"players": engine_state.num_players, "reward_mode": options["reward_mode"]}
+    params.update(rounds=options["rounds"], target=options["target"] or 0)
+    return pyspiel.load_game(KARTEN, params)
 
 
 def from_engine(engine_state: Any, game: _Game | None = None) -> _State:

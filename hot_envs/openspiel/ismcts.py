@@ -40,16 +40,17 @@ class ISMCTSAgent:
         self.simulations = simulations
         self.uct_c = uct_c
         self._rng = make_rng(seed)
-        self._games: dict[int, Any] = {}  # pyspiel games by table size
+        self._games: dict[tuple, Any] = {}  # pyspiel games by table size and options
 
     def act(self, observation: dict[str, np.ndarray], view: dict[str, Any]) -> int:
         legal = view.get("legal_actions") or np.flatnonzero(observation["action_mask"]).tolist()
         if len(legal) == 1:
             return int(legal[0])
         engine = self.game.engine.State.from_view(view, rng=self._rng)
-        game = self._games.get(engine.num_players)
+        key = (engine.num_players, tuple(sorted(engine.options.items())))
+        game = self._games.get(key)
         if game is None:
-            game = self._games[engine.num_players] = game_for(engine)
+            game = self._games[key] = game_for(engine)
         bot = self.bot(game)
         return int(bot.step(from_engine(engine, game)))
 

@@ -221,5 +221,9 @@ def test_from_engine_wraps_an_engine_state_for_openspiel() -> None:
     assert state.legal_actions() == engine.legal_actions()
     state.apply_action(state.legal_actions()[0])
     assert engine.played == []  # a copy was wrapped
-    luft = from_engine(heisse_luft.State.new(seed=4))
+    luft = from_engine(heisse_luft.State.new(seed=4, turn_limit=50))
     assert luft.get_game().get_type().short_name == LUFT
+    assert luft.get_game().max_game_length() == 7 * 50 + 3
+    match = from_engine(heisse_karten.State.new(seed=4, num_players=5, target=200))
+    assert match.get_game().get_parameters()["target"] == 200
+    assert match.get_game().max_game_length() == 100 * 45  # the round cap (HK-4.4)
