@@ -71,8 +71,8 @@ def fill_policy_input(
     k = len(which)
     if seats.shape != (k,):
         raise ValueError(f"seats must be {k} ints, not shape {seats.shape}")
-    if k and ((seats < 0) | (seats >= games.num_players)).any():
-        raise ValueError(f"seats must lie in 0 .. {games.num_players - 1}")
+    if k and ((seats < 0) | (seats >= games.players[which])).any():
+        raise ValueError("seats must lie in 0 .. each game's seat count - 1")
     observations = np.asarray(observations, dtype=np.float32)
     if observations.shape != (k, _OBSERVATION):
         raise ValueError(f"observations must be ({k}, {_OBSERVATION}), not {observations.shape}")
@@ -139,7 +139,7 @@ def _arrays(games: ArrayHeisseKarten) -> tuple:
     """What a seat's view holds that the scores read (HK-5): the hands (a kernel reads only
     the deciding seat's), the trick, the round's played cards."""
     return (
-        games.num_players,
+        games.players,
         games.hands,
         games.trick,
         games.trick_len,
@@ -224,7 +224,7 @@ def _score_hand(b, seat, n, hands, trick, trick_len, played_card, played_len, co
 
 
 @kernel
-def _card_scores(which, current, n, hands, trick, trick_len, played_card, played_len, out):
+def _card_scores(which, current, players, hands, trick, trick_len, played_card, played_len, out):
     """``out[j, card - 1]``: the score of each hand card of game ``which[j]``'s seat to move."""
     count = np.zeros(NUM_CARDS + 1, dtype=np.int64)
     total = np.zeros(NUM_CARDS + 1, dtype=np.int64)
@@ -234,6 +234,7 @@ def _card_scores(which, current, n, hands, trick, trick_len, played_card, played
         seat = current[b]
         if seat < 0:
             continue
+        n = players[b]
         _score_hand(
             b, seat, n, hands, trick, trick_len, played_card, played_len, count, total, numbers
         )
@@ -247,7 +248,7 @@ def _card_scores(which, current, n, hands, trick, trick_len, played_card, played
 def _best(
     which,
     current,
-    n,
+    players,
     hands,
     trick,
     trick_len,
@@ -278,6 +279,7 @@ def _best(
             top[j, 0] = legal[j, 0]
             counts[j, 1] = 1
             continue
+        n = players[b]
         _score_hand(
             b, seat, n, hands, trick, trick_len, played_card, played_len, count, total, numbers
         )
@@ -300,7 +302,7 @@ def _fill(
     observations,
     out,
     current,
-    n,
+    players,
     hands,
     trick,
     trick_len,
@@ -327,6 +329,7 @@ def _fill(
         row[_IDS:] = -1.0
         if seat != current[b]:
             continue
+        n = players[b]
         _score_hand(
             b, seat, n, hands, trick, trick_len, played_card, played_len, count, total, numbers
         )
