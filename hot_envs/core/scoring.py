@@ -21,7 +21,12 @@ def score(game: GameState, seat: int) -> dict[str, Any]:
     """The end-of-game accounting for the learner in ``seat``: ``returns`` per seat, ``winners``
     (the seats with the best return), ``win_share`` (1/W for a win shared by W players, else 0,
     as the arena counts it) and ``is_success`` (the learner won alone)."""
-    returns = [float(r) for r in game.returns()]
+    return score_returns(game.returns(), seat)
+
+
+def score_returns(returns: list[float], seat: int) -> dict[str, Any]:
+    """:func:`score` of a finished game's ``returns`` (per seat)."""
+    returns = [float(r) for r in returns]
     best = max(returns)
     winners = [p for p, r in enumerate(returns) if r == best]
     return {
