@@ -1,0 +1,684 @@
+"""The Heiße Luft heuristic and the action-scoring policy's input, straight from the arrays of
+:class:`~hot_envs.batched.heisse_luft.ArrayHeisseLuft`, in compiled kernels.
+
+Today's agents read each game's ``State`` and view dict; here nothing is made per game. A kernel
+reads what the seat to move may know (HL-8) from the engine's arrays — its hand, the stages'
+sides, prizes and terrain, the discard pile, the opponent's shown cards and hand size, the prize
+cards and trophies — into the numbers :class:`hot_envs.agents.heuristic_luft._Table` holds, and
+computes from them:
+
+* :func:`play_scores`: :func:`~hot_envs.agents.heuristic_luft.play_scores` of every legal
+  placement (HL-3.1) of the seat to move;
+* :class:`ArrayHeuristic`: a :class:`~hot_envs.agents.heuristic_luft.HeisseLuftHeuristic`
+  deciding many games at once, choosing what its ``act`` chooses and drawing the same numbers
+  from its generator, decision after decision;
+* :func:`fill_policy_input`: the packed rows of an action-scoring policy
+  (:func:`~hot_envs.agents.features.policy_input`).
+
+The kernels are scalar per-game code that follows the per-game functions line by line, so the
+results are the same numbers, not near ones: the agent breaks ties among scores within
+``tolerance`` of the best, so any rounding difference could change a move. The float64
+arithmetic keeps the heuristic's order of operations (its sums of four terms left to right, as
+CPython's ``sum`` adds floats); ``erf`` and ``**`` are the C library's, as CPython's
+``math.erf`` and float power are (an integer power is taken as a float one: numba's power by
+an int multiplies and may round otherwise); the lookups the heuristic caches
+(``_suit_supply``) are tables made by its own function. The float32 feature columns round
+where numpy rounds: each float64 column once, the differences and score columns after each
+float32 operation. The rare exchange (HL-3.4) and trophy (HL-6) decisions, at most nine
+actions, take the per-game path from the state's view, as the batched numpy copy does.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from hot_envs.agents import features as ft
+from hot_envs.agents import heuristic_luft as hl
+from hot_envs.batched.heisse_luft import ArrayHeisseLuft
+from hot_envs.batched.jit import kernel
+from hot_envs.heisse_luft.facts import (
+    CARD_SUIT,
+    CARD_VALUE,
+    CLAIM_TROPHY,
+    EXCHANGE,
+    EXCHANGE_DONE,
+    EXCHANGE_PICK,
+    MOUNTAIN,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    NUM_STAGES,
+    PLAY,
+    STOP_CLAIMING,
+    SUIT_SIZES,
+    THREE_FOR_ONE,
+    TROPHIES_TO_WIN,
+    TROPHY_PRICE,
+)
+from hot_envs.heisse_luft.state import State
+
+GAME = "heisse-luft"
+SPEC = ft.SPECS[GAME]
+"""The packed layout :func:`fill_policy_input` writes (observation | slots × features | ids)."""
+
+_OBSERVATION = SPEC.observation_size
+_SLOTS, _FEATURES = SPEC.slots, SPEC.size  # 64 placements at most: 8 cards × 4 stages × 2 sides
+_IDS = _OBSERVATION + _SLOTS * _FEATURES  # where the action ids start in a packed row
+
+_SUIT = np.array(CARD_SUIT, dtype=np.int64)  # HL-1.1 by card
+_VALUE = np.array(CARD_VALUE, dtype=np.int64)
+_SUIT_START = np.array([CARD_SUIT.index(s) for s in range(4)], dtype=np.int64)
+_SUIT_SIZE = np.array(SUIT_SIZES, dtype=np.int64)
+_PRICE = np.array(TROPHY_PRICE, dtype=np.int64)  # HL-1.4
+_KEEP = np.array(hl._KEEP, dtype=np.float64)  # keep(card), by card
+_SHARE_POWER = hl.SHARE_POWER
+_PRIZE_WEIGHT = hl.PRIZE_WEIGHT
+_BLOCKED_FACTOR = hl.BLOCKED_FACTOR
+_MIN_SPREAD = hl.MIN_SPREAD
+
+
+def _supply_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``hl._suit_supply`` of every suit and every mask of its cards on the stages (at most
+    2**13 per suit), by its own function: count ``(4, 8192)`` int64, mean and variance float64
+    (an empty suit's mean, the int 7, is the same number as a float in every use)."""
+    masks = 1 << max(SUIT_SIZES)
+    count = np.zeros((4, masks), dtype=np.int64)
+    mean = np.zeros((4, masks))
+    var = np.zeros((4, masks))
+    for suit in range(4):
+        for mask in range(1 << SUIT_SIZES[suit]):
+            count[suit, mask], mean[suit, mask], var[suit, mask] = hl._suit_supply.__wrapped__(
+                suit, mask
+            )
+    return count, mean, var
+
+
+_SUPPLY_COUNT, _SUPPLY_MEAN, _SUPPLY_VAR = _supply_tables()
+
+# The float32 feature columns of features.play_columns, made by numpy as it makes them.
+_VALUE_13 = (ft._HL_VALUE / 13).astype(np.float32)  # column 10, by card
+_SUM_52 = (np.arange(64, dtype=np.float32) / 52).astype(np.float32)  # columns 21-24, by sum
+_KEEP_32 = ft._HL_KEEP.astype(np.float32)  # column 35, by card
+_TOLERANCE_32 = np.float32(hl.HeisseLuftHeuristic.tolerance)  # "is best": best − tol in float32
+
+
+# -- the calls -------------------------------------------------------------------------------------
+
+
+def play_scores(games: ArrayHeisseLuft, which: Any) -> np.ndarray:
+    """float64 ``(k, 366)``: row ``j`` holds, for game ``which[j]`` where its seat to move is
+    placing a card (HL-3.1), ``hl.play_scores(hl._Table(view), legal)`` in the column of each
+    legal play action, NaN elsewhere (rows of games in another phase or over are all NaN)."""
+    which = _which(games, which)
+    out = np.full((len(which), NUM_ACTIONS), np.nan)
+    _play_scores(which, games.table, bool(games.options["three_for_one"]), out)
+    return out
+
+
+def fill_policy_input(
+    games: ArrayHeisseLuft, which: Any, seats: Any, observations: Any, out: np.ndarray
+) -> None:
+    """``out[j]`` = ``policy_input("heisse-luft", observations[j], view)`` of seat ``seats[j]``
+    in game ``which[j]`` (float32 ``(k, SPEC.input_size)``), bit for bit. The seat has legal
+    actions only where it is the seat to move; otherwise its row is the observation and the
+    empty slots' −1 ids. Placements are computed in the kernel; an exchange or trophy decision
+    (rare) takes ``policy_input`` itself, from the state's view."""
+    which = _which(games, which)
+    k = len(which)
+    seats = np.asarray(seats)
+    if seats.shape != (k,) or (k and seats.dtype.kind not in "iu"):
+        raise ValueError(f"seats must be {k} ints, not {seats!r}"[:200])
+    seats = seats.astype(np.int64, copy=False)
+    if k and ((seats < 0) | (seats > 1)).any():
+        raise ValueError("seats must lie in 0 .. 1")
+    observations = np.asarray(observations, dtype=np.float32)
+    if observations.shape != (k, _OBSERVATION):
+        raise ValueError(f"observations must be ({k}, {_OBSERVATION}), not {observations.shape}")
+    if out.shape != (k, SPEC.input_size) or out.dtype != np.float32:
+        raise ValueError(f"out must be float32 ({k}, {SPEC.input_size})")
+    others = np.zeros(k, dtype=np.bool_)
+    _fill(
+        which,
+        seats,
+        observations,
+        out,
+        games.table,
+        bool(games.options["three_for_one"]),
+        others,
+    )
+    for j in np.flatnonzero(others).tolist():  # exchange and trophy decisions: rare
+        view = _view(games, int(which[j]), int(seats[j]))
+        out[j] = ft.policy_input(GAME, observations[j], view)
+
+
+class ArrayHeuristic:
+    """A :class:`~hot_envs.agents.heuristic_luft.HeisseLuftHeuristic` (exactly that class: a
+    subclass may decide otherwise) deciding for the seat to move in many games at once, from the
+    engine's arrays. :meth:`act_arrays` plays what ``agent.act`` plays decision by decision in
+    the order given, drawing the same numbers from ``agent.rng``."""
+
+    def __init__(self, agent: Any) -> None:
+        if type(agent) is not hl.HeisseLuftHeuristic:
+            raise TypeError(f"{agent!r} is not a plain HeisseLuftHeuristic")
+        self.agent = agent
+
+    def act_arrays(self, games: ArrayHeisseLuft, which: Any) -> np.ndarray:
+        """The action of the seat to move in each game ``which[j]`` (int64 ``(k,)``), as
+        ``ScoringAgent.act``: a forced move draws nothing; with ``epsilon`` each choice draws
+        ``rng.random()`` and, below ``epsilon``, a uniform legal move; else a placement takes
+        the best score, ties within ``tolerance`` drawn, and an exchange or trophy decision
+        goes to ``agent.choose`` with the state's view. Scores, legal moves and ties come from
+        the kernels; Python loops only over the decisions that draw or choose."""
+        which = _which(games, which)
+        if (games.table.current[which] < 0).any():
+            raise ValueError("a game in which is over: nobody is to move")
+        agent = self.agent
+        k = len(which)
+        legal = np.empty((k, _SLOTS), dtype=np.int64)
+        top = np.empty((k, _SLOTS), dtype=np.int64)
+        counts = np.empty((k, 3), dtype=np.int64)  # legal moves, best-scored moves, a placement
+        _best(
+            which,
+            games.table,
+            bool(games.options["three_for_one"]),
+            float(agent.tolerance),
+            legal,
+            top,
+            counts,
+        )
+        chosen = top[:, 0].copy()  # the only best move, or the forced one
+        draws = counts[:, 0] > 1  # with epsilon every choice draws; else ties and choose()
+        if not agent.epsilon:
+            draws &= (counts[:, 1] > 1) | (counts[:, 2] == 0)
+        rng, epsilon = agent.rng, agent.epsilon
+        for j in np.flatnonzero(draws).tolist():
+            n = int(counts[j, 0])
+            if epsilon and rng.random() < epsilon:
+                chosen[j] = legal[j, rng.integers(n)]
+            elif not counts[j, 2]:  # HL-3.4 exchange, HL-6 trophies: the agent's own choice
+                g = int(which[j])
+                view = _view(games, g, int(games.table.current[g]))
+                chosen[j] = agent.choose(view, legal[j, :n].tolist())
+            elif counts[j, 1] > 1:
+                chosen[j] = top[j, rng.integers(counts[j, 1])]
+        return chosen
+
+    def __repr__(self) -> str:
+        return f"ArrayHeuristic({self.agent!r})"
+
+
+def _which(games: ArrayHeisseLuft, which: Any) -> np.ndarray:
+    if not isinstance(games, ArrayHeisseLuft):
+        raise TypeError(f"games must be an ArrayHeisseLuft, not {type(games).__name__}")
+    which = np.asarray(which)
+    if which.ndim != 1 or (which.size and which.dtype.kind not in "iu"):
+        raise ValueError(f"which must be a 1-d int array of game indices, not {which!r}"[:200])
+    which = which.astype(np.int64, copy=False)
+    if which.size and ((which < 0) | (which >= games.num_games)).any():
+        raise ValueError(f"game indices must lie in 0 .. {games.num_games - 1}")
+    return which
+
+
+def _view(games: ArrayHeisseLuft, g: int, seat: int) -> dict:
+    """Seat ``seat``'s view of game ``g``, from the per-game engine (the rare decisions)."""
+    return State.from_dict(games.state_dict(g)).view(seat)
+
+
+# -- kernels: the heuristic's table --------------------------------------------------------------
+
+
+@kernel
+def _potential(h0, h1, h2, h3, trophies, awarded, three_for_one):
+    """``hl.potential`` of prize cards ``h0..h3`` by suit (outside trophies), ``trophies`` held
+    and the ``awarded`` suits as a bit set: HL-6.2 three cards of an awarded suit count as one;
+    HL-7.1 two trophies (or enough ready to claim) win. Only the two largest shares are kept
+    (at most two trophies are missing); ``sum`` of the sorted shares adds them largest first."""
+    if trophies >= TROPHIES_TO_WIN:
+        return float(TROPHIES_TO_WIN)
+    held = (h0, h1, h2, h3)
+    spare = 0.0
+    if three_for_one:
+        total = 0
+        for s in range(4):
+            if awarded >> s & 1:
+                total += held[s]
+        spare = total / THREE_FOR_ONE
+    first = -1.0  # the largest share, then the second (−1: none)
+    second = -1.0
+    ready = 0
+    for s in range(4):
+        if awarded >> s & 1:
+            continue
+        share = min(1.0, (held[s] + spare) / _PRICE[s])
+        if share >= 1.0:
+            ready += 1
+        if share > first:
+            second = first
+            first = share
+        elif share > second:
+            second = share
+    missing = TROPHIES_TO_WIN - trophies
+    if ready >= missing:
+        return float(TROPHIES_TO_WIN)  # enough trophies ready to claim: the game is won
+    progress = 0.0
+    if first >= 0.0:
+        progress += first**_SHARE_POWER
+    if missing >= 2 and second >= 0.0:
+        progress += second**_SHARE_POWER
+    return trophies + progress + _PRIZE_WEIGHT * (h0 + h1 + h2 + h3)
+
+
+@kernel
+def _chance(diff, spread):
+    """``hl._chance``: Φ(diff / spread), with the C library's erf as CPython's."""
+    return 0.5 * (1.0 + math.erf(diff / math.sqrt(2.0 * max(spread, _MIN_SPREAD))))
+
+
+@kernel
+def _read_table(r, me, three_for_one, sign, slots, sums, missing, terms, supply, count):
+    """What ``hl._Table`` reads from seat ``me``'s view of game ``g`` (HL-8), per stage ``s``
+    from our side (side 0 ours): ``sign[s]`` +1 mountain, −1 lowland (HL-4.2), 0 out of play;
+    ``sums[s]``; ``missing[s, side, suit]`` the open slots and ``slots[s]`` their number; and
+    ``terms[s]`` (:func:`_stage_terms`). Per suit, of its cards not on a stage (what can still
+    fill slots): ``count``, and ``supply[:, suit]`` their mean and variance
+    (``hl._suit_supply``). Returns the bit sets of our hand, the discard pile, the opponent's
+    shown cards (HL-3.4) and the unseen cards, the number unseen and the opponent's hidden
+    cards."""
+    opp = 1 - me
+    on_stage = np.int64(0)
+    for s in range(NUM_STAGES):
+        if not r.in_play[s]:
+            sign[s] = 0
+            continue
+        sign[s] = 1 if r.terrain[s] == MOUNTAIN else -1
+        open_slots = 0
+        for j in range(2):
+            side = me ^ j
+            sums[s, j] = r.sums[s, side]
+            for suit in range(4):
+                m = r.need[s, suit] - r.have[s, side, suit]
+                missing[s, j, suit] = m
+                open_slots += m
+            for k in range(r.side_size[s, side]):
+                on_stage |= np.int64(1) << r.sides[s, side, k]
+        slots[s] = open_slots
+    for suit in range(4):
+        mask = (on_stage >> _SUIT_START[suit]) & ((np.int64(1) << _SUIT_SIZE[suit]) - 1)
+        count[suit] = _SUPPLY_COUNT[suit, mask]
+        supply[0, suit] = _SUPPLY_MEAN[suit, mask]
+        supply[1, suit] = _SUPPLY_VAR[suit, mask]
+    _stage_terms(r, me, three_for_one, sign, slots, sums, missing, terms, supply, count)
+    hand = r.hands[me]
+    discard = np.int64(0)
+    for k in range(r.discard_size):
+        discard |= np.int64(1) << r.discard[k]
+    known = r.revealed[opp]
+    seen = on_stage | hand | discard | known
+    unseen = np.int64(0)
+    unseen_count = 0
+    shown = 0
+    for c in range(NUM_CARDS):
+        if not seen >> c & 1:
+            unseen |= np.int64(1) << c
+            unseen_count += 1
+        shown += known >> c & 1
+    return hand, discard, known, unseen, unseen_count, r.hand_size[opp] - shown
+
+
+@kernel
+def _stage_terms(r, me, three_for_one, sign, slots, sums, missing, terms, supply, count):
+    """``terms[s]`` = (oriented expected difference, spread, stake, P(win) now) of each stage in
+    play, as ``hl.play_terms`` makes them. The stake is ``hl._stake`` (our potential's gain plus
+    the opponent's, :func:`_potential`), cut to a sixth when suit counting blocks the stage
+    (HL-3.1, ``hl._Table.blocked``: the stages with fewer open slots, then the lower ones, take
+    the cards off the stages first)."""
+    opp = 1 - me
+    awarded = 0
+    for suit in range(4):
+        if r.owner[suit] >= 0:
+            awarded |= 1 << suit
+    mine = r.won[me]
+    theirs = r.won[opp]
+    ours_t, theirs_t = r.trophy_count[me], r.trophy_count[opp]
+    ours_now = _potential(mine[0], mine[1], mine[2], mine[3], ours_t, awarded, three_for_one)
+    theirs_now = _potential(
+        theirs[0], theirs[1], theirs[2], theirs[3], theirs_t, awarded, three_for_one
+    )
+    order = np.empty(NUM_STAGES, dtype=np.int64)  # the stages in play by (open slots, index)
+    n = 0
+    for s in range(NUM_STAGES):
+        if sign[s] == 0:
+            continue
+        k = n
+        while k > 0 and slots[order[k - 1]] > slots[s]:
+            order[k] = order[k - 1]
+            k -= 1
+        order[k] = s
+        n += 1
+    left = count.copy()
+    for i in range(n):
+        s = order[i]
+        blocked = False
+        for suit in range(4):
+            if missing[s, 0, suit] + missing[s, 1, suit] > left[suit]:
+                blocked = True
+        if not blocked:
+            for suit in range(4):
+                left[suit] -= missing[s, 0, suit] + missing[s, 1, suit]
+        need = r.need[s]
+        gain = (
+            _potential(
+                mine[0] + need[0],
+                mine[1] + need[1],
+                mine[2] + need[2],
+                mine[3] + need[3],
+                ours_t,
+                awarded,
+                three_for_one,
+            )
+            - ours_now
+        )
+        stake = (
+            gain
+            + _potential(
+                theirs[0] + need[0],
+                theirs[1] + need[1],
+                theirs[2] + need[2],
+                theirs[3] + need[3],
+                theirs_t,
+                awarded,
+                three_for_one,
+            )
+            - theirs_now
+        )
+        lean = 0.0  # play_terms' sums of four terms, left to right
+        for suit in range(4):
+            lean += (missing[s, 0, suit] - missing[s, 1, suit]) * supply[0, suit]
+        spread = 0.0
+        for suit in range(4):
+            spread += (missing[s, 0, suit] + missing[s, 1, suit]) * supply[1, suit]
+        diff = sign[s] * ((sums[s, 0] - sums[s, 1]) + lean)
+        terms[s, 0] = diff
+        terms[s, 1] = spread
+        terms[s, 2] = stake * (_BLOCKED_FACTOR if blocked else 1.0)
+        terms[s, 3] = _chance(diff, spread)
+
+
+@kernel
+def _last_slot(card, side, s, sign, sums, missing, hand, discard, known, unseen, count, hidden):
+    """``hl.last_slot_chance``: P(we win) stage ``s`` left with one open slot after we place
+    ``card`` on ``side`` (0 ours), the opponent to move. They complete it if they can win it
+    (HL-4.3: a tie is then theirs) — surely with a shown card that does, else by the chance that
+    their hidden cards hold one; otherwise we complete it with a card that wins for us. The
+    power is the C library's of two doubles, as Python's float ** int."""
+    value = _VALUE[card]
+    played = _SUIT[card]
+    ours_sum = sums[s, 0] + (value if side == 0 else 0)
+    theirs_sum = sums[s, 1] + (value if side == 1 else 0)
+    slot_side = 1
+    for x in range(4):
+        if missing[s, 0, x] - (1 if side == 0 and x == played else 0) != 0:
+            slot_side = 0
+    suit = 0
+    for x in range(4):
+        if missing[s, slot_side, x] - (1 if side == slot_side and x == played else 0) == 1:
+            suit = x
+            break
+    diff = sign[s] * (ours_sum - theirs_sum)
+    to_slot = sign[s] if slot_side == 0 else -sign[s]  # how a card on the slot moves diff
+    bad = 0  # unseen cards of the slot's suit that win the stage for them
+    good = 0  # unseen or discarded ones that win it for us
+    pool = 0
+    ours_in_hand = False
+    start = _SUIT_START[suit]
+    for c in range(start, start + _SUIT_SIZE[suit]):
+        final = diff + to_slot * _VALUE[c]
+        if known >> c & 1 and final <= 0:
+            return 0.0
+        if unseen >> c & 1 and final <= 0:
+            bad += 1
+        if (unseen | discard) >> c & 1:
+            pool += 1
+            if final >= 0:
+                good += 1
+        if hand >> c & 1 and c != card and final >= 0:
+            ours_in_hand = True
+    p_theirs = 0.0
+    if count and hidden:
+        p_theirs = 1.0 - (1.0 - bad / count) ** float(hidden)
+    if ours_in_hand:
+        return 1.0 - p_theirs
+    chance = good / pool if pool else 0.0
+    return (1.0 - p_theirs) * chance
+
+
+@kernel
+def _score_plays(r, me, three_for_one, work, actions, numbers):
+    """``hl.play_terms`` and ``hl.scores_of_terms`` of every legal placement of seat ``me`` in
+    game ``g`` (HL-3.1: a hand card on a side of a stage in play that lacks a card of its suit),
+    ascending by action id as the view lists them: ``actions[:n]`` and ``numbers[i]`` = (stake,
+    P now, P after, score). ``work``: :func:`_work`'s scratch. Returns ``n``."""
+    sign, slots, sums, missing, terms, supply, count = work
+    hand, discard, known, unseen, unseen_count, hidden = _read_table(
+        r, me, three_for_one, sign, slots, sums, missing, terms, supply, count
+    )
+    n = 0
+    for card in range(NUM_CARDS):
+        if not hand >> card & 1:
+            continue
+        suit = _SUIT[card]
+        value = _VALUE[card]
+        for s in range(NUM_STAGES):
+            if sign[s] == 0:
+                continue
+            diff, spread, stake, now = terms[s, 0], terms[s, 1], terms[s, 2], terms[s, 3]
+            left = slots[s] - 1
+            for side in range(2):
+                if missing[s, side, suit] <= 0:
+                    continue
+                if left == 0:  # the card completes the stage: exact, a tie ours (HL-4.3)
+                    final = sums[s, 0] - sums[s, 1] + (value if side == 0 else -value)
+                    after = 1.0 if sign[s] * final >= 0 else 0.0
+                elif left == 1:
+                    after = _last_slot(
+                        card,
+                        side,
+                        s,
+                        sign,
+                        sums,
+                        missing,
+                        hand,
+                        discard,
+                        known,
+                        unseen,
+                        unseen_count,
+                        hidden,
+                    )
+                else:
+                    shift = sign[s] * (value - supply[0, suit])
+                    moved = diff + shift if side == 0 else diff - shift
+                    after = _chance(moved, spread - supply[1, suit])
+                actions[n] = 8 * card + 2 * s + side
+                numbers[n, 0] = stake
+                numbers[n, 1] = now
+                numbers[n, 2] = after
+                numbers[n, 3] = stake * (after - now) - _KEEP[card]
+                n += 1
+    return n
+
+
+@kernel
+def _work():
+    """Scratch for :func:`_score_plays`, made once per kernel call: per stage sign, open slots,
+    sums (ours, theirs), missing (side, suit) and terms; per suit the supply's mean and
+    variance, and its count."""
+    return (
+        np.zeros(NUM_STAGES, dtype=np.int64),
+        np.zeros(NUM_STAGES, dtype=np.int64),
+        np.zeros((NUM_STAGES, 2), dtype=np.int64),
+        np.zeros((NUM_STAGES, 2, 4), dtype=np.int64),
+        np.zeros((NUM_STAGES, 4)),
+        np.zeros((2, 4)),
+        np.zeros(4, dtype=np.int64),
+    )
+
+
+@kernel
+def _other_legal(r, p, three_for_one, legal):
+    """The legal actions of an exchange or trophy decision, ascending as the view lists them:
+    HL-3.4 a hand card not picked yet, "done" after one pick; HL-6.1/6.2 each free trophy the
+    player can pay for (three for one counting), then "stop". Returns their number."""
+    n = 0
+    if r.phase == EXCHANGE:
+        hand = r.hands[p]
+        for c in range(NUM_CARDS):
+            if not hand >> c & 1:
+                continue
+            picked = False
+            for k in range(r.selection_size):
+                if r.selection[k] == c:
+                    picked = True
+            if not picked:
+                legal[n] = EXCHANGE_PICK + c
+                n += 1
+        if r.selection_size > 0:
+            legal[n] = EXCHANGE_DONE
+            n += 1
+        return n
+    spare = 0
+    if three_for_one:
+        for suit in range(4):
+            if r.owner[suit] >= 0:
+                spare += r.won[p, suit] // THREE_FOR_ONE
+    for suit in range(4):
+        if r.owner[suit] < 0 and r.won[p, suit] + spare >= _PRICE[suit]:
+            legal[n] = CLAIM_TROPHY + suit
+            n += 1
+    legal[n] = STOP_CLAIMING
+    return n + 1
+
+
+# -- kernels: the calls ---------------------------------------------------------------------------
+
+
+@kernel
+def _play_scores(which, t, three_for_one, out):
+    """``out[j, action]``: the score of each legal placement in game ``which[j]``."""
+    work = _work()
+    actions = np.zeros(_SLOTS, dtype=np.int64)
+    numbers = np.zeros((_SLOTS, 4))
+    for j in range(which.shape[0]):
+        r = t[which[j]]
+        if r.current < 0 or r.phase != PLAY:
+            continue
+        n = _score_plays(r, r.current, three_for_one, work, actions, numbers)
+        for i in range(n):
+            out[j, actions[i]] = numbers[i, 3]
+
+
+@kernel
+def _best(which, t, three_for_one, tolerance, legal, top, counts):
+    """``ScoringAgent.best`` but its draw, per decision: ``legal[j, :c]`` the ``c`` legal
+    actions ascending (as the view lists them), ``counts[j]`` = (c, b, 1 for a placement); for
+    a placement ``top[j, :b]`` the actions scoring at least the best score less ``tolerance``;
+    for an exchange or trophy decision (the agent's ``choose``) b = 0 and ``top[j, 0]`` its
+    first legal action. A forced move is its own top."""
+    work = _work()
+    numbers = np.zeros((_SLOTS, 4))
+    for j in range(which.shape[0]):
+        r = t[which[j]]
+        p = r.current
+        if r.phase != PLAY:
+            counts[j, 0] = _other_legal(r, p, three_for_one, legal[j])
+            counts[j, 1] = 0
+            counts[j, 2] = 0
+            top[j, 0] = legal[j, 0]
+            continue
+        n = _score_plays(r, p, three_for_one, work, legal[j], numbers)
+        counts[j, 0] = n
+        counts[j, 2] = 1
+        best = numbers[0, 3]
+        for i in range(1, n):
+            best = max(best, numbers[i, 3])
+        threshold = best - tolerance
+        b = 0
+        for i in range(n):
+            if numbers[i, 3] >= threshold:
+                top[j, b] = legal[j, i]
+                b += 1
+        counts[j, 1] = b
+
+
+@kernel
+def _fill(which, seats, observations, out, t, three_for_one, others):
+    """``features.policy_input`` of each decision into ``out[j]``: the observation, then for
+    each legal placement (ascending) ``luft_features``' row in its slot (``play_columns`` and
+    ``luft_score_columns``), then the ids (−1 past the legal ones). Each float64 column rounds
+    to float32 once, as numpy's assignment does; the difference ``after − now`` and the score
+    columns compute in float32 after the float32 values, as numpy computes them.
+    ``others[j]``: an exchange or trophy decision, left to the caller."""
+    work = _work()
+    sign, slots, sums = work[0], work[1], work[2]
+    actions = np.zeros(_SLOTS, dtype=np.int64)
+    numbers = np.zeros((_SLOTS, 4))
+    scores = np.zeros(_SLOTS, dtype=np.float32)
+    for j in range(which.shape[0]):
+        r = t[which[j]]
+        seat = seats[j]
+        row = out[j]
+        row[:] = 0.0
+        row[:_OBSERVATION] = observations[j]
+        row[_IDS:] = -1.0
+        if seat != r.current:
+            continue
+        if r.phase != PLAY:
+            others[j] = True
+            continue
+        n = _score_plays(r, seat, three_for_one, work, actions, numbers)
+        for i in range(n):
+            action = actions[i]
+            card, s, side = action >> 3, action >> 1 & 3, action & 1
+            value = _VALUE[card]
+            left = slots[s] - 1
+            f = _OBSERVATION + i * _FEATURES
+            row[f + 0] = 1.0  # a placement
+            row[f + 5] = n / _SLOTS
+            row[f + 6 + _SUIT[card]] = 1.0
+            row[f + 10] = _VALUE_13[card]
+            row[f + 11 + s] = 1.0
+            row[f + 15] = side
+            row[f + 16] = 1.0 if sign[s] > 0 else 0.0
+            for suit in range(4):
+                row[f + 17 + suit] = r.need[s, suit] * 0.25
+            row[f + 21] = _SUM_52[sums[s, 0]]
+            row[f + 22] = _SUM_52[sums[s, 1]]
+            row[f + 23] = _SUM_52[sums[s, 0] + (value if side == 0 else 0)]
+            row[f + 24] = _SUM_52[sums[s, 1] + (value if side == 1 else 0)]
+            row[f + 25] = left / 8
+            row[f + 26] = 1.0 if left == 0 else 0.0
+            row[f + 27] = 1.0 if left == 1 else 0.0
+            now = np.float32(numbers[i, 1])
+            after = np.float32(numbers[i, 2])
+            row[f + 28] = numbers[i, 0]
+            row[f + 29] = now
+            row[f + 30] = after
+            row[f + 34] = after - now
+            row[f + 35] = _KEEP_32[card]
+            row[_IDS + i] = action
+            scores[i] = numbers[i, 3]
+        best = scores[0]
+        for i in range(1, n):
+            best = max(best, scores[i])
+        threshold = best - _TOLERANCE_32
+        for i in range(n):
+            f = _OBSERVATION + i * _FEATURES
+            score = scores[i]
+            gap = score - best
+            row[f + 31] = -2.0 if score < -2.0 else (10.0 if score > 10.0 else score)
+            row[f + 32] = -2.0 if gap < -2.0 else (0.0 if gap > 0.0 else gap)
+            row[f + 33] = 1.0 if score >= threshold else 0.0
+
+
+__all__ = ["SPEC", "ArrayHeuristic", "fill_policy_input", "play_scores"]
