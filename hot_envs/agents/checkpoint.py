@@ -48,6 +48,8 @@ from typing import IO, Any
 import numpy as np
 
 from hot_envs.agents.activations import ACTIVATIONS
+from hot_envs.agents.arrays import fill_policy_input
+from hot_envs.agents.features import ActionRows, unpack
 from hot_envs.agents.features_batch import action_features_batch
 from hot_envs.agents.scorer import ARCHITECTURE, NumpyScorer
 from hot_envs.agents.shipped import checkpoint_stem, find_checkpoint
@@ -316,6 +318,32 @@ class CheckpointAgent:
         views = SeatViews(states, seats.tolist())  # the features read what they need of each
         # every row's features at once, as arrays over all legal actions of the batch
         rows = action_features_batch(self.policy.game, views, masks=masks)
+        logits = self.policy.rows_logits(observations, rows)
+        choice = draw(logits, self.rng) if self.sample else logits.argmax(axis=1)
+        return rows.actions[np.cumsum(rows.lengths) - rows.lengths + choice]
+
+    def act_arrays(self, games: Any, which: np.ndarray) -> np.ndarray:
+        """The seat to move's action in games ``which`` of an array engine
+        (:mod:`hot_envs.agents.arrays`), in one forward pass: what :meth:`act_batch` plays on
+        those decisions. An action-scoring policy reads its packed input, made by the game's
+        array kernels."""
+        which = np.asarray(which, dtype=np.int64)
+        seats = np.full(games.num_games, -1, dtype=np.int64)
+        seats[which] = games.current_player[which]
+        observations = games.observe(seats)[which]
+        masks = games.legal_mask()[which]
+        if not isinstance(self.policy, NumpyScorer):
+            logits = self.policy.masked_logits(observations, masks)
+            return draw(logits, self.rng) if self.sample else logits.argmax(axis=1)
+        spec = self.policy.spec
+        packed = np.zeros((len(which), spec.input_size), dtype=np.float32)
+        fill_policy_input(games, which, seats[which], observations, packed)
+        _, features, ids = unpack(spec, packed)
+        decision, slot = np.nonzero(ids >= 0)  # the legal actions, ascending in each row
+        lengths = np.bincount(decision, minlength=len(which))
+        rows = ActionRows(
+            lengths, decision, slot, ids[decision, slot].astype(np.int64), features[decision, slot]
+        )
         logits = self.policy.rows_logits(observations, rows)
         choice = draw(logits, self.rng) if self.sample else logits.argmax(axis=1)
         return rows.actions[np.cumsum(rows.lengths) - rows.lengths + choice]

@@ -125,6 +125,20 @@ class ActionScorerInput:
     def batch(self, observations: np.ndarray, views: Sequence[dict[str, Any]]) -> np.ndarray:
         return policy_input_batch(self.game, observations, views)
 
+    def arrays(
+        self,
+        games: Any,
+        which: np.ndarray,
+        seats: np.ndarray,
+        observations: np.ndarray,
+        out: np.ndarray,
+    ) -> None:
+        """The rows of seats ``seats`` in games ``which`` of an array engine, from its arrays
+        (:func:`hot_envs.agents.arrays.fill_policy_input`)."""
+        from hot_envs.agents.arrays import fill_policy_input
+
+        fill_policy_input(games, which, seats, observations, out)
+
 
 def batched_heuristic(game: str, agent: Any) -> Any | None:
     """``agent`` as a batched agent (:mod:`hot_envs.agents.batched`) that decides with the

@@ -27,3 +27,14 @@ class RandomAgent:
     def act(self, observation: dict[str, np.ndarray], view: dict[str, Any]) -> int:
         legal = legal_actions(observation, view)
         return int(legal[self.rng.integers(len(legal))])
+
+    def act_arrays(self, games: Any, which: np.ndarray) -> np.ndarray:
+        """The seat to move's action in games ``which`` of an array engine
+        (:mod:`hot_envs.agents.arrays`): what :meth:`act` plays there, decision after decision,
+        with the same draws."""
+        legal = games.legal_mask()[which]
+        counts = legal.sum(axis=1)
+        picks = [int(self.rng.integers(count)) for count in counts.tolist()]
+        # the pick-th legal action of each row: where the running count passes it
+        running = legal.cumsum(axis=1)
+        return (running <= np.asarray(picks, dtype=np.int64)[:, None]).sum(axis=1)

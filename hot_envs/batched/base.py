@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from hot_envs.batched.jit import kernel
-from hot_envs.batched.streams import seed_streams
+from hot_envs.batched.streams import seed_streams, stream_of
 from hot_envs.core.engine import as_int
 
 MAX_GAMES = 1 << 20
@@ -107,10 +107,18 @@ class ArrayGames:
         if players is not None:
             self._set_seats(games, np.broadcast_to(np.asarray(players), games.shape))
         for game, seed in zip(games.tolist(), seeds, strict=True):
-            self._rng[game] = seed_streams(seed, 1)[0]
+            self._rng[game] = stream_of(seed)
         where = np.zeros(self.num_games, dtype=bool)
         where[games] = True
         self._deal_where(where)
+
+    def reseed(self, game: int, seed: int) -> None:
+        """Give game ``game`` a fresh stream seeded by ``seed`` for its later chance events
+        (a position loaded with :meth:`load` goes on from it)."""
+        index, value = self._game_index(game), as_int(seed)
+        if value is None or value < 0:
+            raise ValueError(f"seed must be a non-negative int, not {seed!r}")
+        self._rng[index] = stream_of(value)
 
     def _set_seats(self, games: np.ndarray, counts: np.ndarray) -> None:
         """Give games ``games`` ``counts`` seats for their next deal (a game of one size:

@@ -18,6 +18,23 @@ M1, A1 = 2147483563, 40014
 M2, A2 = 2147483399, 40692
 
 
+def stream_of(seed: int) -> tuple[int, int]:
+    """The generator state of one game seeded by the int ``seed`` (≥ 0): two rounds of
+    SplitMix64 (Steele, Lea and Flood, OOPSLA 2014) mapped into each word's range — a
+    microsecond, where a numpy Generator takes tens (a training driver seeds every deal)."""
+    words = []
+    for _ in range(2):
+        seed = (seed + 0x9E3779B97F4A7C15) & _MASK64
+        z = seed
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        words.append(z ^ (z >> 31))
+    return words[0] % (M1 - 1) + 1, words[1] % (M2 - 1) + 1
+
+
+_MASK64 = (1 << 64) - 1
+
+
 def seed_streams(seed: int | np.random.Generator | None, count: int) -> np.ndarray:
     """``count`` fresh generator states, int64 ``(count, 2)``, drawn from ``seed`` (an int, a
     numpy Generator or ``None`` for fresh entropy)."""

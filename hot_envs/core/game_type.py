@@ -46,6 +46,7 @@ class Game:
     search_simulations: int = 500  # SearchAgent's default rollouts a decision
     features: str = ""  # entry point: (view, legal) → action feature rows
     features_batch: str = ""  # entry point: fill_rows of the batched features
+    arrays: str = ""  # module: ArrayHeuristic, fill_policy_input on the game's array engine
     feature_shape: str = ""  # entry point: (slots, features per action)
     anchor_columns: str = ""  # entry point: the feature columns an anchor reads (AnchorColumns)
     picture: str = ""  # entry point: draw(view, spectator) → PIL image

@@ -8,26 +8,29 @@ is one step that its users batch: :class:`~hot_envs.envs.single_agent.SingleAgen
 one-game view, :class:`~hot_envs.envs.vector.VectorSingleAgentEnv` its Gymnasium batch (which deals
 a finished game anew), and the worker-process and stable-baselines3 envs move that batch's data.
 
-The opponents' moves are batched: each round, the games whose seat to move is played by one
-agent are decided in one ``act_batch`` call (:mod:`hot_envs.agents.batched`); ordinary agents
-play seat by seat through ``act(observation, view)``, but a game's own heuristic decides a round
-with the batched feature arithmetic where the game has that
-(:func:`~hot_envs.agents.features_batch.batched_heuristic`: the same actions and the same draws
-from its generator as its ``act``). Every opponent action is checked first. The environments
-emit the game's observation (of many games at once through the engine's ``encode_rows`` where
-it has one); a policy that reads something else gives them its :class:`PolicyInput` (the action
-scorers' is :class:`~hot_envs.agents.features_batch.ActionScorerInput`), which the driver
-computes for all learners at once, from their observations and views. A training run whose
-critic sees the whole table (``critic_state=True``) gets the game's full state (the env's
-``state()``, hidden cards included) appended to each learner's row, after what its policy reads:
-the actor must read the leading ``actor_size`` entries only (:mod:`hot_envs.training.policies`).
+The games live in the game's array engine (:mod:`hot_envs.batched`): one row per game, the rules
+in compiled kernels. The opponents' moves are decided in rounds: each round, the games whose
+seat to move is played by one agent are decided in one ``act_arrays`` call
+(:mod:`hot_envs.agents.arrays`: a checkpoint runs one forward pass for all of them, the game's
+heuristic decides through its array kernels with the same actions and draws as its ``act``, any
+other agent plays through ``act(observation, view)`` on the per-game state), then every game of
+the round takes its move in one step of the engine. Every opponent action is checked first. The
+learners get the game's observation, written by the engine for all games at once; a policy that
+reads something else gives the envs its :class:`PolicyInput` (the action scorers' is
+:class:`~hot_envs.agents.features_batch.ActionScorerInput`, computed from the engine's arrays
+too). A training run whose critic sees the whole table (``critic_state=True``) gets the game's
+full state (the env's ``state()``, hidden cards included) appended to each learner's row, after
+what its policy reads: the actor must read the leading ``actor_size`` entries only
+(:mod:`hot_envs.training.policies`).
 
-``single=True`` keeps the one-game env's own conventions, so a seed deals the games it always
-dealt: a deal draws from the game's generator itself (the batched env draws an int seed per deal
-instead, kept in ``deal_seeds`` so the game can be dealt again, and draws a player count only
-where there is a choice); every opponent plays through ``act``, move by move, and is reset at
-each deal (it may keep memory within its one game); rewards are float64 (the batched env's
-float32), and :meth:`Driver.step_one` gives one game's step as Python values.
+Each new game draws its player count, its deal seed (``deal_seeds[i]``: ``games.deal([i],
+[seed])`` of the array engine deals it again), the learner's seat and its opponents from the
+game's generator. ``single=True`` keeps the one-game env's own conventions, so a seed deals the
+games it always dealt: a deal is the per-game engine's ``State.new`` from the game's generator
+(loaded into the arrays; later shuffles come from a stream seeded from that generator); every
+opponent plays through ``act``, move by move, and is reset at each deal (it may keep memory
+within its one game); rewards are float64 (the batched env's float32), and
+:meth:`Driver.step_one` gives one game's step as Python values.
 
 >>> driver = Driver("heisse-karten", num_envs=2, players=3)
 >>> driver.reset([np.random.default_rng(0), np.random.default_rng(1)])
@@ -40,39 +43,41 @@ float32), and :meth:`Driver.step_one` gives one game's step as Python values.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from itertools import chain
 from typing import Any, Protocol
 
 import numpy as np
 from gymnasium import spaces
 
-from hot_envs.agents.base import observe
-from hot_envs.agents.batched import BatchedAgent, PerSeatAgent, as_batched
-from hot_envs.agents.features_batch import batched_heuristic
+from hot_envs import batched
+from hot_envs.agents.arrays import ArrayAgent, PerGameAgent, as_array_agent
 from hot_envs.agents.opponents import Opponent, OpponentPool, OpponentSource
-from hot_envs.core.engine import GameState, SeatViews
+from hot_envs.core.engine import GameState
 from hot_envs.core.games import DEFAULT_GAME, get_game
-from hot_envs.core.scoring import score
+from hot_envs.core.scoring import score_returns
 
 ROTATE = "rotate"
-# An ordinary agent's seats go through the shared buffers (and PerSeatAgent) from this many
-# rows on, where that costs less per row than a fresh observation each; fewer, as in a one-game
-# env, are observed one by one (measured: ~15 µs a decision less for one row, ~2 µs more at 64).
-_BUFFERED_ROWS = 8
+_LEARNER = -1  # the learner's seat in the table of each game's seat agents
 
 
 class PolicyInput(Protocol):
     """What a policy reads in place of the observation, computed from the learner's observation
-    and view (``policy_input=`` of the envs): ``size`` entries, one row (``one``) or a batch of
-    rows (``batch``, the same rows as ``one`` gives one by one; its views are a
-    :class:`~hot_envs.core.engine.SeatViews`, each made only if read)."""
+    and what its seat may know (``policy_input=`` of the envs): ``size`` entries, one row from
+    an observation and a view (``one``), or the rows of many games of an array engine at once
+    (``arrays``: row ``j`` for seat ``seats[j]`` of game ``which[j]``, the same numbers)."""
 
     @property
     def size(self) -> int: ...
 
     def one(self, observation: np.ndarray, view: dict[str, Any]) -> np.ndarray: ...
 
-    def batch(self, observations: np.ndarray, views: Sequence[dict[str, Any]]) -> np.ndarray: ...
+    def arrays(
+        self,
+        games: batched.ArrayGames,
+        which: np.ndarray,
+        seats: np.ndarray,
+        observations: np.ndarray,
+        out: np.ndarray,
+    ) -> None: ...
 
 
 def driven(name: str, writable: bool = False) -> property:
@@ -177,31 +182,34 @@ class Driver:
                 np.concatenate([self.observation_space.high, state.high]),
                 dtype=np.float32,
             )
-        self._encode, self._legal = self.engine.encode, self.engine.State.legal_actions
-        self._encode_rows = getattr(self.engine, "encode_rows", None)  # where the engine has it
-        self._layout_size = layout.size
 
-        # Per game: the state, the learner's seat, the batched agent of every seat.
-        self.games: list[GameState] = []
+        # The games, as rows of the game's array engine (room for the most seats drawn).
+        self.max_seats = max(seats)
+        sizes = (
+            {"num_players": np.full(num_envs, self.max_seats)}
+            if self.description.min_players != self.description.max_players
+            else {}
+        )
+        self.arrays = batched.make(self.game_name, num_envs, **sizes, **self.game_options)
+        self.dealt = False  # whether reset has dealt the games
+        # Per game: the learner's seat, the pool entry and array agent of every other seat.
         self.seats = np.zeros(num_envs, dtype=np.int64)
         self.num_players = np.zeros(num_envs, dtype=np.int64)
         self.deal_seeds: list[int] = [0] * num_envs
         self.opponent_names: list[list[str | None]] = [[] for _ in range(num_envs)]
-        self.seat_agents: list[list[BatchedAgent | None]] = [[] for _ in range(num_envs)]
-        self._batched: dict[str, tuple[Any, BatchedAgent]] = {}  # pool entry → its batched agent
+        self.seat_agents: list[list[ArrayAgent | None]] = [[] for _ in range(num_envs)]
+        self._codes = np.full((num_envs, self.max_seats), _LEARNER, dtype=np.int64)
+        self._array_agents: dict[str, tuple[Any, ArrayAgent, int]] = {}  # entry → agent, code
+        self._by_code: list[ArrayAgent] = []
         self._drawn: tuple[tuple, tuple[list[str], np.ndarray]] | None = None  # _entries' last
         self._potentials = np.zeros(num_envs, dtype=np.float64)
-        # Buffers reused by every step: the learners' and one round of opponents' inputs.
+        self._returns = np.zeros((num_envs, self.max_seats), dtype=np.float64)  # at each end
+        self._all = np.arange(num_envs)
+        # Buffers reused by every step: the learners' rows and masks.
         self.observations = np.zeros((num_envs, *self.observation_space.shape), dtype=np.float32)
         self._actor_rows = self.observations[:, : self.actor_size]  # a view: what actors read
-        self._observed = (  # the learners' observations, where a policy input replaces them
-            self._actor_rows
-            if policy_input is None
-            else np.zeros((num_envs, layout.size), dtype=np.float32)
-        )
         self.masks = np.zeros((num_envs, num_actions), dtype=np.int8)
-        self._opponent_observations = np.zeros((num_envs, layout.size), dtype=np.float32)
-        self._opponent_masks = np.zeros_like(self.masks)
+        self._layout_size = layout.size
 
     # ------------------------------------------------------------------ the loop
 
@@ -213,8 +221,9 @@ class Driver:
     ) -> None:
         """Deal every game anew (game ``i`` from generator ``rngs[i]``) and observe the
         learners; ``state`` and ``seat`` as :meth:`new_games`."""
-        self.games = [None] * self.num_envs  # type: ignore[list-item]
+        self.dealt = False
         self.new_games(range(self.num_envs), rngs, state, seat)
+        self.dealt = True
         self.observe()
 
     def new_games(
@@ -227,15 +236,25 @@ class Driver:
         """Deal game ``i`` of ``indices`` from ``rngs[i]`` (or set up ``state``, a
         ``State.to_dict()`` game in progress), seat the learner (``seat`` overrides the rule),
         draw the opponents, then play them up to every learner's first decision."""
-        indices = list(indices)
+        indices = sorted(indices)
         if not indices:
             return
         names, p = self._entries()
+        seeds, counts = [], []
         for i in indices:
-            self._new_game(i, rngs[i], names, p, state, seat)
-        self.play_opponents(indices)
+            deal = self._new_game(i, rngs[i], names, p, state, seat)
+            if deal is not None:
+                seeds.append(deal[0])
+                counts.append(deal[1])
+        if seeds:  # the batch's deals, in one call of the engine
+            dealt = [i for i in indices if state is None and not self.single]
+            varies = self.description.min_players != self.description.max_players
+            self.arrays.deal(dealt, seeds, counts if varies else None)
         for i in indices:
-            if self.games[i].is_terminal():
+            self.num_players[i] = self.arrays.players[i]
+        self.play_opponents(np.array(indices))
+        for i in indices:
+            if self.arrays.done[i]:
                 raise ValueError(
                     f"game {i} ends before the learner's first decision (learner seat "
                     f"{self.seats[i]}; a turn_limit that small leaves the learner no move)"
@@ -249,20 +268,17 @@ class Driver:
         """Apply each learner's (legal) action and play the opponents up to each learner's next
         decision or the end: rewards (the learner's return at the end, plus shaping),
         terminated, truncated, and the final info of each game that ended, by index."""
-        for game, action in zip(self.games, actions, strict=True):
-            game.apply(action)
-        self.play_opponents(range(self.num_envs))
+        self._step(np.asarray(actions, dtype=np.int64), ~self.arrays.done)
+        self.play_opponents(self._all)
         rewards = np.zeros(self.num_envs, dtype=np.float64 if self.single else np.float32)
-        terminated = np.zeros(self.num_envs, dtype=bool)
-        truncated = np.zeros(self.num_envs, dtype=bool)
+        done = self.arrays.done
+        truncated = done & self.arrays.truncated
+        terminated = done & ~truncated
         finals = {}
-        for i, game in enumerate(self.games):
-            if game.is_terminal():
-                seat = int(self.seats[i])
-                finals[i] = final = {**self.info(i), **score(game, seat)}
-                rewards[i] = final["returns"][seat]
-                truncated[i] = game.is_truncated()
-                terminated[i] = not truncated[i]
+        for i in np.flatnonzero(done).tolist():
+            seat = int(self.seats[i])
+            finals[i] = final = {**self.info(i), **self._score(i)}
+            rewards[i] = final["returns"][seat]
         if self.shaping:
             rewards += self._shaping_rewards().astype(rewards.dtype)
         return rewards, terminated, truncated, finals
@@ -273,96 +289,134 @@ class Driver:
         numbers, without the arrays."""
         if self.num_envs != 1:
             raise ValueError(f"step_one steps a one-game driver, not one of {self.num_envs} games")
-        game = self.games[0]
-        game.apply(action)
-        self.play_opponents((0,))
-        reward, terminated, truncated, final = 0.0, False, False, None
-        if game.is_terminal():
-            seat = int(self.seats[0])
-            final = {**self.info(0), **score(game, seat)}
-            reward = final["returns"][seat]
-            truncated = game.is_truncated()
-            terminated = not truncated
-        if self.shaping:
-            rewards = np.array([reward], dtype=np.float64 if self.single else np.float32)
-            rewards += self._shaping_rewards().astype(rewards.dtype)
-            reward = float(rewards[0])
-        return reward, terminated, truncated, final
+        rewards, terminated, truncated, finals = self.step([action])
+        return float(rewards[0]), bool(terminated[0]), bool(truncated[0]), finals.get(0)
 
     def observe(self) -> None:
         """``observations`` and ``masks``: every learner's input and legal actions now (no legal
         action where its game is over)."""
-        seats = self.seats.tolist()
-        self._fill(self.games, seats, self._observed, self.masks)
-        if self.policy_input is not None:  # the policy's input, from observations and views
-            views = SeatViews(self.games, seats)  # each made only if the input reads it
-            if len(views) == 1:  # one game: the per-decision function costs less
-                self._actor_rows[0] = self.policy_input.one(self._observed[0], views[0])
-            else:  # all games at once, the same rows bit for bit
-                self._actor_rows[:] = self.policy_input.batch(self._observed, views)
+        arrays, seats = self.arrays, self.seats
+        observed = arrays.observe(seats)
+        to_move = arrays.current_player == seats
+        np.copyto(self.masks, arrays.legal_mask() & to_move[:, None], casting="unsafe")
+        if self.policy_input is None:
+            self._actor_rows[:] = observed
+        else:
+            self._policy_rows(self._all, seats, observed, self._actor_rows)
         if self.critic_state:
-            for i, game in enumerate(self.games):
-                self.observations[i, self.actor_size :] = self._encode_state(game)
+            for i in range(self.num_envs):
+                self.observations[i, self.actor_size :] = self._encode_state(self.state(i))
 
     def learner_observation(self, i: int) -> np.ndarray:
         """The learner's observation in game ``i`` (also of a finished game: a truncated
         episode's value is bootstrapped from it)."""
-        game, seat = self.games[i], int(self.seats[i])
-        observation = self._encode(game, seat)
+        seats = np.full(self.num_envs, -1, dtype=np.int64)
+        seats[i] = self.seats[i]
+        observation = self.arrays.observe(seats)[i : i + 1]
         if self.policy_input is not None:
-            observation = self.policy_input.one(observation, game.view(seat))
+            row = np.zeros((1, self.policy_input.size), dtype=np.float32)
+            self._policy_rows(np.array([i]), seats[i : i + 1], observation, row)
+            observation = row
         if self.critic_state:
-            return np.concatenate([observation, self._encode_state(game)])
-        return observation
+            return np.concatenate([observation[0], self._encode_state(self.state(i))])
+        return observation[0]
 
     def info(self, i: int) -> dict[str, Any]:
         """Game ``i``'s ``learner_seat``, ``num_players`` and ``opponents`` (per seat)."""
         return {
             "learner_seat": int(self.seats[i]),
-            "num_players": self.games[i].num_players,
+            "num_players": int(self.num_players[i]),
             "opponents": list(self.opponent_names[i]),
         }
 
+    def state(self, i: int) -> GameState:
+        """Game ``i`` as the per-game engine's ``State`` (a copy: playing it moves nothing
+        here)."""
+        return self.engine.State.from_dict(self.arrays.state_dict(i))
+
+    @property
+    def games(self) -> list[GameState]:
+        """Every game as the per-game engine's ``State`` (copies; empty before ``reset``)."""
+        return [self.state(i) for i in range(self.num_envs)] if self.dealt else []
+
     def deal(self, count: int | None, seed: int | np.random.Generator) -> GameState:
-        """A new game with ``count`` players (``None``: the game's default) and the options."""
+        """A new game with ``count`` players (``None``: the game's default) and the options,
+        dealt by the per-game engine."""
         return self.engine.State.new(
             seed=seed, **self.description.options(count, self.game_options)
         )
 
     # ------------------------------------------------------------------ opponents
 
-    def play_opponents(self, indices: Iterable[int]) -> None:
+    def play_opponents(self, indices: np.ndarray) -> None:
         """Play the non-learner seats of the games ``indices`` until each is at its learner or
-        over: in rounds, one ``act_batch`` call per agent and round."""
-        if self.single:  # one game (the one-game env): its seats in turn, without rounds
-            for i in indices:
-                self._play_alone(i)
-            return
-        games, seats, agents = self.games, self.seats.tolist(), self.seat_agents
-        pending = [i for i in indices if games[i].current_player not in (None, seats[i])]
-        while pending:
-            groups: dict[int, tuple[BatchedAgent, list[int]]] = {}
-            for i in pending:
-                agent = agents[i][games[i].current_player]
-                groups.setdefault(id(agent), (agent, []))[1].append(i)
-            for agent, members in groups.values():
-                self._decide(agent, members)
-            pending = [i for i in pending if games[i].current_player not in (None, seats[i])]
+        over: in rounds, one ``act_arrays`` call per agent and one step of the engine a round."""
+        arrays = self.arrays
+        chosen = np.zeros(self.num_envs, dtype=np.int64)
+        considered = np.zeros(self.num_envs, dtype=bool)
+        considered[indices] = True
+        while True:
+            current = arrays.current_player
+            pending = considered & (current >= 0) & (current != self.seats)
+            which = np.flatnonzero(pending)
+            if not len(which):
+                return
+            codes = self._codes[which, current[which]]
+            for code in [codes[0]] if (codes == codes[0]).all() else np.unique(codes).tolist():
+                members = which[codes == code]
+                actions = np.asarray(self._by_code[code].act_arrays(arrays, members))
+                if actions.shape != members.shape or actions.dtype.kind not in "iu":
+                    raise ValueError(
+                        f"{self._by_code[code]!r}.act_arrays gave {actions!r}, not "
+                        f"{len(members)} action ids"
+                    )
+                chosen[members] = actions
+            try:  # the engine checks every action before any game moves
+                self._step(chosen, pending)
+            except ValueError:
+                self._name_illegal(which, current, chosen)
+                raise
 
-    def batched_agent(self, name: str, rng: np.random.Generator) -> BatchedAgent:
-        """Pool entry ``name`` as a batched agent (built on first use, seeded from ``rng``)."""
+    def _name_illegal(self, which: np.ndarray, current: np.ndarray, chosen: np.ndarray) -> None:
+        """Raise the error that names the opponent whose action the engine refused."""
+        legal = self.arrays.legal_mask()
+        for i in which.tolist():
+            action, seat = int(chosen[i]), int(current[i])
+            if not (0 <= action < legal.shape[1] and legal[i, action]):
+                raise ValueError(
+                    f"opponent {self.opponent_names[i][seat]!r} in seat {seat} of game {i} "
+                    f"chose the illegal action {action!r}; "
+                    f"legal: {np.flatnonzero(legal[i]).tolist()}"
+                )
+
+    def _step(self, actions: np.ndarray, where: np.ndarray) -> None:
+        """One step of the engine in the games ``where``; the returns of those that end."""
+        was_done = self.arrays.done.copy()
+        rewards, done = self.arrays.step(actions, where=where)
+        ended = done & ~was_done
+        self._returns[ended] = rewards[ended]
+
+    def _score(self, i: int) -> dict[str, Any]:
+        return score_returns(self._returns[i, : self.num_players[i]].tolist(), int(self.seats[i]))
+
+    def array_agent(self, name: str, rng: np.random.Generator) -> ArrayAgent:
+        """Pool entry ``name`` as an array agent (built on first use, seeded from ``rng``)."""
+        return self._array_entry(name, rng)[1]
+
+    def _array_entry(self, name: str, rng: np.random.Generator) -> tuple[Any, ArrayAgent, int]:
         agent = self.pool.agent(name, self.game_name, rng)
-        cached = self._batched.get(name)
+        cached = self._array_agents.get(name)
         if cached is None or cached[0] is not agent:
-            if self.single:
-                batched = PerSeatAgent(agent)
-            else:  # the game's heuristic decides with array arithmetic where it has that
-                batched = batched_heuristic(self.game_name, agent) or as_batched(agent)
-            cached = self._batched[name] = (agent, batched)
-        return cached[1]
+            if self.single:  # one game: every agent through act, move by move
+                array_agent = PerGameAgent(agent)
+            else:
+                array_agent = as_array_agent(self.game_name, agent)
+            self._by_code.append(array_agent)
+            cached = self._array_agents[name] = (agent, array_agent, len(self._by_code) - 1)
+        return cached
 
     def _entries(self) -> tuple[list[str], np.ndarray]:
-        """The pool's entry names and draw probabilities now (stale batched agents dropped;
+        """The pool's entry names and draw probabilities now (stale array agents dropped;
         kept from the last deal while the names and weights are the same)."""
         key = tuple((name, entry.weight) for name, entry in self.pool.entries.items())
         if self._drawn is not None and self._drawn[0] == key:
@@ -371,8 +425,8 @@ class Driver:
         weights = np.array([self.pool.entries[n].weight for n in names], dtype=np.float64)
         if weights.sum() <= 0.0:
             raise ValueError("every opponent in the pool has weight 0")
-        for name in set(self._batched) - set(names):
-            del self._batched[name]
+        for name in set(self._array_agents) - set(names):
+            del self._array_agents[name]
         self._drawn = key, (names, weights / weights.sum())
         return self._drawn[1]
 
@@ -384,21 +438,26 @@ class Driver:
         p: np.ndarray,
         state: dict[str, Any] | None,
         seat: int | str | None,
-    ) -> None:
-        """Game ``i``: its deal, learner seat and opponents, drawn from ``rng``."""
-        counts = self.player_counts
-        if state is not None:
-            game = self.engine.State.from_dict(state, seed=rng)
+    ) -> tuple[int, int] | None:
+        """Game ``i``: its deal, learner seat and opponents, drawn from ``rng``. Returns the
+        deal's seed and player count for the engine to deal, or ``None`` where the game is
+        set up here (a ``state``, or the one-game env's ``State.new``)."""
+        counts, deal = self.player_counts, None
+        if state is not None or self.single:
+            game = (
+                self.engine.State.from_dict(state, seed=rng)
+                if state is not None
+                else self.deal(counts[rng.integers(len(counts))], rng)
+            )
             if game.is_terminal():
                 raise ValueError("reset's state must be a game in progress")
-        elif self.single:
-            game = self.deal(counts[rng.integers(len(counts))], rng)
+            self.arrays.load(i, game.to_dict())
+            n = game.num_players
         else:
             count = counts[int(rng.integers(len(counts)))] if len(counts) > 1 else counts[0]
             self.deal_seeds[i] = int(rng.integers(2**63))
-            game = self.deal(count, self.deal_seeds[i])
-        self.games[i] = game
-        n = self.num_players[i] = game.num_players
+            n = self.max_seats if count is None else count
+            deal = (self.deal_seeds[i], n)
         option = self.learner_seat_option if seat is None else seat
         learner = int(rng.integers(n)) if option == ROTATE else int(option)
         if not 0 <= learner < n:
@@ -406,112 +465,42 @@ class Driver:
         self.seats[i] = learner
         drawn = iter(rng.choice(len(names), size=n - 1, p=p).tolist())
         self.opponent_names[i] = [None if s == learner else names[next(drawn)] for s in range(n)]
-        self.seat_agents[i] = [
-            None if name is None else self.batched_agent(name, rng)
+        entries = [
+            None if name is None else self._array_entry(name, rng)
             for name in self.opponent_names[i]
         ]
+        self.seat_agents[i] = [None if entry is None else entry[1] for entry in entries]
+        self._codes[i] = _LEARNER
+        self._codes[i, :n] = [_LEARNER if entry is None else entry[2] for entry in entries]
         if self.single:  # an agent of one game may remember it: it starts afresh
-            for name in dict.fromkeys(n for n in self.opponent_names[i] if n is not None):
-                agent = self._batched[name][0]
-                if callable(getattr(agent, "reset", None)):
-                    agent.reset()
+            for entry in {id(e[0]): e for e in entries if e is not None}.values():
+                if callable(getattr(entry[0], "reset", None)):
+                    entry[0].reset()
+        if deal is None:  # later shuffles of a game set up here: a stream from rng
+            self.arrays.reseed(i, int(rng.integers(2**63)))
+        return deal
 
-    def _play_alone(self, i: int) -> None:
-        """Play game ``i``'s opponents up to its learner or the end, move by move: an ordinary
-        agent through ``act`` on a fresh observation (what :meth:`_decide` does for few rows,
-        without its rounds' bookkeeping)."""
-        state, learner, agents = self.games[i], int(self.seats[i]), self.seat_agents[i]
-        engine = self.engine
-        while (seat := state.current_player) is not None and seat != learner:
-            agent = agents[seat]
-            if not isinstance(agent, PerSeatAgent):
-                self._decide(agent, [i])
-                continue
-            observation = observe(engine, state, seat)
-            action = int(agent.agent.act(observation, state.view(seat)))
-            mask = observation["action_mask"]
-            if not (0 <= action < len(mask) and mask[action]):
-                self._play(i, seat, action, mask)  # names the opponent and its illegal action
-            state.apply(action)
+    # ------------------------------------------------------------------ policy inputs
 
-    def _decide(self, agent: BatchedAgent, members: list[int]) -> None:
-        """Decide and play the seats to move in games ``members``: in one ``act_batch`` call,
-        or (an ordinary agent in fewer than ``_BUFFERED_ROWS`` games) seat by seat through
-        ``act`` on a fresh observation each — the same actions either way."""
-        games = self.games
-        if isinstance(agent, PerSeatAgent) and len(members) < _BUFFERED_ROWS:
-            act, engine = agent.agent.act, self.engine
-            for i in members:
-                state = games[i]
-                seat = state.current_player
-                observation = observe(engine, state, seat)
-                action = act(observation, state.view(seat))
-                self._play(i, seat, int(action), observation["action_mask"])
-            return
-        observations, masks = self._opponent_observations, self._opponent_masks
-        k = len(members)
-        states = [games[i] for i in members]
-        to_move = [state.current_player for state in states]
-        self._fill(states, to_move, observations, masks, getattr(agent, "reads_observations", True))
-        chosen = np.asarray(agent.act_batch(states, np.array(to_move), observations[:k], masks[:k]))
-        if chosen.shape != (k,) or not np.issubdtype(chosen.dtype, np.integer):
-            raise ValueError(f"{agent!r}.act_batch gave {chosen!r}, not {k} action ids")
-        for j, (i, seat, action) in enumerate(zip(members, to_move, chosen.tolist(), strict=True)):
-            self._play(i, seat, action, masks[j])
-
-    def _play(self, i: int, seat: int, action: int, mask: np.ndarray) -> None:
-        """Play opponent ``seat``'s ``action`` in game ``i``, if ``mask`` holds it."""
-        if not (0 <= action < len(mask) and mask[action]):
-            name = self.opponent_names[i][seat]
-            raise ValueError(
-                f"opponent {name!r} in seat {seat} of game {i} chose the illegal action "
-                f"{action!r}; legal: {np.flatnonzero(mask).tolist()}"
-            )
-        self.games[i].apply(action)
-
-    def _fill(
-        self,
-        states: Sequence[GameState],
-        seats: Sequence[int],
-        observations: np.ndarray,
-        masks: np.ndarray,
-        encode: bool = True,
+    def _policy_rows(
+        self, which: np.ndarray, seats: np.ndarray, observed: np.ndarray, out: np.ndarray
     ) -> None:
-        """Rows ``0…k-1`` of ``observations`` and ``masks``: each seat's observation (not
-        written unless ``encode``: for an agent that reads the views alone) and legal actions
-        (a mask of zeros where the game is over)."""
-        legal, d = self._legal, self._layout_size
-        if len(states) == 1:  # one game (the one-game env): the same rows, fewer numpy calls
-            state, seat, row = states[0], seats[0], masks[0]
-            if encode:
-                observations[0, :d] = self._encode(state, seat)
-            row.fill(0)
-            if state.current_player == seat:
-                row.put(legal(state), 1)
+        """The policy's rows of games ``which`` (its ``arrays``, or else one row at a time
+        from the per-game state's view)."""
+        policy_input = self.policy_input
+        if callable(getattr(policy_input, "arrays", None)):
+            policy_input.arrays(self.arrays, which, seats, observed[: len(which)], out)
             return
-        k = len(states)
-        if encode and self._encode_rows is not None:  # the engine's encoding of many rows
-            self._encode_rows(states, seats, observations[:k, :d])
-        elif encode:
-            for j, (state, seat) in enumerate(zip(states, seats, strict=True)):
-                observations[j, :d] = self._encode(state, seat)
-        rows = [
-            legal(state) if state.current_player == seat else []
-            for state, seat in zip(states, seats, strict=True)
-        ]
-        lengths = np.fromiter(map(len, rows), np.intp, k)
-        flat = np.fromiter(chain.from_iterable(rows), np.intp, int(lengths.sum()))
-        width = masks.shape[1]
-        masks[:k] = 0
-        masks[:k].put(flat + np.repeat(np.arange(0, k * width, width), lengths), 1)
+        for j, (i, seat) in enumerate(zip(which.tolist(), seats.tolist(), strict=True)):
+            out[j] = policy_input.one(observed[j], self.state(i).view(seat))
 
     # ------------------------------------------------------------------ shaping
 
     def _potential(self, i: int) -> float:
-        game, seat = self.games[i], int(self.seats[i])
-        if game.is_terminal():
+        if self.arrays.done[i]:
             return 0.0
-        return self.description.shaping(game.view(seat), seat)
+        seat = int(self.seats[i])
+        return self.description.shaping(self.state(i).view(seat), seat)
 
     def _shaping_rewards(self) -> np.ndarray:
         """``c · (Φ(s') − Φ(s))`` per game, before finished games are replaced (Φ = 0 at the

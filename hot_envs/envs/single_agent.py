@@ -134,7 +134,7 @@ class SingleAgentEnv(DrivenEnv, gymnasium.Env):
     def game(self) -> GameState | None:
         """The game in progress or just ended (``None`` before the first ``reset`` and after an
         illegal action)."""
-        return self.driver.games[0] if self.driver.games else None
+        return self.driver.state(0) if self.driver.dealt else None
 
     @property
     def seat(self) -> int:
@@ -169,12 +169,12 @@ class SingleAgentEnv(DrivenEnv, gymnasium.Env):
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play the learner's action, then the opponents' moves up to the learner's next
         decision or the end of the game; the reward is the learner's (module docstring)."""
-        if self.game is None or self.game.is_terminal():
+        if not self.driver.dealt or self.driver.arrays.done[0]:
             raise RuntimeError("call reset() before step() (the episode is over)")
         driver, action = self.driver, int(action)
         if not (0 <= action < self.action_space.n and driver.masks[0, action]):
             info = {**driver.info(0), "illegal_action": True}
-            driver.games = []
+            driver.dealt = False
             return driver.observations[0].copy(), -1.0, True, False, info
         reward, terminated, truncated, final = driver.step_one(action)
         driver.observe()
@@ -183,7 +183,7 @@ class SingleAgentEnv(DrivenEnv, gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Bool vector of the learner's legal actions (all False once the game is over)."""
-        if self.game is None:
+        if not self.driver.dealt:
             return np.zeros(self.action_space.n, dtype=bool)
         return self.driver.masks[0].astype(bool)
 

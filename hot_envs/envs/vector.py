@@ -135,7 +135,7 @@ class VectorSingleAgentEnv(DrivenEnv, VectorEnv):
         """Play every learner's action, then the opponents up to each learner's next decision;
         finished games are replaced by new ones (module docstring)."""
         driver = self.driver
-        if not driver.games:
+        if not driver.dealt:
             raise RuntimeError("call reset() before step()")
         actions = check_actions(actions, driver.masks, driver.seats)
         rewards, terminated, truncated, finals = driver.step(actions)

@@ -53,6 +53,7 @@ GAME = Game(
     search_simulations=4000,  # a random rollout costs about 0.06 ms
     features="hot_envs.agents.features:karten_features",
     features_batch="hot_envs.agents.features_batch_karten:fill_rows",
+    arrays="hot_envs.agents.array_karten",
     feature_shape="hot_envs.agents.features:HK_SHAPE",
     anchor_columns="hot_envs.agents.features:HK_ANCHOR",
     picture="hot_envs.pictures.heisse_karten:draw",

@@ -1,9 +1,9 @@
 """``hot_envs.envs.vector.VectorSingleAgentEnv``: many games, one learner seat each, batched
 opponents.
 
-Every finished game is replayed in the engine from its deal seed and the actions both sides
-played, so the vector env's bookkeeping (who moves, auto-reset, rewards) is checked against the
-rules engine itself.
+Every finished game is replayed from its deal seed and the actions both sides played in a fresh
+array engine, its final observation checked against the per-game engine's encoding, so the
+vector env's bookkeeping (who moves, auto-reset, rewards) is checked against the rules.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hot_envs.agents.batched import PerSeatAgent, as_batched
+from hot_envs import batched
+from hot_envs.agents.arrays import PerGameAgent, as_array_agent
 from hot_envs.agents.checkpoint import CheckpointAgent
 from hot_envs.agents.features import SPECS, policy_input
 from hot_envs.agents.features_batch import ActionScorerInput
@@ -29,19 +30,20 @@ SHIPPED = {"heisse-luft": "heisse_luft_v0", "heisse-karten": "heisse_karten_v0"}
 
 
 class Recorder:
-    """A batched agent that logs every decision it makes, per game state (``act`` too: pool
-    entries are agents)."""
+    """An array agent that logs every decision it makes, per game and deal seed (``act`` too:
+    pool entries are agents)."""
 
-    def __init__(self, inner, log):
-        self.inner, self.log = as_batched(inner), log
+    def __init__(self, game, inner, log):
+        self.inner, self.log, self.env = as_array_agent(game, inner), log, None
 
     def act(self, observation, view):
-        raise AssertionError("the vector env plays a batched agent through act_batch")
+        raise AssertionError("the vector env plays an array agent through act_arrays")
 
-    def act_batch(self, states, seats, observations, masks):
-        actions = self.inner.act_batch(states, seats, observations, masks)
-        for state, seat, action in zip(states, seats.tolist(), actions.tolist(), strict=True):
-            self.log[id(state)].append((seat, action))
+    def act_arrays(self, games, which):
+        actions = self.inner.act_arrays(games, which)
+        seats = games.current_player[which]
+        for i, seat, action in zip(which.tolist(), seats.tolist(), actions.tolist(), strict=True):
+            self.log[(i, self.env.deal_seeds[i])].append((seat, action))
         return actions
 
 
@@ -58,14 +60,14 @@ def play(env: VectorSingleAgentEnv, steps: int, seed: int = 0, log=None):
     for _ in range(steps):
         masks = env.action_masks()
         actions = random_actions(masks, rng)
-        games, deal_seeds, seats = list(env.games), list(env.deal_seeds), env.seats.copy()
+        deal_seeds, seats = list(env.deal_seeds), env.seats.copy()
         if log is not None:
-            for game, seat, action in zip(games, seats.tolist(), actions.tolist(), strict=True):
-                log[id(game)].append((seat, action))
+            for i, (seat, action) in enumerate(zip(seats.tolist(), actions.tolist(), strict=True)):
+                log[(i, deal_seeds[i])].append((seat, action))
         observations, rewards, terminated, truncated, info = env.step(actions)
         outputs.append((observations, rewards, terminated, truncated))
         for i in np.flatnonzero(terminated | truncated).tolist():
-            finished.append((deal_seeds[i], games[i], seats[i], rewards[i], info, i))
+            finished.append((deal_seeds[i], i, seats[i], rewards[i], info))
     return outputs, finished
 
 
@@ -82,29 +84,38 @@ def mlp_agent(sample: bool = False, seed: int = 0) -> CheckpointAgent:
     ("game", "players"),
     [("heisse-luft", None), *(("heisse-karten", n) for n in range(2, 7))],
 )
-def test_finished_games_replay_identically_in_the_engine(game, players):
-    """Deal seed + the logged actions of learner and opponents rebuild every finished game; the
-    learner's reward is its own return, also when an opponent made the last move."""
+def test_finished_games_replay_identically_from_their_deal_seeds(game, players):
+    """Deal seed + the logged actions of learner and opponents rebuild every finished game in a
+    fresh array engine; the learner's reward is its own return, also when an opponent made the
+    last move, and its final observation is the per-game engine's encoding of the end."""
     log = defaultdict(list)
-    opponents = [
-        (Recorder(shipped_agent(game, sample=True), log), 2.0),
-        Recorder(RandomAgent(1), log),
+    recorders = [
+        Recorder(game, shipped_agent(game, sample=True), log),
+        Recorder(game, RandomAgent(1), log),
     ]
-    env = VectorSingleAgentEnv(game, num_envs=6, opponents=opponents, players=players)
+    env = VectorSingleAgentEnv(
+        game, num_envs=6, opponents=[(recorders[0], 2.0), recorders[1]], players=players
+    )
+    for recorder in recorders:
+        recorder.env = env
     _, finished = play(env, 60 if game == "heisse-luft" else 30, log=log)
     assert len(finished) >= 4
     opponent_ended = 0
     engine = get_game(game).engine
-    for deal_seed, game_state, seat, reward, info, i in finished:
+    for deal_seed, i, seat, reward, info in finished:
         options = {} if players is None else {"num_players": players}
-        replay = engine.State.new(seed=deal_seed, **options)
-        actions = log[id(game_state)]
+        replay = batched.make(game, 1, **options)
+        replay.deal([0], [deal_seed])
+        actions = log[(i, deal_seed)]
         for actor, action in actions:
-            assert replay.current_player == actor
-            replay.apply(action)
-        assert replay.is_terminal() and replay.to_dict() == game_state.to_dict()
-        assert reward == replay.returns()[seat] == info["final_info"][i]["returns"][seat]
+            assert replay.current_player[0] == actor
+            rewards, done = replay.step(np.array([action]))
+        assert done[0] and rewards[0, seat] == info["final_info"][i]["returns"][seat]
+        assert reward == np.float32(rewards[0, seat])  # the batched env's rewards: float32
         assert info["final_info"][i]["learner_seat"] == seat
+        end = engine.State.from_dict(replay.state_dict(0))
+        assert end.is_terminal()
+        np.testing.assert_array_equal(info["final_obs"][i], engine.encode(end, seat))
         opponent_ended += actions[-1][0] != seat
     assert opponent_ended > 0  # the learner got the final reward of an opponent's last move
 
@@ -181,13 +192,13 @@ def test_ordinary_agents_play_seat_by_seat_with_their_own_view():
             seen.append((observation["observation"].shape, view["player"], view["legal_actions"]))
             return view["legal_actions"][0]
 
-    assert isinstance(as_batched(Spy()), PerSeatAgent)
+    assert isinstance(as_array_agent("heisse-karten", Spy()), PerGameAgent)
     env = VectorSingleAgentEnv("heisse-karten", num_envs=3, players=5, opponents=[Spy()])
     env.reset(seed=0)
     env.step(random_actions(env.action_masks(), np.random.default_rng(0)))
     assert seen and all(shape == (670,) and legal for shape, _, legal in seen)
-    with pytest.raises(ValueError, match="neither act_batch"):
-        as_batched(object())
+    with pytest.raises(ValueError, match="neither act_arrays"):
+        as_array_agent("heisse-karten", object())
 
 
 def test_pool_changes_reach_new_games_and_leave_games_in_progress_alone():
@@ -269,19 +280,22 @@ def random_scorer(game: str, sample: bool) -> CheckpointAgent:
 
 @pytest.mark.parametrize("game", ["heisse-luft", "heisse-karten"])
 def test_an_action_scoring_checkpoint_decides_batched_as_one_by_one(game):
-    """Its ``act_batch`` packs each row's features from the seat's view: the argmax equals
-    ``act``; sampled ones are legal (the env checks every opponent action). The learners'
-    packed observations are ``policy_input``'s, as ``SingleAgentEnv``'s with
+    """Its ``act_arrays`` packs each row's features from the engine's arrays: the argmax
+    equals ``act``; sampled ones are legal (the env checks every opponent action). The
+    learners' packed observations are ``policy_input``'s, as ``SingleAgentEnv``'s with
     ``ActionScorerInput``."""
     agent, sampler = random_scorer(game, False), random_scorer(game, True)
     log = defaultdict(list)
+    recorders = [Recorder(game, agent, log), Recorder(game, sampler, log)]
     env = VectorSingleAgentEnv(
         game,
         num_envs=4,
         players=None if game == "heisse-luft" else [2, 5],
-        opponents=[Recorder(agent, log), Recorder(sampler, log)],
+        opponents=recorders,
         policy_input=ActionScorerInput(game),
     )
+    for recorder in recorders:
+        recorder.env = env
     observations, _ = env.reset(seed=0)
     assert observations.shape == (4, SPECS[game].input_size)
     rng = np.random.default_rng(0)
@@ -297,24 +311,19 @@ def test_an_action_scoring_checkpoint_decides_batched_as_one_by_one(game):
         {"observation": engine.encode(s, seat), "action_mask": engine.action_mask(s, seat)}
         for s, seat in zip(states, seats.tolist(), strict=True)
     ]
-    batch = agent.act_batch(
-        states,
-        seats,
-        np.stack([r["observation"] for r in rows]),
-        np.stack([r["action_mask"] for r in rows]),
-    )
+    batch = agent.act_arrays(env.driver.arrays, np.arange(env.num_envs))
     one_by_one = [
         agent.act(row, state.view(seat))
         for row, state, seat in zip(rows, states, seats.tolist(), strict=True)
     ]
     assert batch.tolist() == one_by_one
-    assert sum(map(len, log.values())) > 0  # the opponents played through act_batch
+    assert sum(map(len, log.values())) > 0  # the opponents played through act_arrays
 
 
 @pytest.mark.parametrize("spec", ["heuristic", "heuristic:0.3"])
 def test_the_batched_heuristic_plays_the_games_the_per_seat_one_plays(spec, monkeypatch):
-    """The game's heuristic decides in arrays (``batched_heuristic``) where it can: the same
-    seeds give the same games as its ``act`` seat by seat — ties and ``epsilon`` draws too."""
+    """The game's heuristic decides in arrays (its ``ArrayHeuristic``): the same seeds give the
+    same games as its ``act`` seat by seat — ties and ``epsilon`` draws too."""
     from hot_envs.envs import driver as driver_module
 
     def run():
@@ -322,7 +331,7 @@ def test_the_batched_heuristic_plays_the_games_the_per_seat_one_plays(spec, monk
         return play(env, 120, seed=4)
 
     batched_outputs, batched_finished = run()
-    monkeypatch.setattr(driver_module, "batched_heuristic", lambda game, agent: None)
+    monkeypatch.setattr(driver_module, "as_array_agent", lambda game, agent: PerGameAgent(agent))
     outputs, finished = run()
     assert len(finished) == len(batched_finished) > 0
     for got, expected in zip(batched_outputs[1:], outputs[1:], strict=True):
@@ -330,4 +339,4 @@ def test_the_batched_heuristic_plays_the_games_the_per_seat_one_plays(spec, monk
             np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(batched_outputs[0], outputs[0])
     for got, expected in zip(batched_finished, finished, strict=True):
-        assert got[1].to_dict() == expected[1].to_dict()
+        assert got[:4] == expected[:4]

@@ -1,0 +1,178 @@
+"""The learners' batched env against its earlier code, taking turns in one run.
+
+What a training run collects rollouts from: ``VectorSingleAgentEnv`` with the action scorers'
+input (``ActionScorerInput``) and the heuristic as every opponent — engine, observations,
+masks, action features and the opponents' moves — stepped with uniformly random legal learner
+actions and no learning. The reference is the same env at commit ``BEFORE`` (main before the
+array engines: per-game ``State`` objects, batched numpy features and heuristic beside them),
+its source taken from git into a temporary folder and imported from there, so nothing about it
+can drift. Each measurement runs in its own process and counts that process's CPU time (the
+core another process holds is not counted); the two take turns round by round, and the ratio is
+the median of the rounds' ratios.
+
+    python benchmarks/learner_env_speed.py [--rounds 5] [--seconds 3] [--envs 64] [--out DIR]
+
+Prints the table and writes ``learner_env_speed.{md,json}`` into ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from io import BytesIO
+from pathlib import Path
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+BEFORE = "6a115e4"  # main before the array engines
+TARGET = 5.0
+CASES = [  # (label, game, players)
+    ("Heiße Luft", "heisse-luft", None),
+    ("Heiße Karten, 2–6 players", "heisse-karten", [2, 3, 4, 5, 6]),
+    ("Heiße Karten, 4 players", "heisse-karten", 4),
+]
+
+
+def steps_per_second(spec: dict) -> float:
+    """In the worker: learner steps of ``spec["envs"]`` games a CPU second."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    import numpy as np
+
+    from hot_envs.agents.features_batch import ActionScorerInput
+    from hot_envs.envs.vector import VectorSingleAgentEnv
+
+    env = VectorSingleAgentEnv(
+        spec["game"],
+        num_envs=spec["envs"],
+        players=spec["players"],
+        opponents=["heuristic"],
+        policy_input=ActionScorerInput(spec["game"]),
+        seed=spec["seed"],
+    )
+    env.reset()
+    rng = np.random.default_rng(spec["seed"])
+
+    def step() -> None:
+        masks = env.action_masks()
+        env.step((rng.random(masks.shape) * masks).argmax(axis=1))
+
+    for _ in range(10):  # compile (or load the compiled kernels) before timing
+        step()
+    steps = 0
+    start = time.process_time()
+    while time.process_time() - start < spec["seconds"]:
+        step()
+        steps += spec["envs"]
+    return steps / (time.process_time() - start)
+
+
+def old_tree(commit: str, folder: Path) -> Path:
+    """``hot_envs/`` as it was at ``commit``, unpacked under ``folder``."""
+    archive = subprocess.run(
+        ["git", "-C", str(REPOSITORY), "archive", commit, "hot_envs"],
+        capture_output=True,
+        check=True,
+    ).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    return folder
+
+
+def run_worker(spec: dict, python_path: Path) -> float:
+    env = {**os.environ, "PYTHONPATH": str(python_path), "OPENBLAS_NUM_THREADS": "1"}
+    result = subprocess.run(
+        [sys.executable, __file__, "--worker", json.dumps(spec)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        cwd=tempfile.gettempdir(),  # neither tree's hot_envs from the working folder
+    )
+    return float(result.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds a measurement")
+    parser.add_argument("--envs", type=int, default=64)
+    parser.add_argument("--out", type=Path, default=REPOSITORY / "benchmarks" / "results")
+    parser.add_argument("--only", choices=["heisse-luft", "heisse-karten"], default=None)
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        print(steps_per_second(json.loads(args.worker)))
+        return
+
+    from tqdm import tqdm
+
+    cases = [case for case in CASES if args.only in (None, case[1])]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        before = old_tree(BEFORE, Path(tmp))
+        with tqdm(total=len(cases) * args.rounds * 2, desc="measuring", unit="run") as bar:
+            for label, game, players in cases:
+                rates: dict[str, list[float]] = {"before": [], "now": []}
+                ratios = []
+                for r in range(args.rounds):
+                    spec = {
+                        "game": game,
+                        "players": players,
+                        "envs": args.envs,
+                        "seconds": args.seconds,
+                        "seed": r,
+                    }
+                    for path in ["before", "now"] if r % 2 == 0 else ["now", "before"]:
+                        rates[path].append(
+                            run_worker(spec, before if path == "before" else REPOSITORY)
+                        )
+                        bar.update()
+                    ratios.append(rates["now"][-1] / rates["before"][-1])
+                rows.append(
+                    {
+                        "case": label,
+                        "before": statistics.median(rates["before"]),
+                        "now": statistics.median(rates["now"]),
+                        "ratio": statistics.median(ratios),
+                        "ratios": [round(x, 2) for x in ratios],
+                    }
+                )
+    lines = [
+        f"| learners' env, {args.envs} games, steps/s per core | at {BEFORE} | now "
+        f"| ratio (target ≥ {TARGET:g}×) |",
+        "|---|---:|---:|---:|",
+    ]
+    for row in rows:
+        met = "met" if row["ratio"] >= TARGET else "missed"
+        lines.append(
+            f"| {row['case']} | {row['before']:,.0f} | {row['now']:,.0f} | "
+            f"{row['ratio']:.1f}× ({met}) |"
+        )
+    table = "\n".join(lines)
+    print(table)
+    info = {
+        "machine": platform.machine(),
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "date": time.strftime("%Y-%m-%d"),
+        "rounds": args.rounds,
+        "seconds": args.seconds,
+        "envs": args.envs,
+        "before": BEFORE,
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "learner_env_speed.md").write_text(table + "\n", encoding="utf-8")
+    (args.out / "learner_env_speed.json").write_text(
+        json.dumps({"info": info, "rows": rows}, indent=2) + "\n", encoding="utf-8"
+    )
+
+
+if __name__ == "__main__":
+    main()

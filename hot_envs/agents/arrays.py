@@ -1,0 +1,87 @@
+"""Agents that decide many games of :mod:`hot_envs.batched` at once: :class:`ArrayAgent`.
+
+An *array agent* has ``act_arrays(games, which) -> actions``: for each game index ``which[j]``
+(ascending int64) of an :class:`~hot_envs.batched.ArrayGames`, the action of its seat to move.
+Like every agent it may use only what that seat may know — its observation
+(``games.observe(seats)``), its legal actions (``games.legal_mask()``) and what the game's
+array kernels read of its view — and one array agent serves many games at once, so it keeps no
+per-game memory. The training driver (:mod:`hot_envs.envs.driver`) seats its opponents through
+:func:`as_array_agent`:
+
+* an agent with its own ``act_arrays`` — :class:`~hot_envs.agents.checkpoint.CheckpointAgent`
+  (one forward pass for every decision) and :class:`~hot_envs.agents.random_agent.RandomAgent` —
+  is used as it is;
+* a game's heuristic (exactly its class) decides through the game's array kernels (the spec's
+  ``arrays`` module: ``ArrayHeuristic``), choosing what its ``act`` chooses and drawing the same
+  numbers, decision by decision;
+* any other agent plays through :class:`PerGameAgent`: ``act(observation, view)`` on the
+  per-game engine's state of each game, as the arena plays it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from hot_envs.agents.base import Agent, observe
+from hot_envs.batched import ArrayGames
+from hot_envs.core.games import get_game
+
+
+@runtime_checkable
+class ArrayAgent(Protocol):
+    """``act_arrays(games, which) -> actions`` (module docstring)."""
+
+    def act_arrays(self, games: ArrayGames, which: np.ndarray) -> np.ndarray: ...
+
+
+class PerGameAgent:
+    """An ordinary agent as an array agent: ``act(observation, view)`` for each game in turn,
+    on the per-game engine's state of that game (``State.from_dict(games.state_dict(i))``) —
+    exactly what the agent gets at an arena's table."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+
+    def act_arrays(self, games: ArrayGames, which: np.ndarray) -> np.ndarray:
+        engine = importlib.import_module(games.engine.__module__.rpartition(".")[0])
+        actions = np.empty(len(which), dtype=np.int64)
+        for j, i in enumerate(np.asarray(which).tolist()):
+            state = games.engine.from_dict(games.state_dict(i))
+            seat = state.current_player
+            actions[j] = int(self.agent.act(observe(engine, state, seat), state.view(seat)))
+        return actions
+
+    def __repr__(self) -> str:
+        return f"PerGameAgent({self.agent!r})"
+
+
+def as_array_agent(game: str, agent: Any) -> ArrayAgent:
+    """``agent`` as an array agent for ``game`` (module docstring)."""
+    if callable(getattr(agent, "act_arrays", None)):
+        return agent
+    description = get_game(game)
+    if description.heuristic and type(agent) is description.load("heuristic"):
+        return importlib.import_module(description.arrays).ArrayHeuristic(agent)
+    if callable(getattr(agent, "act", None)):
+        return PerGameAgent(agent)
+    raise ValueError(f"{agent!r} has neither act_arrays() nor act()")
+
+
+def fill_policy_input(
+    games: ArrayGames,
+    which: np.ndarray,
+    seats: np.ndarray,
+    observations: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """``out[j]`` = ``features.policy_input(game, observations[j], view)`` of seat ``seats[j]``
+    in game ``which[j]``: the action-scoring policies' packed input, from the game's array
+    kernels (its spec's ``arrays`` module)."""
+    module = importlib.import_module(get_game(games.game_name).arrays)
+    module.fill_policy_input(games, which, seats, observations, out)
+
+
+__all__ = ["ArrayAgent", "PerGameAgent", "as_array_agent", "fill_policy_input"]
