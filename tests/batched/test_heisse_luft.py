@@ -18,8 +18,15 @@ import pytest
 from hot_envs import batched
 from hot_envs.batched.base import ArrayGames
 from hot_envs.batched.heisse_luft import ArrayHeisseLuft
-from hot_envs.heisse_luft import LAYOUT, State
-from hot_envs.heisse_luft.facts import CARD_CODES, START_TERRAIN, SUIT_SIZES, SUITS, TERRAINS
+from hot_envs.heisse_luft import LAYOUT, State, encode
+from hot_envs.heisse_luft.facts import (
+    CARD_CODES,
+    START_TERRAIN,
+    SUIT_SIZES,
+    SUITS,
+    TERRAINS,
+    TROPHY,
+)
 from tests.batched.differential import play
 from tests.heisse_luft.random_games import random_game
 
@@ -138,6 +145,24 @@ def test_an_illegal_action_in_one_game_names_it_and_changes_no_game():
     assert checked > 100
 
 
+def test_an_illegal_action_in_a_trophy_phase_at_the_turn_limit_is_named():
+    """HL-7.3: the last turn's flight may open a trophy phase at the limit; an illegal action
+    there is named in the engine's words too."""
+    games = dealt(256, turn_limit=40)
+    rng = np.random.default_rng(0)
+    for _ in range(400):
+        at_limit = np.flatnonzero((games.table.phase == TROPHY) & (games.table.turn == 40))
+        if len(at_limit):
+            break
+        games.step(games.sample_legal(rng))
+        games.reset_done()
+    game = int(at_limit[0])
+    actions = games.sample_legal(rng)
+    actions[game] = 0
+    with pytest.raises(ValueError, match=rf"^game {game}: action 0 .* not the play phase"):
+        games.step(actions)
+
+
 def test_a_card_not_held_is_refused_with_the_engines_reason():
     games = dealt(3)
     actions = games.sample_legal(np.random.default_rng(0))
@@ -159,6 +184,10 @@ def test_finished_games_ignore_their_actions_until_dealt_again():
     assert (games.current_player == -1).all() and not games.legal_mask().any()
     assert not games.observe().any()
     assert all(d["phase"] == "over" and d["current_player"] is None for d in finished)
+    for seat in (0, 1):  # a seat's row of a finished game is still the engine's
+        rows = games.observe(np.full(3, seat))
+        for i, d in enumerate(finished):
+            assert np.array_equal(rows[i], encode(State.from_dict(d), seat))
 
 
 def test_sample_legal_picks_as_the_base_does_from_a_mask():
