@@ -24,8 +24,8 @@ CPython's ``sum`` adds floats); ``erf`` and ``**`` are the C library's, as CPyth
 an int multiplies and may round otherwise); the lookups the heuristic caches
 (``_suit_supply``) are tables made by its own function. The float32 feature columns round
 where numpy rounds: each float64 column once, the differences and score columns after each
-float32 operation. The rare exchange (HL-3.4) and trophy (HL-6) decisions, at most nine
-actions, take the per-game path from the state's view, as the batched numpy copy does.
+float32 operation. The rare exchange (HL-3.4) and trophy (HL-6) decisions are decided in the
+kernels too (``hl.exchange_action``, ``hl.trophy_scores``), so no view is ever made.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ from hot_envs.heisse_luft.facts import (
     EXCHANGE,
     EXCHANGE_DONE,
     EXCHANGE_PICK,
+    MAX_EXCHANGE,
     MOUNTAIN,
     NUM_ACTIONS,
     NUM_CARDS,
@@ -57,7 +58,6 @@ from hot_envs.heisse_luft.facts import (
     TROPHIES_TO_WIN,
     TROPHY_PRICE,
 )
-from hot_envs.heisse_luft.state import State
 
 GAME = "heisse-luft"
 SPEC = ft.SPECS[GAME]
@@ -73,7 +73,6 @@ _SUIT_START = np.array([CARD_SUIT.index(s) for s in range(4)], dtype=np.int64)
 _SUIT_SIZE = np.array(SUIT_SIZES, dtype=np.int64)
 _PRICE = np.array(TROPHY_PRICE, dtype=np.int64)  # HL-1.4
 _KEEP = np.array(hl._KEEP, dtype=np.float64)  # keep(card), by card
-_SHARE_POWER = hl.SHARE_POWER
 _PRIZE_WEIGHT = hl.PRIZE_WEIGHT
 _BLOCKED_FACTOR = hl.BLOCKED_FACTOR
 _MIN_SPREAD = hl.MIN_SPREAD
@@ -97,11 +96,40 @@ def _supply_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 _SUPPLY_COUNT, _SUPPLY_MEAN, _SUPPLY_VAR = _supply_tables()
 
+
+def _share_tables() -> np.ndarray:
+    """``hl._potential``'s share of a trophy's price and its power, by Python's own arithmetic:
+    ``[0, suit, held, spare]`` = ``min(1.0, (held + spare / 3) / price)`` where ``spare`` is
+    the awarded suits' prize cards (HL-6.2; 0 without three for one, as ``0.0``), and
+    ``[1, ...]`` its ``** SHARE_POWER`` (the C library's pow, looked up rather than called ten
+    times a decision). A player holds at most 13 cards of a suit (HL-1.2), 17 with a stage's
+    prizes; 40 prize cards in all."""
+    shares = np.zeros((2, 4, 32, 64))
+    for suit in range(4):
+        for held in range(32):
+            for spare in range(64):
+                share = min(1.0, (held + spare / THREE_FOR_ONE) / TROPHY_PRICE[suit])
+                shares[:, suit, held, spare] = share, share**hl.SHARE_POWER
+    return shares
+
+
+_SHARES = _share_tables()
+
 # The float32 feature columns of features.play_columns, made by numpy as it makes them.
 _VALUE_13 = (ft._HL_VALUE / 13).astype(np.float32)  # column 10, by card
 _SUM_52 = (np.arange(64, dtype=np.float32) / 52).astype(np.float32)  # columns 21-24, by sum
 _KEEP_32 = ft._HL_KEEP.astype(np.float32)  # column 35, by card
 _TOLERANCE_32 = np.float32(hl.HeisseLuftHeuristic.tolerance)  # "is best": best − tol in float32
+# _luft_exchange's and the trophy rows' columns, Python floats cast as its assignments cast them.
+_VALUE_13_64 = np.array([v / 13 for v in CARD_VALUE], dtype=np.float32)  # column 10
+_KEEP_64 = np.array([k / hl.KEEP_COST for k in hl._KEEP], dtype=np.float32)  # column 35
+_PICKED_4 = np.array([k / 4 for k in range(MAX_EXCHANGE + 1)], dtype=np.float32)  # column 36
+_THROW_RANK = np.array([1.0 - k / 4 for k in range(MAX_EXCHANGE)], dtype=np.float32)  # 37
+_PRICE_7 = np.array([p / 7 for p in TROPHY_PRICE], dtype=np.float32)  # column 38
+_KIND_PLAY, _KIND_PICK, _KIND_DONE = ft._KIND_PLAY, ft._KIND_PICK, ft._KIND_DONE  # kinds
+_KIND_CLAIM, _KIND_STOP = ft._KIND_CLAIM, ft._KIND_STOP
+_DISTANCE = np.abs(_VALUE - hl.MIDDLE)  # a card's distance from the middle value 7
+_KEEP_IN_EXCHANGE = hl.KEEP_IN_EXCHANGE
 
 
 # -- the calls -------------------------------------------------------------------------------------
@@ -123,34 +151,21 @@ def fill_policy_input(
     """``out[j]`` = ``policy_input("heisse-luft", observations[j], view)`` of seat ``seats[j]``
     in game ``which[j]`` (float32 ``(k, SPEC.input_size)``), bit for bit. The seat has legal
     actions only where it is the seat to move; otherwise its row is the observation and the
-    empty slots' −1 ids. Placements are computed in the kernel; an exchange or trophy decision
-    (rare) takes ``policy_input`` itself, from the state's view."""
+    empty slots' −1 ids."""
     which = _which(games, which)
     k = len(which)
     seats = np.asarray(seats)
     if seats.shape != (k,) or (k and seats.dtype.kind not in "iu"):
         raise ValueError(f"seats must be {k} ints, not {seats!r}"[:200])
     seats = seats.astype(np.int64, copy=False)
-    if k and ((seats < 0) | (seats > 1)).any():
+    if _outside(seats, 2):
         raise ValueError("seats must lie in 0 .. 1")
     observations = np.asarray(observations, dtype=np.float32)
     if observations.shape != (k, _OBSERVATION):
         raise ValueError(f"observations must be ({k}, {_OBSERVATION}), not {observations.shape}")
     if out.shape != (k, SPEC.input_size) or out.dtype != np.float32:
         raise ValueError(f"out must be float32 ({k}, {SPEC.input_size})")
-    others = np.zeros(k, dtype=np.bool_)
-    _fill(
-        which,
-        seats,
-        observations,
-        out,
-        games.table,
-        bool(games.options["three_for_one"]),
-        others,
-    )
-    for j in np.flatnonzero(others).tolist():  # exchange and trophy decisions: rare
-        view = _view(games, int(which[j]), int(seats[j]))
-        out[j] = ft.policy_input(GAME, observations[j], view)
+    _fill(which, seats, observations, out, games.table, bool(games.options["three_for_one"]))
 
 
 class ArrayHeuristic:
@@ -167,19 +182,17 @@ class ArrayHeuristic:
     def act_arrays(self, games: ArrayHeisseLuft, which: Any) -> np.ndarray:
         """The action of the seat to move in each game ``which[j]`` (int64 ``(k,)``), as
         ``ScoringAgent.act``: a forced move draws nothing; with ``epsilon`` each choice draws
-        ``rng.random()`` and, below ``epsilon``, a uniform legal move; else a placement takes
-        the best score, ties within ``tolerance`` drawn, and an exchange or trophy decision
-        goes to ``agent.choose`` with the state's view. Scores, legal moves and ties come from
-        the kernels; Python loops only over the decisions that draw or choose."""
+        ``rng.random()`` and, below ``epsilon``, a uniform legal move; else ``choose``: the
+        best score, ties within ``tolerance`` drawn (an exchange's one choice draws nothing).
+        Scores, legal moves and ties come from the kernels; Python loops only over the
+        decisions that draw."""
         which = _which(games, which)
-        if (games.table.current[which] < 0).any():
-            raise ValueError("a game in which is over: nobody is to move")
         agent = self.agent
         k = len(which)
         legal = np.empty((k, _SLOTS), dtype=np.int64)
         top = np.empty((k, _SLOTS), dtype=np.int64)
-        counts = np.empty((k, 3), dtype=np.int64)  # legal moves, best-scored moves, a placement
-        _best(
+        counts = np.empty((k, 2), dtype=np.int64)  # legal moves, best-scored moves
+        over = _best(
             which,
             games.table,
             bool(games.options["three_for_one"]),
@@ -188,20 +201,18 @@ class ArrayHeuristic:
             top,
             counts,
         )
+        if over >= 0:
+            raise ValueError(f"game {which[over]} is over: nobody is to move")
         chosen = top[:, 0].copy()  # the only best move, or the forced one
-        draws = counts[:, 0] > 1  # with epsilon every choice draws; else ties and choose()
-        if not agent.epsilon:
-            draws &= (counts[:, 1] > 1) | (counts[:, 2] == 0)
         rng, epsilon = agent.rng, agent.epsilon
-        for j in np.flatnonzero(draws).tolist():
-            n = int(counts[j, 0])
-            if epsilon and rng.random() < epsilon:
-                chosen[j] = legal[j, rng.integers(n)]
-            elif not counts[j, 2]:  # HL-3.4 exchange, HL-6 trophies: the agent's own choice
-                g = int(which[j])
-                view = _view(games, g, int(games.table.current[g]))
-                chosen[j] = agent.choose(view, legal[j, :n].tolist())
-            elif counts[j, 1] > 1:
+        if epsilon:
+            for j in np.flatnonzero(counts[:, 0] > 1).tolist():
+                if rng.random() < epsilon:
+                    chosen[j] = legal[j, rng.integers(counts[j, 0])]
+                elif counts[j, 1] > 1:
+                    chosen[j] = top[j, rng.integers(counts[j, 1])]
+        else:
+            for j in np.flatnonzero(counts[:, 1] > 1).tolist():
                 chosen[j] = top[j, rng.integers(counts[j, 1])]
         return chosen
 
@@ -216,14 +227,9 @@ def _which(games: ArrayHeisseLuft, which: Any) -> np.ndarray:
     if which.ndim != 1 or (which.size and which.dtype.kind not in "iu"):
         raise ValueError(f"which must be a 1-d int array of game indices, not {which!r}"[:200])
     which = which.astype(np.int64, copy=False)
-    if which.size and ((which < 0) | (which >= games.num_games)).any():
+    if _outside(which, games.num_games):
         raise ValueError(f"game indices must lie in 0 .. {games.num_games - 1}")
     return which
-
-
-def _view(games: ArrayHeisseLuft, g: int, seat: int) -> dict:
-    """Seat ``seat``'s view of game ``g``, from the per-game engine (the rare decisions)."""
-    return State.from_dict(games.state_dict(g)).view(seat)
 
 
 # -- kernels: the heuristic's table --------------------------------------------------------------
@@ -232,41 +238,41 @@ def _view(games: ArrayHeisseLuft, g: int, seat: int) -> dict:
 @kernel
 def _potential(h0, h1, h2, h3, trophies, awarded, three_for_one):
     """``hl.potential`` of prize cards ``h0..h3`` by suit (outside trophies), ``trophies`` held
-    and the ``awarded`` suits as a bit set: HL-6.2 three cards of an awarded suit count as one;
-    HL-7.1 two trophies (or enough ready to claim) win. Only the two largest shares are kept
-    (at most two trophies are missing); ``sum`` of the sorted shares adds them largest first."""
+    and the ``awarded`` suits as a bit set: HL-6.2 three cards of an awarded suit count as one
+    (the shares and their powers looked up, :data:`_SHARES`); HL-7.1 two trophies (or enough
+    ready to claim) win. Only the two largest shares count (at most two trophies are missing);
+    ``sum`` of the sorted shares adds them largest first."""
     if trophies >= TROPHIES_TO_WIN:
         return float(TROPHIES_TO_WIN)
     held = (h0, h1, h2, h3)
-    spare = 0.0
+    spare = 0  # the awarded suits' prize cards, a third of a card each
     if three_for_one:
-        total = 0
         for s in range(4):
             if awarded >> s & 1:
-                total += held[s]
-        spare = total / THREE_FOR_ONE
-    first = -1.0  # the largest share, then the second (−1: none)
-    second = -1.0
+                spare += held[s]
+    first = second = -1.0  # the largest share, then the second (−1: none)
+    first_power = second_power = 0.0
     ready = 0
     for s in range(4):
         if awarded >> s & 1:
             continue
-        share = min(1.0, (held[s] + spare) / _PRICE[s])
+        share = _SHARES[0, s, held[s], spare]
+        power = _SHARES[1, s, held[s], spare]
         if share >= 1.0:
             ready += 1
         if share > first:
-            second = first
-            first = share
+            second, second_power = first, first_power
+            first, first_power = share, power
         elif share > second:
-            second = share
+            second, second_power = share, power
     missing = TROPHIES_TO_WIN - trophies
     if ready >= missing:
         return float(TROPHIES_TO_WIN)  # enough trophies ready to claim: the game is won
     progress = 0.0
     if first >= 0.0:
-        progress += first**_SHARE_POWER
+        progress += first_power
     if missing >= 2 and second >= 0.0:
-        progress += second**_SHARE_POWER
+        progress += second_power
     return trophies + progress + _PRIZE_WEIGHT * (h0 + h1 + h2 + h3)
 
 
@@ -346,20 +352,16 @@ def _stage_terms(r, me, three_for_one, sign, slots, sums, missing, terms, supply
     theirs_now = _potential(
         theirs[0], theirs[1], theirs[2], theirs[3], theirs_t, awarded, three_for_one
     )
-    order = np.empty(NUM_STAGES, dtype=np.int64)  # the stages in play by (open slots, index)
-    n = 0
-    for s in range(NUM_STAGES):
-        if sign[s] == 0:
-            continue
-        k = n
-        while k > 0 and slots[order[k - 1]] > slots[s]:
-            order[k] = order[k - 1]
-            k -= 1
-        order[k] = s
-        n += 1
-    left = count.copy()
-    for i in range(n):
-        s = order[i]
+    left = count  # the supply by suit, taken stage by stage (scratch, used up here)
+    taken = 0  # the stages counted so far, a bit set
+    for _ in range(NUM_STAGES):
+        s = -1  # the next stage in play by (open slots, index)
+        for x in range(NUM_STAGES):
+            if sign[x] != 0 and not taken >> x & 1 and (s < 0 or slots[x] < slots[s]):
+                s = x
+        if s < 0:
+            break
+        taken |= 1 << s
         blocked = False
         for suit in range(4):
             if missing[s, 0, suit] + missing[s, 1, suit] > left[suit]:
@@ -455,15 +457,36 @@ def _last_slot(card, side, s, sign, sums, missing, hand, discard, known, unseen,
 
 
 @kernel
-def _score_plays(r, me, three_for_one, work, actions, numbers):
-    """``hl.play_terms`` and ``hl.scores_of_terms`` of every legal placement of seat ``me`` in
-    game ``g`` (HL-3.1: a hand card on a side of a stage in play that lacks a card of its suit),
-    ascending by action id as the view lists them: ``actions[:n]`` and ``numbers[i]`` = (stake,
-    P now, P after, score). ``work``: :func:`_work`'s scratch. Returns ``n``."""
-    sign, slots, sums, missing, terms, supply, count = work
+def _decision(r, me, three_for_one, work, actions, numbers):
+    """The legal actions of seat ``me`` to move in game record ``r``, ascending by action id as
+    the view lists them (``actions[:n]``), and ``numbers[i, 3]`` the heuristic's score of each
+    — the score ``luft_features`` gives it: a placement's ``hl.play_scores`` (with
+    ``numbers[i, :3]`` its stake, P now and P after), 1 for the exchange pick or "done" that
+    ``hl.exchange_action`` takes and 0 for the others, a trophy decision's
+    ``hl.trophy_scores``. ``work``: :func:`_work`'s scratch. Returns ``n``."""
+    sign, slots, sums, missing, terms, supply, count, throw = work
     hand, discard, known, unseen, unseen_count, hidden = _read_table(
         r, me, three_for_one, sign, slots, sums, missing, terms, supply, count
     )
+    if r.phase == PLAY:
+        return _plays(work, hand, discard, known, unseen, unseen_count, hidden, actions, numbers)
+    n = _other_legal(r, me, three_for_one, actions)
+    if r.phase == EXCHANGE:
+        m = _exchange_throw(hand, unseen, sign, missing, throw)
+        choice = _exchange_choice(r, throw, m, actions, n)
+        for i in range(n):
+            numbers[i, 3] = 1.0 if actions[i] == choice else 0.0
+    else:
+        _trophy_scores(r, me, three_for_one, actions, n, numbers)
+    return n
+
+
+@kernel
+def _plays(work, hand, discard, known, unseen, unseen_count, hidden, actions, numbers):
+    """``hl.play_terms`` and ``hl.scores_of_terms`` of every legal placement (HL-3.1: a hand
+    card on a side of a stage in play that lacks a card of its suit), ascending by action id:
+    ``actions[:n]`` and ``numbers[i]`` = (stake, P now, P after, score). Returns ``n``."""
+    sign, slots, sums, missing, terms, supply, count, throw = work
     n = 0
     for card in range(NUM_CARDS):
         if not hand >> card & 1:
@@ -510,10 +533,138 @@ def _score_plays(r, me, three_for_one, work, actions, numbers):
 
 
 @kernel
+def _exchange_throw(hand, unseen, sign, missing, throw):
+    """``hl.exchange_cards`` (HL-3.4, no card fits): the hand by distance from 7, then card;
+    the cards at most four from 7 go, at most four of them, else the one nearest 7 — only that
+    one when no unseen card is of a suit some stage still needs. ``throw[:m]``, then −1;
+    returns m."""
+    m = 0
+    for card in range(NUM_CARDS):  # the hand, inserted by (|value − 7|, card)
+        if not hand >> card & 1:
+            continue
+        k = m
+        while k > 0 and _DISTANCE[throw[k - 1]] > _DISTANCE[card]:
+            throw[k] = throw[k - 1]
+            k -= 1
+        throw[k] = card
+        m += 1
+    wanted = 0  # the suits some stage in play misses, as a bit set
+    for s in range(NUM_STAGES):
+        if sign[s] != 0:
+            for suit in range(4):
+                if missing[s, 0, suit] + missing[s, 1, suit]:
+                    wanted |= 1 << suit
+    hope = False
+    for card in range(NUM_CARDS):
+        if unseen >> card & 1 and wanted >> _SUIT[card] & 1:
+            hope = True
+    junk = 0
+    if hope:
+        for k in range(m):
+            if _DISTANCE[throw[k]] < _KEEP_IN_EXCHANGE:
+                throw[junk] = throw[k]  # in order: the kept cards are skipped
+                junk += 1
+    m = min(junk, MAX_EXCHANGE) if junk else min(m, 1)
+    throw[m] = -1
+    return m
+
+
+@kernel
+def _exchange_choice(r, throw, m, legal, n):
+    """``hl.exchange_action``: the next card of the throw not picked yet, else "done" once
+    something is picked, else the first legal action."""
+    for k in range(m):
+        card = throw[k]
+        picked = False
+        for i in range(r.selection_size):
+            if r.selection[i] == card:
+                picked = True
+        if not picked:
+            for i in range(n):
+                if legal[i] == EXCHANGE_PICK + card:
+                    return EXCHANGE_PICK + card
+    for i in range(n):
+        if legal[i] == EXCHANGE_DONE:
+            return EXCHANGE_DONE
+    return legal[0]
+
+
+@kernel
+def _claimable(held, awarded, three_for_one):
+    """Whether prize cards ``held`` pay for a free trophy (``claimable_trophies`` not empty):
+    HL-6.1 with its own suit, HL-6.2 three cards of an ``awarded`` suit for each missing."""
+    spare = 0
+    if three_for_one:
+        for suit in range(4):
+            if awarded >> suit & 1:
+                spare += held[suit] // THREE_FOR_ONE
+    for suit in range(4):  # noqa: SIM110 (numba compiles loops, not generators)
+        if not awarded >> suit & 1 and held[suit] + spare >= _PRICE[suit]:
+            return True
+    return False
+
+
+@kernel
+def _trophy_scores(r, me, three_for_one, legal, n, numbers):
+    """``hl.trophy_scores`` into ``numbers[:n, 3]``: stop 0; our second trophy 10 (HL-7.1);
+    −1 for a claim whose awarded suit lets the opponent pay for their second trophy three for
+    one (HL-6.2) where they could not before; else 1 + our potential after paying
+    (``trophy_payment``: its own suit first, then three of the awarded suit held most, ties
+    ♥ ♦ ♣ ♠) − theirs."""
+    opp = 1 - me
+    mine, theirs = r.trophy_count[me], r.trophy_count[opp]
+    held, their_held = r.won[me], r.won[opp]
+    awarded = 0
+    for suit in range(4):
+        if r.owner[suit] >= 0:
+            awarded |= 1 << suit
+    left = np.empty(4, dtype=np.int64)
+    for i in range(n):
+        if legal[i] == STOP_CLAIMING:
+            numbers[i, 3] = 0.0
+            continue
+        suit = legal[i] - CLAIM_TROPHY
+        if mine + 1 >= TROPHIES_TO_WIN:
+            numbers[i, 3] = 10.0
+            continue
+        after = awarded | 1 << suit
+        if (
+            theirs + 1 >= TROPHIES_TO_WIN
+            and _claimable(their_held, after, three_for_one)
+            and not _claimable(their_held, awarded, three_for_one)
+        ):
+            numbers[i, 3] = -1.0
+            continue
+        left[:] = held
+        own = min(left[suit], _PRICE[suit])
+        left[suit] -= own
+        for _ in range(_PRICE[suit] - own):
+            source, most = -1, -1
+            for x in range(4):
+                if awarded >> x & 1 and left[x] > most:
+                    source, most = x, left[x]
+            left[source] -= THREE_FOR_ONE
+        ours = _potential(left[0], left[1], left[2], left[3], mine + 1, after, three_for_one)
+        numbers[i, 3] = (
+            1.0
+            + ours
+            - _potential(
+                their_held[0],
+                their_held[1],
+                their_held[2],
+                their_held[3],
+                theirs,
+                after,
+                three_for_one,
+            )
+        )
+
+
+@kernel
 def _work():
-    """Scratch for :func:`_score_plays`, made once per kernel call: per stage sign, open slots,
+    """Scratch for :func:`_decision`, made once per kernel call: per stage sign, open slots,
     sums (ours, theirs), missing (side, suit) and terms; per suit the supply's mean and
-    variance, and its count."""
+    variance, and its count; the exchange's throw."""
     return (
         np.zeros(NUM_STAGES, dtype=np.int64),
         np.zeros(NUM_STAGES, dtype=np.int64),
@@ -522,6 +673,7 @@ def _work():
         np.zeros((NUM_STAGES, 4)),
         np.zeros((2, 4)),
         np.zeros(4, dtype=np.int64),
+        np.zeros(NUM_CARDS, dtype=np.int64),
     )
 
 
@@ -529,7 +681,7 @@ def _work():
 def _other_legal(r, p, three_for_one, legal):
     """The legal actions of an exchange or trophy decision, ascending as the view lists them:
     HL-3.4 a hand card not picked yet, "done" after one pick; HL-6.1/6.2 each free trophy the
-    player can pay for (three for one counting), then "stop". Returns their number."""
+    player can pay for (three for one counting), then "stop" (HL-6.4). Returns their number."""
     n = 0
     if r.phase == EXCHANGE:
         hand = r.hands[p]
@@ -564,6 +716,15 @@ def _other_legal(r, p, three_for_one, legal):
 
 
 @kernel
+def _outside(indices, n):
+    """Whether an index lies outside 0 .. n − 1 (a check cheaper than numpy's for a few)."""
+    for i in range(indices.shape[0]):  # noqa: SIM110 (numba: a loop)
+        if indices[i] < 0 or indices[i] >= n:
+            return True
+    return False
+
+
+@kernel
 def _play_scores(which, t, three_for_one, out):
     """``out[j, action]``: the score of each legal placement in game ``which[j]``."""
     work = _work()
@@ -573,7 +734,7 @@ def _play_scores(which, t, three_for_one, out):
         r = t[which[j]]
         if r.current < 0 or r.phase != PLAY:
             continue
-        n = _score_plays(r, r.current, three_for_one, work, actions, numbers)
+        n = _decision(r, r.current, three_for_one, work, actions, numbers)
         for i in range(n):
             out[j, actions[i]] = numbers[i, 3]
 
@@ -581,24 +742,19 @@ def _play_scores(which, t, three_for_one, out):
 @kernel
 def _best(which, t, three_for_one, tolerance, legal, top, counts):
     """``ScoringAgent.best`` but its draw, per decision: ``legal[j, :c]`` the ``c`` legal
-    actions ascending (as the view lists them), ``counts[j]`` = (c, b, 1 for a placement); for
-    a placement ``top[j, :b]`` the actions scoring at least the best score less ``tolerance``;
-    for an exchange or trophy decision (the agent's ``choose``) b = 0 and ``top[j, 0]`` its
-    first legal action. A forced move is its own top."""
+    actions ascending (as the view lists them), ``top[j, :b]`` those scoring at least the best
+    score less ``tolerance``, ``counts[j]`` = (c, b). The exchange's one choice scores 1, the
+    rest 0, so it is its own top, as ``choose`` takes it without a draw. Returns the first
+    ``j`` whose game is over (nothing decided), else −1."""
+    for j in range(which.shape[0]):
+        if t[which[j]].current < 0:
+            return j
     work = _work()
     numbers = np.zeros((_SLOTS, 4))
     for j in range(which.shape[0]):
         r = t[which[j]]
-        p = r.current
-        if r.phase != PLAY:
-            counts[j, 0] = _other_legal(r, p, three_for_one, legal[j])
-            counts[j, 1] = 0
-            counts[j, 2] = 0
-            top[j, 0] = legal[j, 0]
-            continue
-        n = _score_plays(r, p, three_for_one, work, legal[j], numbers)
+        n = _decision(r, r.current, three_for_one, work, legal[j], numbers)
         counts[j, 0] = n
-        counts[j, 2] = 1
         best = numbers[0, 3]
         for i in range(1, n):
             best = max(best, numbers[i, 3])
@@ -609,18 +765,18 @@ def _best(which, t, three_for_one, tolerance, legal, top, counts):
                 top[j, b] = legal[j, i]
                 b += 1
         counts[j, 1] = b
+    return -1
 
 
 @kernel
-def _fill(which, seats, observations, out, t, three_for_one, others):
+def _fill(which, seats, observations, out, t, three_for_one):
     """``features.policy_input`` of each decision into ``out[j]``: the observation, then for
-    each legal placement (ascending) ``luft_features``' row in its slot (``play_columns`` and
-    ``luft_score_columns``), then the ids (−1 past the legal ones). Each float64 column rounds
-    to float32 once, as numpy's assignment does; the difference ``after − now`` and the score
-    columns compute in float32 after the float32 values, as numpy computes them.
-    ``others[j]``: an exchange or trophy decision, left to the caller."""
+    each legal action (ascending) ``luft_features``' row in its slot, then the ids (−1 past the
+    legal ones). Each float64 column rounds to float32 once, as numpy's assignment does; the
+    difference ``after − now`` and the score columns (``luft_score_columns``) compute in
+    float32 after the float32 values, as numpy computes them."""
     work = _work()
-    sign, slots, sums = work[0], work[1], work[2]
+    sign, slots, sums, throw = work[0], work[1], work[2], work[7]
     actions = np.zeros(_SLOTS, dtype=np.int64)
     numbers = np.zeros((_SLOTS, 4))
     scores = np.zeros(_SLOTS, dtype=np.float32)
@@ -633,39 +789,21 @@ def _fill(which, seats, observations, out, t, three_for_one, others):
         row[_IDS:] = -1.0
         if seat != r.current:
             continue
-        if r.phase != PLAY:
-            others[j] = True
-            continue
-        n = _score_plays(r, seat, three_for_one, work, actions, numbers)
+        n = _decision(r, seat, three_for_one, work, actions, numbers)
         for i in range(n):
             action = actions[i]
-            card, s, side = action >> 3, action >> 1 & 3, action & 1
-            value = _VALUE[card]
-            left = slots[s] - 1
             f = _OBSERVATION + i * _FEATURES
-            row[f + 0] = 1.0  # a placement
-            row[f + 5] = n / _SLOTS
-            row[f + 6 + _SUIT[card]] = 1.0
-            row[f + 10] = _VALUE_13[card]
-            row[f + 11 + s] = 1.0
-            row[f + 15] = side
-            row[f + 16] = 1.0 if sign[s] > 0 else 0.0
-            for suit in range(4):
-                row[f + 17 + suit] = r.need[s, suit] * 0.25
-            row[f + 21] = _SUM_52[sums[s, 0]]
-            row[f + 22] = _SUM_52[sums[s, 1]]
-            row[f + 23] = _SUM_52[sums[s, 0] + (value if side == 0 else 0)]
-            row[f + 24] = _SUM_52[sums[s, 1] + (value if side == 1 else 0)]
-            row[f + 25] = left / 8
-            row[f + 26] = 1.0 if left == 0 else 0.0
-            row[f + 27] = 1.0 if left == 1 else 0.0
-            now = np.float32(numbers[i, 1])
-            after = np.float32(numbers[i, 2])
-            row[f + 28] = numbers[i, 0]
-            row[f + 29] = now
-            row[f + 30] = after
-            row[f + 34] = after - now
-            row[f + 35] = _KEEP_32[card]
+            if r.phase == PLAY:
+                _play_row(row, f, r, action, sign, slots, sums, numbers[i])
+            elif r.phase == EXCHANGE:
+                _exchange_row(row, f, r, action, throw)
+            elif action == STOP_CLAIMING:
+                row[f + _KIND_STOP] = 1.0
+            else:
+                suit = action - CLAIM_TROPHY
+                row[f + _KIND_CLAIM] = 1.0
+                row[f + 6 + suit] = 1.0
+                row[f + 38] = _PRICE_7[suit]
             row[_IDS + i] = action
             scores[i] = numbers[i, 3]
         best = scores[0]
@@ -676,9 +814,61 @@ def _fill(which, seats, observations, out, t, three_for_one, others):
             f = _OBSERVATION + i * _FEATURES
             score = scores[i]
             gap = score - best
+            row[f + 5] = n / _SLOTS
             row[f + 31] = -2.0 if score < -2.0 else (10.0 if score > 10.0 else score)
             row[f + 32] = -2.0 if gap < -2.0 else (0.0 if gap > 0.0 else gap)
             row[f + 33] = 1.0 if score >= threshold else 0.0
+
+
+@kernel
+def _play_row(row, f, r, action, sign, slots, sums, numbers):
+    """``play_columns`` of one placement: the card, the stage and side, the stage's terrain,
+    prizes, sums before and after, open slots left, and the terms (stake, P now, P after)."""
+    card, s, side = action >> 3, action >> 1 & 3, action & 1
+    value = _VALUE[card]
+    left = slots[s] - 1
+    row[f + _KIND_PLAY] = 1.0
+    row[f + 6 + _SUIT[card]] = 1.0
+    row[f + 10] = _VALUE_13[card]
+    row[f + 11 + s] = 1.0
+    row[f + 15] = side
+    row[f + 16] = 1.0 if sign[s] > 0 else 0.0
+    for suit in range(4):
+        row[f + 17 + suit] = r.need[s, suit] * 0.25
+    row[f + 21] = _SUM_52[sums[s, 0]]
+    row[f + 22] = _SUM_52[sums[s, 1]]
+    row[f + 23] = _SUM_52[sums[s, 0] + (value if side == 0 else 0)]
+    row[f + 24] = _SUM_52[sums[s, 1] + (value if side == 1 else 0)]
+    row[f + 25] = left / 8
+    row[f + 26] = 1.0 if left == 0 else 0.0
+    row[f + 27] = 1.0 if left == 1 else 0.0
+    now = np.float32(numbers[1])
+    after = np.float32(numbers[2])
+    row[f + 28] = numbers[0]
+    row[f + 29] = now
+    row[f + 30] = after
+    row[f + 34] = after - now
+    row[f + 35] = _KEEP_32[card]
+
+
+@kernel
+def _exchange_row(row, f, r, action, throw):
+    """``_luft_exchange``'s row of a pick or "done": the picks so far, the card and its keep
+    cost, and where the heuristic's throw ranks it."""
+    row[f + 36] = _PICKED_4[r.selection_size]
+    if action == EXCHANGE_DONE:
+        row[f + _KIND_DONE] = 1.0
+        return
+    card = action - EXCHANGE_PICK
+    row[f + _KIND_PICK] = 1.0
+    row[f + 6 + _SUIT[card]] = 1.0
+    row[f + 10] = _VALUE_13_64[card]
+    row[f + 35] = _KEEP_64[card]
+    k = 0
+    while throw[k] >= 0:
+        if throw[k] == card:
+            row[f + 37] = _THROW_RANK[k]
+        k += 1
 
 
 __all__ = ["SPEC", "ArrayHeuristic", "fill_policy_input", "play_scores"]
