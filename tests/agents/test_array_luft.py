@@ -21,7 +21,7 @@ import pytest
 from hot_envs.agents import array_luft as al
 from hot_envs.agents import features as ft
 from hot_envs.agents import heuristic_luft as hl
-from hot_envs.agents.features_batch_luft import BatchedHeuristic
+from hot_envs.agents import make_agent
 from hot_envs.batched.heisse_luft import ArrayHeisseLuft
 from hot_envs.heisse_luft.facts import CLAIM_TROPHY, EXCHANGE_PICK, NUM_ACTIONS
 from hot_envs.heisse_luft.state import State
@@ -205,7 +205,7 @@ def test_only_the_plain_heuristic_is_wrapped():
     with pytest.raises(TypeError):
         al.ArrayHeuristic(Cautious(1))
     with pytest.raises(TypeError):
-        al.ArrayHeuristic(BatchedHeuristic(hl.HeisseLuftHeuristic(1)))
+        al.ArrayHeuristic(make_agent("random", GAME, 1))
     assert repr(al.ArrayHeuristic(hl.HeisseLuftHeuristic(1))).startswith("ArrayHeuristic(")
 
 
