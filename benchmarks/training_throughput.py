@@ -30,8 +30,9 @@ sampling numpy snapshot of the learner itself).
 3. **Breakdown** — ``learn`` in one process (``DummyVecEnv`` with one env, and the batched env),
    with wall-clock timers around the parts: the PPO update (``train``), the policy's forward
    passes while collecting rollouts, the learner's side of the env (engine, encoding, masks,
-   resets), the opponents' moves (their agents' ``act`` / ``act_batch``; the engine, encoding
-   and views around it), and the rest (rollout buffer, GAE, tensor conversion, callbacks).
+   resets), the opponents' moves (their array agents' ``act_arrays``, or an agent's ``act``
+   where it plays game by game through ``PerGameAgent``; the engine, encoding and per-game
+   states around it), and the rest (rollout buffer, GAE, tensor conversion, callbacks).
    Timers cost well under a microsecond a call, so — unlike a profiler — they leave the
    proportions as they are. With worker processes the env and opponent parts run on the other
    cores, in parallel with the main process's forward passes.
@@ -72,7 +73,7 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 from stable_baselines3.common.env_util import make_vec_env  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor  # noqa: E402
 
-from hot_envs.agents.batched import PerSeatAgent  # noqa: E402
+from hot_envs.agents.arrays import PerGameAgent  # noqa: E402
 from hot_envs.agents.checkpoint import CheckpointAgent  # noqa: E402
 from hot_envs.envs.single_agent import SingleAgentEnv  # noqa: E402
 from hot_envs.envs.vector import VectorSingleAgentEnv  # noqa: E402
@@ -96,7 +97,7 @@ PARTS = (
     "PPO update (train)",
     "policy forward in rollouts",
     "learner's env: steps, resets, masks",
-    "opponents: their agents' act",
+    "opponents: their agents' act_arrays / act",
     "opponents: engine, encoding, views",
     "rest: buffer, GAE, tensors, callbacks",
 )
@@ -290,19 +291,24 @@ def breakdown(args: Args, setup: Setup, timesteps: int) -> dict[str, Any]:
     timers.wrap(model.policy, "forward", "forward")
     timed_agents: set[int] = set()
 
-    def timed(build_agent: Any, method: str) -> Any:
-        """``build_agent`` with the ``method`` of every agent it returns timed as "act"."""
+    def timed(array_entry: Any) -> Any:
+        """The driver's ``_array_entry`` (what builds the array agents ``play_opponents``
+        calls; ``array_agent`` reads it too) with every array agent it returns timed as "act":
+        its ``act_arrays``, or for a ``PerGameAgent`` its agent's ``act``, so that the per-game
+        states and views around it count to the opponents' engine part."""
 
-        @wraps(build_agent)
-        def agent(*args: Any) -> Any:
-            built_agent = build_agent(*args)
-            inner = built_agent.agent if isinstance(built_agent, PerSeatAgent) else built_agent
+        @wraps(array_entry)
+        def entry(*args: Any) -> Any:
+            built = array_entry(*args)
+            array_agent = built[1]
+            per_game = isinstance(array_agent, PerGameAgent)
+            inner = array_agent.agent if per_game else array_agent
             if id(inner) not in timed_agents:
                 timed_agents.add(id(inner))
-                timers.wrap(inner, "act" if inner is not built_agent else method, "act")
-            return built_agent
+                timers.wrap(inner, "act" if per_game else "act_arrays", "act")
+            return built
 
-        return agent
+        return entry
 
     if isinstance(setup, Batched):
         env: Any = model.env.unwrapped.env
@@ -312,7 +318,7 @@ def breakdown(args: Args, setup: Setup, timesteps: int) -> dict[str, Any]:
         for method in ("step", "reset", "action_masks"):
             timers.wrap(env, method, "env")
     timers.wrap(env.driver, "play_opponents", "opponents")
-    env.driver.batched_agent = timed(env.driver.batched_agent, "act_batch")
+    env.driver._array_entry = timed(env.driver._array_entry)
     torch.set_num_threads(threads(setup))
     start = time.perf_counter()
     model.learn(timesteps)
@@ -446,7 +452,7 @@ def markdown(
     )
     lines += [
         "",
-        "| profile | steps | PPO updates | opponent calls (`act` / `act_batch`) |",
+        "| profile | steps | PPO updates | opponent calls (`act_arrays` / `act`) |",
         "|---|---:|---:|---:|",
     ]
     lines += [
