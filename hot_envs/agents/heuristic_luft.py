@@ -53,7 +53,7 @@ probability of a uniformly random legal move instead (for curricula).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache, lru_cache
 from math import erf, sqrt
 from typing import Any
@@ -89,6 +89,16 @@ MIDDLE = 7  # the middle card value
 KEEP_IN_EXCHANGE = 5  # cards this far from the middle (A, 2, Q, K) are kept when stuck
 
 
+def added(values: Iterable[float]) -> float:
+    """``values`` added left to right, as ``sum`` did before Python 3.12 (whose ``sum`` of floats
+    compensates rounding): the heuristic's numbers are the same on every Python and in the
+    array kernels (:mod:`hot_envs.agents.array_luft`), which add in this order."""
+    total = 0.0
+    for value in values:
+        total += value
+    return total
+
+
 def potential(
     held: Sequence[int], trophies: int, awarded: Sequence[int], three_for_one: bool = True
 ) -> float:
@@ -115,7 +125,7 @@ def _potential(
     missing = TROPHIES_TO_WIN - trophies
     if sum(1 for share in shares if share >= 1.0) >= missing:
         return float(TROPHIES_TO_WIN)  # enough trophies ready to claim: the game is won
-    return trophies + sum(x**SHARE_POWER for x in shares[:missing]) + PRIZE_WEIGHT * sum(held)
+    return trophies + added(x**SHARE_POWER for x in shares[:missing]) + PRIZE_WEIGHT * sum(held)
 
 
 class _Stage:
@@ -316,8 +326,8 @@ def play_terms(table: _Table, legal: list[int]) -> list[tuple[float, float, floa
             continue
         ours, theirs = st.missing
         expected = st.sums[0] - st.sums[1]
-        expected += sum((ours[s] - theirs[s]) * mean[s] for s in range(4))
-        spread = sum((ours[s] + theirs[s]) * var[s] for s in range(4))
+        expected += added((ours[s] - theirs[s]) * mean[s] for s in range(4))
+        spread = added((ours[s] + theirs[s]) * var[s] for s in range(4))
         stake = table.stake(st.prizes) * (BLOCKED_FACTOR if blocked[i] else 1.0)
         diff = st.sign * expected
         per_stage.append((diff, spread, stake, _chance(diff, spread), st.open_slots - 1))
