@@ -45,8 +45,12 @@ def steps_per_second(spec: dict) -> float:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     import numpy as np
 
-    from hot_envs.agents.features_batch import ActionScorerInput
     from hot_envs.envs.vector import VectorSingleAgentEnv
+
+    try:
+        from hot_envs.agents.arrays import ActionScorerInput
+    except ImportError:  # the earlier tree kept it beside its batched features
+        from hot_envs.agents.features_batch import ActionScorerInput
 
     env = VectorSingleAgentEnv(
         spec["game"],

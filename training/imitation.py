@@ -34,8 +34,8 @@ from typing import Any
 import numpy as np
 
 from hot_envs.agents import Agent, make_agent
+from hot_envs.agents.arrays import ActionScorerInput
 from hot_envs.agents.base import observe
-from hot_envs.agents.features_batch import ActionScorerInput
 from hot_envs.core.games import get_game
 from hot_envs.envs.driver import PolicyInput
 from hot_envs.evaluation.arena import progress_bar

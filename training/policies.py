@@ -110,7 +110,7 @@ class ActionScorerNet(nn.Module):
 class ActionScorerPolicy(MaskableActorCriticPolicy):
     """``MaskablePPO(ActionScorerPolicy, env, policy_kwargs={"game": ..., ...})`` on an env whose
     observations are packed inputs (``SingleAgentEnv(...,
-    policy_input=ActionScorerInput(game))``, :mod:`hot_envs.agents.features_batch`)."""
+    policy_input=ActionScorerInput(game))``, :mod:`hot_envs.agents.arrays`)."""
 
     def __init__(
         self,

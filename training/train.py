@@ -46,9 +46,9 @@ from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
+from hot_envs.agents.arrays import ActionScorerInput
 from hot_envs.agents.checkpoint import read_metadata, update_metadata
 from hot_envs.agents.features import SPECS
-from hot_envs.agents.features_batch import ActionScorerInput
 from hot_envs.agents.opponents import FixedOpponent, League, LeagueRules
 from hot_envs.agents.shipped import find_checkpoint
 from hot_envs.agents.suite import held_out_pool

@@ -16,16 +16,23 @@ per-game memory. The training driver (:mod:`hot_envs.envs.driver`) seats its opp
   numbers, decision by decision;
 * any other agent plays through :class:`PerGameAgent`: ``act(observation, view)`` on the
   per-game engine's state of each game, as the arena plays it.
+
+:class:`ActionScorerInput` is what an action-scoring policy reads, as an object a single-agent
+environment takes (``policy_input=ActionScorerInput(game)``): the environment then emits these
+packed rows in place of its observations, computed for all its games at once from the engine's
+arrays, and knows nothing of the model behind them.
 """
 
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from hot_envs.agents.base import Agent, observe
+from hot_envs.agents.features import SPECS, policy_input
 from hot_envs.batched import ArrayGames
 from hot_envs.core.games import get_game
 
@@ -70,6 +77,35 @@ def as_array_agent(game: str, agent: Any) -> ArrayAgent:
     raise ValueError(f"{agent!r} has neither act_arrays() nor act()")
 
 
+@dataclass(frozen=True)
+class ActionScorerInput:
+    """The input of the action-scoring policies (``hot_envs.training.policies``,
+    :class:`~hot_envs.agents.scorer.NumpyScorer`) for a single-agent environment to emit
+    (:class:`hot_envs.envs.driver.PolicyInput`): per decision the observation, a feature row per
+    legal action and the actions' ids (:func:`~hot_envs.agents.features.policy_input`) — one
+    decision from its view, or many games of an array engine at once from their arrays, the
+    same numbers."""
+
+    game: str
+
+    @property
+    def size(self) -> int:
+        return SPECS[get_game(self.game).name].input_size
+
+    def one(self, observation: np.ndarray, view: dict[str, Any]) -> np.ndarray:
+        return policy_input(self.game, observation, view)
+
+    def arrays(
+        self,
+        games: ArrayGames,
+        which: np.ndarray,
+        seats: np.ndarray,
+        observations: np.ndarray,
+        out: np.ndarray,
+    ) -> None:
+        fill_policy_input(games, which, seats, observations, out)
+
+
 def fill_policy_input(
     games: ArrayGames,
     which: np.ndarray,
@@ -84,4 +120,10 @@ def fill_policy_input(
     module.fill_policy_input(games, which, seats, observations, out)
 
 
-__all__ = ["ArrayAgent", "PerGameAgent", "as_array_agent", "fill_policy_input"]
+__all__ = [
+    "ActionScorerInput",
+    "ArrayAgent",
+    "PerGameAgent",
+    "as_array_agent",
+    "fill_policy_input",
+]

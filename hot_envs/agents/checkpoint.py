@@ -50,10 +50,9 @@ import numpy as np
 from hot_envs.agents.activations import ACTIVATIONS
 from hot_envs.agents.arrays import fill_policy_input
 from hot_envs.agents.features import ActionRows, unpack
-from hot_envs.agents.features_batch import action_features_batch
 from hot_envs.agents.scorer import ARCHITECTURE, NumpyScorer
 from hot_envs.agents.shipped import checkpoint_stem, find_checkpoint
-from hot_envs.core.engine import SeatViews, Seed, make_rng
+from hot_envs.core.engine import Seed, make_rng
 from hot_envs.core.games import get_game
 
 FORMAT = "hot_envs-checkpoint"
@@ -306,26 +305,11 @@ class CheckpointAgent:
             return self.policy.legal_logits(observation["observation"], view, legal)
         return self.policy.legal_logits(observation["observation"], legal)
 
-    def act_batch(
-        self, states: Any, seats: np.ndarray, observations: np.ndarray, masks: np.ndarray
-    ) -> np.ndarray:
-        """Many decisions in one forward pass (:mod:`hot_envs.agents.batched`): the argmax of
-        each row's masked logits, or with ``sample=True`` one draw per row from its masked
-        softmax. An action-scoring policy packs each row's features from its seat's view."""
-        if not isinstance(self.policy, NumpyScorer):
-            logits = self.policy.masked_logits(observations, masks)
-            return draw(logits, self.rng) if self.sample else logits.argmax(axis=1)
-        views = SeatViews(states, seats.tolist())  # the features read what they need of each
-        # every row's features at once, as arrays over all legal actions of the batch
-        rows = action_features_batch(self.policy.game, views, masks=masks)
-        logits = self.policy.rows_logits(observations, rows)
-        choice = draw(logits, self.rng) if self.sample else logits.argmax(axis=1)
-        return rows.actions[np.cumsum(rows.lengths) - rows.lengths + choice]
-
     def act_arrays(self, games: Any, which: np.ndarray) -> np.ndarray:
         """The seat to move's action in games ``which`` of an array engine
-        (:mod:`hot_envs.agents.arrays`), in one forward pass: what :meth:`act_batch` plays on
-        those decisions. An action-scoring policy reads its packed input, made by the game's
+        (:mod:`hot_envs.agents.arrays`), in one forward pass: what :meth:`act` plays on each of
+        them one by one (the argmax, or with ``sample=True`` one draw per row from its
+        masked softmax). An action-scoring policy reads its packed input, made by the game's
         array kernels."""
         which = np.asarray(which, dtype=np.int64)
         seats = np.full(games.num_games, -1, dtype=np.int64)

@@ -14,8 +14,7 @@ from typing import Any
 import numpy as np
 
 from hot_envs.agents.activations import ACTIVATIONS
-from hot_envs.agents.features import SPECS, action_features, unpack
-from hot_envs.agents.features_batch import ActionRows, action_features_batch
+from hot_envs.agents.features import SPECS, ActionRows, action_features, unpack
 
 ARCHITECTURE = "action_scorer"
 
@@ -93,22 +92,10 @@ class NumpyScorer:
         features = action_features(self.game, view, [int(a) for a in legal])
         return self._score(self._embed(observation), features)
 
-    def batch_legal_logits(
-        self,
-        observations: np.ndarray,
-        views: list[dict[str, Any]],
-        legal: list[np.ndarray] | None = None,
-        masks: np.ndarray | None = None,
-    ) -> np.ndarray:
-        """Row ``j``'s logits of its legal actions (``legal[j]`` ascending, or the non-zero
-        entries of ``masks[j]``) in ``views[j]``'s position, for many decisions in one pass:
-        ``(k, longest legal)``, −inf past a row's own. The features of all rows are computed
-        together (:func:`~hot_envs.agents.features_batch.action_features_batch`) and only the
-        legal actions are scored."""
-        return self.rows_logits(observations, action_features_batch(self.game, views, legal, masks))
-
     def rows_logits(self, observations: np.ndarray, rows: ActionRows) -> np.ndarray:
-        """:meth:`batch_legal_logits` of the feature rows of ``observations``' decisions."""
+        """The logits of the legal actions of many decisions in one pass, from their feature
+        rows (:class:`~hot_envs.agents.features.ActionRows`): ``(k, longest legal)``, −inf past
+        a row's own."""
         embedding = self._embed(np.asarray(observations, dtype=np.float32))
         scores = self._score(embedding, rows.features, rows.decision)
         width = int(rows.lengths.max(initial=1))

@@ -13,7 +13,6 @@ arrays").
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from hot_envs.batched.base import MAX_GAMES, ArrayGames
@@ -22,15 +21,9 @@ from hot_envs.core.games import get_game
 
 __all__ = ["COMPILED", "MAX_GAMES", "ArrayGames", "make"]
 
-_ENGINES = {  # by the game's name in hot_envs.core.games
-    "heisse-luft": "hot_envs.batched.heisse_luft:ArrayHeisseLuft",
-    "heisse-karten": "hot_envs.batched.heisse_karten:ArrayHeisseKarten",
-}
-
 
 def make(game: str, num_games: int, **options: Any) -> ArrayGames:
     """``num_games`` games of ``game`` (``"heisse-luft"`` or ``"heisse-karten"``; ``heisse_luft``
     and ``heisse_luft_v0`` work too) with the options its ``env()`` takes; not dealt yet: call
     ``reset(seed)``."""
-    module, name = _ENGINES[get_game(game).name].split(":")
-    return getattr(importlib.import_module(module), name)(num_games, **options)
+    return get_game(game).load("batched")(num_games, **options)

@@ -2,14 +2,12 @@
 
 The environment base (:mod:`hot_envs.envs.env_base`), the agents and the arena use engines only
 through this protocol, so everything above the engine layer is written once for both games.
-:class:`SeatViews` hands many seats' views to code that reads them, each made only when read.
 """
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Protocol, overload
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -78,57 +76,3 @@ class GameState(Protocol):
     def render(self, viewer: int | None = None) -> str: ...
 
     def action_name(self, action: int) -> str: ...
-
-
-class SeatViews(Sequence[dict]):
-    """The views of many seats, each made only when it is read: ``views[j]`` is
-    ``states[j].view(seats[j])`` (made on first access, then kept). Code that reads a few facts
-    of many views asks for them without the dicts: :meth:`legal_actions` (the view's
-    ``"legal_actions"``) and :meth:`compact` (the engine's compact form of the view, where it
-    has one: ``State.compact_view``, which holds only what the view holds)."""
-
-    __slots__ = ("_states", "_seats", "_views")
-
-    def __init__(self, states: Sequence[GameState], seats: Sequence[int]) -> None:
-        if len(states) != len(seats):
-            raise ValueError(f"{len(seats)} seats for {len(states)} states")
-        self._states, self._seats = list(states), [int(seat) for seat in seats]
-        self._views: list[dict | None] = [None] * len(self._states)
-
-    def __len__(self) -> int:
-        return len(self._states)
-
-    @overload
-    def __getitem__(self, j: int) -> dict: ...
-
-    @overload
-    def __getitem__(self, j: slice) -> SeatViews: ...
-
-    def __getitem__(self, j: int | slice) -> dict | SeatViews:
-        if isinstance(j, slice):
-            return self.take(range(len(self))[j])
-        view = self._views[j]
-        if view is None:
-            view = self._views[j] = self._states[j].view(self._seats[j])
-        return view
-
-    def __iter__(self) -> Iterator[dict]:
-        return map(self.__getitem__, range(len(self._views)))
-
-    def take(self, indices: Iterable[int]) -> SeatViews:
-        """The views ``j`` of ``indices``, in that order (those made already are kept)."""
-        indices = list(indices)
-        taken = SeatViews([self._states[j] for j in indices], [self._seats[j] for j in indices])
-        taken._views = [self._views[j] for j in indices]
-        return taken
-
-    def legal_actions(self, j: int) -> list[int]:
-        """``views[j]["legal_actions"]``: the seat's legal actions if it is to move, else none."""
-        state = self._states[j]
-        return state.legal_actions() if state.current_player == self._seats[j] else []
-
-    def compact(self, j: int) -> Any:
-        """``states[j].compact_view(seats[j])``: view ``j``'s facts in the engine's compact form
-        (``None`` where the state has no ``compact_view``)."""
-        compact_view = getattr(self._states[j], "compact_view", None)
-        return None if compact_view is None else compact_view(self._seats[j])

@@ -45,7 +45,7 @@ class Game:
     search: Mapping[str, Any] = field(default_factory=dict)  # the ``search`` spec's settings
     search_simulations: int = 500  # SearchAgent's default rollouts a decision
     features: str = ""  # entry point: (view, legal) → action feature rows
-    features_batch: str = ""  # entry point: fill_rows of the batched features
+    batched: str = ""  # entry point: the game's array engine class (hot_envs.batched)
     arrays: str = ""  # module: ArrayHeuristic, fill_policy_input on the game's array engine
     feature_shape: str = ""  # entry point: (slots, features per action)
     anchor_columns: str = ""  # entry point: the feature columns an anchor reads (AnchorColumns)

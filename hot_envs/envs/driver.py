@@ -17,7 +17,7 @@ other agent plays through ``act(observation, view)`` on the per-game state), the
 the round takes its move in one step of the engine. Every opponent action is checked first. The
 learners get the game's observation, written by the engine for all games at once; a policy that
 reads something else gives the envs its :class:`PolicyInput` (the action scorers' is
-:class:`~hot_envs.agents.features_batch.ActionScorerInput`, computed from the engine's arrays
+:class:`~hot_envs.agents.arrays.ActionScorerInput`, computed from the engine's arrays
 too). A training run whose critic sees the whole table (``critic_state=True``) gets the game's
 full state (the env's ``state()``, hidden cards included) appended to each learner's row, after
 what its policy reads: the actor must read the leading ``actor_size`` entries only

@@ -88,7 +88,7 @@ class SingleAgentEnv(DrivenEnv, gymnasium.Env):
     ``turn_limit``); ``shaping`` (coefficient c of the potential-based shaping, 0 = off);
     ``seed`` (seeds the first ``reset`` without a seed); ``policy_input`` (a policy's
     :class:`~hot_envs.envs.driver.PolicyInput`, emitted in place of the observation — e.g.
-    :class:`~hot_envs.agents.features_batch.ActionScorerInput` for action-scoring policies);
+    :class:`~hot_envs.agents.arrays.ActionScorerInput` for action-scoring policies);
     ``critic_state`` (training only: the full state, hidden cards included, after the policy's
     entries, for a centralised critic; the actor reads the first ``actor_size``).
     """

@@ -3,11 +3,13 @@
 The vectorised :class:`~hot_envs.envs.single_agent.SingleAgentEnv`, the Gymnasium batch of
 :class:`hot_envs.envs.driver.Driver` (which plays and scores the games): ``num_envs`` games side by
 side, each with one learner seat; ``step(actions)`` plays the learner's action in every game, then
-every other seat of every game until each game is back at its learner (or over). The opponents'
-moves are batched: in each round, all the games whose seat to move is played by the same agent
-are decided by one ``act_batch`` call (:mod:`hot_envs.agents.batched`) — a numpy checkpoint or
-league snapshot runs one forward pass for all of them; ordinary agents (heuristic, random,
-search) play their seats one by one through ``act(observation, view)``. A Gymnasium
+every other seat of every game until each game is back at its learner (or over). The games are
+rows of the game's array engine (:mod:`hot_envs.batched`) and the opponents' moves are batched:
+in each round, all the games whose seat to move is played by the same agent are decided by one
+``act_arrays`` call (:mod:`hot_envs.agents.arrays`) — a numpy checkpoint or league snapshot runs
+one forward pass for all of them, the heuristic decides in its array kernels; other agents
+(search, the styles, your own) play their seats one by one through ``act(observation, view)``.
+A Gymnasium
 ``gymnasium.vector.VectorEnv``; :mod:`hot_envs.envs.vector_sb3` hands it to stable-baselines3 as one
 ``VecEnv`` for sb3-contrib's ``MaskablePPO``.
 
@@ -17,7 +19,7 @@ for Heiße Karten), ``single_action_space`` ``Discrete(366)`` / ``Discrete(48)``
 ``observation_space`` and ``action_space`` are their batches (``(num_envs, obs_dim)`` float32,
 ``MultiDiscrete``). :meth:`VectorSingleAgentEnv.action_masks` gives the ``(num_envs,
 num_actions)`` bool masks of the learners' legal actions. Given a policy's ``policy_input``
-(e.g. :class:`~hot_envs.agents.features_batch.ActionScorerInput`), the learners' observations
+(e.g. :class:`~hot_envs.agents.arrays.ActionScorerInput`), the learners' observations
 are its rows instead, computed for all games at once, as in ``SingleAgentEnv``.
 
 ## Rewards, episode end, autoreset
@@ -40,7 +42,7 @@ training (a league adds snapshots); a game keeps its opponents until it ends. En
 by every game that draws them, so they must not keep per-game memory (no agent of hot_envs
 does). ``reset(seed=s)`` gives every game its own generator (``SeedSequence(s).spawn``): the same
 seed, pool and learner actions give the same games; ``deal_seeds[i]`` is the seed of game
-``i``'s deal (``State.new(seed=deal_seeds[i], …)`` deals it again).
+``i``'s deal (an array engine's ``deal([0], [deal_seeds[i]])`` deals it again).
 
 >>> env = VectorSingleAgentEnv("heisse-karten", num_envs=4, players=[2, 6], seed=0)
 >>> observations, info = env.reset()

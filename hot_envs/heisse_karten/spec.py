@@ -52,7 +52,7 @@ GAME = Game(
     },
     search_simulations=4000,  # a random rollout costs about 0.06 ms
     features="hot_envs.agents.features:karten_features",
-    features_batch="hot_envs.agents.features_batch_karten:fill_rows",
+    batched="hot_envs.batched.heisse_karten:ArrayHeisseKarten",
     arrays="hot_envs.agents.array_karten",
     feature_shape="hot_envs.agents.features:HK_SHAPE",
     anchor_columns="hot_envs.agents.features:HK_ANCHOR",

@@ -6,7 +6,7 @@ Pure Python + numpy; no gymnasium or pettingzoo import (the environment is in
 """
 
 from hot_envs.core.errors import IllegalActionError
-from hot_envs.heisse_luft.encoding import LAYOUT, action_mask, encode, encode_rows
+from hot_envs.heisse_luft.encoding import LAYOUT, action_mask, encode
 from hot_envs.heisse_luft.facts import NUM_ACTIONS, action_name
 from hot_envs.heisse_luft.state import State
 
@@ -18,5 +18,4 @@ __all__ = [
     "action_mask",
     "action_name",
     "encode",
-    "encode_rows",
 ]

@@ -11,9 +11,7 @@ Scaling: counts are divided by their maximum (hand and sizes by the card totals,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain
 from operator import truediv
 from typing import TYPE_CHECKING
 
@@ -23,7 +21,6 @@ from hot_envs.core.observation import ObservationLayout, Piece
 from hot_envs.heisse_luft.facts import (
     EXCHANGE,
     HAND_SIZE,
-    LOWLAND,
     NUM_ACTIONS,
     NUM_CARDS,
     NUM_STAGES,
@@ -218,112 +215,6 @@ def encode(state: State, player: int) -> np.ndarray:
     obs.put(index, value)
     obs[_WHOLE] = whole
     return obs
-
-
-def encode_rows(states: Sequence[State], players: Sequence[int], out: np.ndarray) -> None:
-    """Row ``j`` of ``out`` (``(len(states), SIZE)`` float32, written in place):
-    ``encode(states[j], players[j])`` for every ``j``, the same numbers. Each state's fields are
-    read in one pass, as bytes (all are small integers) but the turn's progress; the pieces are
-    then computed for all rows at once, as array arithmetic on those integers and their
-    quotients (so the same float32 values)."""
-    k = len(states)
-    groups: list = []  # per row the ids of each of _GROUP_AT's pieces
-    decks: list = []  # per row the prize deck's suits
-    numbers: list = []  # per row the _NUMBERS
-    progress: list = []  # per row the turn's progress
-    for state, me in zip(states, players, strict=True):
-        opp = 1 - me
-        hands, revealed, trophies = state.hands, state.revealed, state.trophies
-        (a, b), (c, d), (e, f), (g, h) = state.sides
-        groups += (hands[me], revealed[me], revealed[opp], state.exchange_selection)
-        groups += (state.discard_pile, trophies[me], trophies[opp], trophies[0], trophies[1])
-        groups += (a, b, c, d, e, f, g, h) if me == 0 else (b, a, d, c, f, e, h, g)
-        decks.append(state.prize_deck)
-        won, paid, have, options = state.prizes_won, state.trophy_cards, state.have, state.options
-        numbers += (me, state.phase, state.current_player == me, state.trophy_winner != me)
-        numbers += (options["three_for_one"], len(hands[opp]), len(state.prize_deck))
-        numbers += (len(state.draw_pile), state.pass_streak)
-        progress.append(min(state.turn / options["turn_limit"], 1.0))
-        numbers += won[me] + won[opp] + paid[me] + paid[opp]
-        numbers += state.in_play
-        numbers += state.terrain
-        numbers += map(_SEAT_OR_NONE.__getitem__, state.last_player)
-        for need, has, sums in zip(state.need, have, state.sums, strict=True):
-            numbers += need + has[me] + has[opp] + sums
-    obs = np.zeros((k, SIZE), dtype=np.float32)
-    # the card and suit sets as 1s
-    lengths = np.frombuffer(bytes(map(len, groups)), np.uint8)
-    ids = np.frombuffer(bytes(chain.from_iterable(groups)), np.uint8)
-    starts = np.arange(0, k * SIZE, SIZE)[:, None] + _GROUP_AT
-    obs.put(np.repeat(starts.ravel(), lengths) + ids, 1.0)
-    cards_on = lengths.reshape(k, len(_GROUP_AT))[:, _SIDES_GROUP:].reshape(k, S, 2) > 0
-    n = np.frombuffer(bytes(numbers), np.uint8).astype(np.int64).reshape(k, _NUMBERS)
-    me, phase = n[:, 0], n[:, 1]
-    in_play = n[:, _IN_PLAY_AT : _IN_PLAY_AT + S].astype(bool)
-    terrain = n[:, _IN_PLAY_AT + S : _IN_PLAY_AT + 2 * S]
-    last = n[:, _IN_PLAY_AT + 2 * S : _STAGE_AT]
-    stage = n[:, _STAGE_AT:].reshape(k, S, 14)
-    need, mine, theirs, sums = stage[..., :4], stage[..., 4:8], stage[..., 8:12], stage[..., 12:]
-    # the stage pieces, of the stages in play (stage_entries)
-    obs[:, _CARDS : _CARDS + S * 2 * C] *= np.repeat(in_play, 2 * C, axis=1)
-    obs[:, _IN_PLAY : _IN_PLAY + S] = in_play
-    obs[:, _MOUNTAIN : _MOUNTAIN + S] = (terrain != 0) & in_play
-    need = need * in_play[:, :, None]
-    obs[:, _PRIZES : _PRIZES + S * 4] = (need / 4).reshape(k, S * 4)
-    missing = np.stack([np.maximum(need - mine, 0), np.maximum(need - theirs, 0)], axis=2)
-    obs[:, _MISSING : _MISSING + S * 2 * 4] = (missing / 4).reshape(k, S * 2 * 4)
-    relative = np.where(me[:, None, None] == 0, sums, sums[..., ::-1])  # mine first
-    shown = cards_on & in_play[:, :, None]
-    obs[:, _SUMS : _SUMS + S * 2] = np.where(shown, relative / MAX_SIDE_SUM, 0.0).reshape(k, -1)
-    row, at = np.nonzero((last != _SEAT_OR_NONE[None]) & in_play)
-    lower_wins = terrain == LOWLAND
-    lower_ahead = (sums[..., 0] < sums[..., 1]) != lower_wins  # stage_leader: seat 1 if so
-    leader = np.where(sums[..., 0] == sums[..., 1], last, lower_ahead)
-    obs[row, _LAST + 2 * at + (last[row, at] != me[row])] = 1.0
-    obs[row, _LEADING + 2 * at + (leader[row, at] != me[row])] = 1.0
-    # the rest
-    shown = (phase == PLAY) | (phase == EXCHANGE) | (phase == TROPHY)
-    obs[shown, _PHASE + phase[shown]] = 1.0
-    asked = np.flatnonzero(phase == TROPHY)
-    obs[asked, _TROPHY_ROLE + n[asked, 3]] = 1.0
-    obs[:, _TO_MOVE] = n[:, 2]
-    obs[:, _THREE_FOR_ONE] = n[:, 4]
-    deck = np.bincount(
-        np.repeat(np.arange(0, 4 * k, 4), np.frombuffer(bytes(map(len, decks)), np.uint8))
-        + np.frombuffer(bytes(chain.from_iterable(decks)), np.uint8),
-        minlength=4 * k,
-    ).reshape(k, 4)
-    whole = np.empty((k, len(_WHOLE)))  # in _WHOLE's order
-    whole[:, 0] = n[:, 5] / HAND_SIZE
-    whole[:, 1:17] = n[:, _WON_AT : _WON_AT + 16] / _PRIZE_DIVISORS_ARRAY
-    whole[:, 17:21] = deck / _SUIT_SIZES_ARRAY
-    whole[:, 21] = n[:, 6] / 40
-    whole[:, 22] = n[:, 7] / NUM_CARDS
-    whole[:, 23] = n[:, 8]
-    whole[:, 24] = progress
-    obs[:, _WHOLE] = whole
-    out[:] = obs
-
-
-# encode_rows' layout: the offsets of its card and suit sets, in the order it lists them per row
-_GROUP_AT = np.array(
-    [_HAND, _MY_REVEALED, _OPPONENT_KNOWN, _EXCHANGE_SELECTION, _DISCARD_PILE, *_TROPHIES]
-    + [_AWARDED, _AWARDED]
-    + [_STAGES.cards[i][side] for i in range(S) for side in (0, 1)]
-)
-_SIDES_GROUP = len(_GROUP_AT) - 2 * S
-_SEAT_OR_NONE = {0: 0, 1: 1, None: 2}
-# its numbers per row: 9 single ones, prizes won and paid (16), per stage in play, terrain and
-# last player, then per stage need, our have, theirs (4 each) and the sums by seat (2)
-_WON_AT = 9
-_IN_PLAY_AT = _WON_AT + 16
-_STAGE_AT = _IN_PLAY_AT + 3 * S
-_NUMBERS = _STAGE_AT + 14 * S
-_IN_PLAY, _MOUNTAIN = _STAGES.in_play, _STAGES.mountain
-_PRIZES, _CARDS, _MISSING = _STAGES.prizes[0], _STAGES.cards[0][0], _STAGES.missing[0][0]
-_LAST, _SUMS, _LEADING = _STAGES.last[0], _STAGES.sums[0], _STAGES.leading[0]
-_PRIZE_DIVISORS_ARRAY = np.array(_PRIZE_DIVISORS)
-_SUIT_SIZES_ARRAY = np.array(SUIT_SIZES)
 
 
 def action_mask(state: State, player: int) -> np.ndarray:

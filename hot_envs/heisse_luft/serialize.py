@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from itertools import chain
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -167,76 +166,6 @@ def state_view(state: Table, player: int) -> dict:
         "prize_deck_counts": _suit_counts(deck_counts),
         "legal_actions": state.legal_actions() if to_move else [],
     }
-
-
-class CompactView(NamedTuple):
-    """The part of a player's view (:func:`state_view`) that the play decisions read, in ids
-    rather than codes: cards by index (piles in the view's order, top card first), suits and
-    terrains by number, prize counts as a tuple by suit; per seat where the view is, the stages'
-    fields per stage. Made from the state (:func:`compact_view`) it holds nothing the view does
-    not: it equals :func:`compact_of_view` of the view dict."""
-
-    player: int
-    hand: tuple[int, ...]
-    discard_pile: tuple[int, ...]
-    known_opponent_cards: tuple[int, ...]
-    opponent_hand_size: int
-    in_play: tuple[bool, ...]
-    terrain: tuple[int, ...]
-    prizes: tuple[tuple[int, ...], ...]  # per stage, the prize cards' suits
-    sides: tuple[tuple[int, ...], ...]  # stage by stage, the cards on side 0 and on side 1
-    prizes_won: tuple[tuple[int, ...], tuple[int, ...]]
-    trophies: tuple[tuple[int, ...], tuple[int, ...]]
-    three_for_one: bool
-
-
-def compact_view(state: Table, player: int) -> CompactView:
-    """:func:`state_view`'s facts that :class:`CompactView` keeps, without making the dict."""
-    if player.__class__ is not int or not 0 <= player <= 1:
-        player = check_seat(player, "player")
-    opponent = 1 - player
-    return CompactView._make(  # the fields in order, without the keyword-taking __new__
-        (
-            player,
-            tuple(state.hands[player]),
-            tuple(reversed(state.discard_pile)),
-            tuple(sorted(state.revealed[opponent])),
-            len(state.hands[opponent]),
-            tuple(state.in_play),
-            tuple(state.terrain),
-            tuple(map(tuple, state.prizes)),
-            tuple(map(tuple, chain.from_iterable(state.sides))),
-            tuple(map(tuple, state.prizes_won)),
-            tuple(map(tuple, state.trophies)),
-            state.options["three_for_one"],
-        )
-    )
-
-
-def compact_of_view(view: dict) -> CompactView:
-    """The :class:`CompactView` of a view dict (:func:`state_view`), read from the dict alone."""
-
-    def cards(codes: list[str]) -> tuple[int, ...]:
-        return tuple(map(CARD_INDEX.__getitem__, codes))
-
-    def suits(letters: list[str]) -> tuple[int, ...]:
-        return tuple(map(SUITS.index, letters))
-
-    stages = view["stages"]
-    return CompactView(
-        view["player"],
-        cards(view["hand"]),
-        cards(view["discard_pile"]),
-        cards(view["known_opponent_cards"]),
-        view["opponent_hand_size"],
-        tuple(stage["in_play"] for stage in stages),
-        tuple(TERRAINS.index(stage["terrain"]) for stage in stages),
-        tuple(suits(stage["prizes"]) for stage in stages),
-        tuple(cards(side) for stage in stages for side in stage["sides"]),
-        tuple(tuple(counts[letter] for letter in SUITS) for counts in view["prizes_won"]),
-        tuple(suits(letters) for letters in view["trophies"]),
-        view["options"]["three_for_one"],
-    )
 
 
 # ---------------------------------------------------------------------- dict -> state
@@ -424,7 +353,10 @@ def read_state_dict(state: Table, d: dict) -> None:
 
     state.pass_streak = _int(d.get("pass_streak", 0), "pass_streak", 0, 1)
     limit = state.options["turn_limit"]
-    state.turn = _int(d.get("turn", 0), "turn", 0, limit if over else limit - 1)
+    # HL-7.3 the limit is checked when the next turn would start, so the trophy phase of the
+    # last turn's flight runs at turn == limit.
+    last = over or d.get("phase") == "trophy"
+    state.turn = _int(d.get("turn", 0), "turn", 0, limit if last else limit - 1)
     _read_phase(state, d)
 
 

@@ -51,7 +51,7 @@ GAME = Game(
     },
     search_simulations=1000,  # a random rollout costs about 0.4 ms
     features="hot_envs.agents.features:luft_features",
-    features_batch="hot_envs.agents.features_batch_luft:fill_rows",
+    batched="hot_envs.batched.heisse_luft:ArrayHeisseLuft",
     arrays="hot_envs.agents.array_luft",
     feature_shape="hot_envs.agents.features:HL_SHAPE",
     anchor_columns="hot_envs.agents.features:HL_ANCHOR",

@@ -538,11 +538,6 @@ class State:
         """Exactly what ``player`` may know (HL-8), as a JSON-compatible dict."""
         return serialize.state_view(self, player)
 
-    def compact_view(self, player: int) -> serialize.CompactView:
-        """The facts of :meth:`view` that the play decisions read, as ids, without the dict
-        (:class:`~hot_envs.heisse_luft.serialize.CompactView`)."""
-        return serialize.compact_view(self, player)
-
     @classmethod
     def from_view(cls, view: dict, rng: Seed = None) -> State:
         """A full state consistent with ``view``, hidden cards dealt at random."""

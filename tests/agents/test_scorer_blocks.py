@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from hot_envs.agents.checkpoint import CheckpointAgent
 from hot_envs.agents.ensemble import _block_diagonal, compile_ensemble
-from hot_envs.agents.features import action_features
+from hot_envs.agents.features import action_features, policy_input
 from hot_envs.agents.scorer import NumpyScorer, diagonal_blocks
 from tests.agents.helpers import decisions
 from tests.agents.test_ensemble import GAME, scorer_arrays
@@ -90,9 +90,9 @@ def test_an_ensemble_runs_in_blocks_and_scores_as_its_dense_network():
         want = dense_logits(arrays, observation.astype(np.float32), features)
         got = scorer.legal_logits(observation, view, legal)
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
-    observations = np.stack([o["observation"] for o, _, _ in batch])
-    views, legals = [v for _, v, _ in batch], [g for *_, g in batch]
-    together = scorer.batch_legal_logits(observations, views, legals)
-    for row, (obs, view, legal) in zip(together, batch, strict=True):
+    packed = np.stack([policy_input(GAME, o["observation"], v) for o, v, _ in batch])
+    masks = np.stack([o["action_mask"] for o, _, _ in batch])
+    together = scorer.predict(packed, masks)  # every decision in one pass
+    for action, (obs, view, legal) in zip(together.tolist(), batch, strict=True):
         alone = scorer.legal_logits(obs["observation"], view, legal)
-        np.testing.assert_allclose(row[: len(legal)], alone, rtol=1e-4, atol=1e-4)
+        assert action == legal[int(np.argmax(alone))]

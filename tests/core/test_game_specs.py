@@ -16,7 +16,7 @@ from hot_envs.core.games import GAMES
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 NAME = re.compile(r"heisse[-_](luft|karten)", re.IGNORECASE)
-ENTRIES = ("heuristic", "features", "features_batch", "feature_shape", "picture")
+ENTRIES = ("heuristic", "features", "feature_shape", "picture", "batched", "arrays")
 ENTRIES += ("web_move", "web_event")
 
 # Files that may still spell a game's name, each with its reason.

@@ -15,7 +15,6 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 import hot_envs  # noqa: F401  (registers the environments)
 from hot_envs import heisse_karten, heisse_karten_v0
-from hot_envs.core.engine import SeatViews
 from hot_envs.core.errors import IllegalActionError
 from tests.helpers import SETUPS, Setup, play_random, random_positions
 
@@ -173,51 +172,6 @@ def test_no_hidden_information_in_observation_or_view(setup: Setup) -> None:
             )
             changed += other.to_dict() != state.to_dict()
     assert changed > 0  # the redeal did move hidden cards
-
-
-@setups
-def test_seat_views_hand_out_the_views_and_their_facts(setup: Setup) -> None:
-    """``SeatViews`` of many seats: item ``j`` is the seat's view, and its legal actions and
-    compact form (``None`` for an engine without one) are those of the view."""
-    positions = random_positions(setup, games=3)
-    seats = [j % state.num_players for j, state in enumerate(positions)]
-    views = SeatViews(positions, seats)
-    assert len(views) == len(positions)
-    for j, (state, seat) in enumerate(zip(positions, seats, strict=True)):
-        view = state.view(seat)
-        assert views.legal_actions(j) == view["legal_actions"]
-        if hasattr(state, "compact_view"):
-            assert views.compact(j) == state.compact_view(seat)
-        else:
-            assert views.compact(j) is None
-        assert views[j] == view
-    assert list(views.take([2, 0])) == [views[2], views[0]]
-    assert list(views[1:3]) == [views[1], views[2]]
-
-
-def test_seat_views_make_each_view_once_and_only_when_read() -> None:
-    class Counting:
-        current_player = 0
-
-        def __init__(self) -> None:
-            self.made = 0
-
-        def view(self, seat: int) -> dict:
-            self.made += 1
-            return {"seat": seat}
-
-        def legal_actions(self) -> list[int]:
-            return [1, 2]
-
-    states = [Counting(), Counting()]
-    views = SeatViews(states, np.array([0, 1]))
-    assert [views.legal_actions(0), views.legal_actions(1), views.compact(0)] == [[1, 2], [], None]
-    assert [state.made for state in states] == [0, 0]
-    assert views[1] == {"seat": 1} and views[1] is views[-1]
-    assert views.take([1])[0] is views[1]
-    assert [state.made for state in states] == [0, 1]
-    with pytest.raises(ValueError, match="2 seats for 1 states"):
-        SeatViews(states[:1], [0, 1])
 
 
 @setups

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hot_envs.agents.features_batch import ActionScorerInput
+from hot_envs.agents.arrays import ActionScorerInput
 from hot_envs.core.games import get_game
 from hot_envs.envs.single_agent import SingleAgentEnv
 from hot_envs.envs.vector import VectorSingleAgentEnv

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from hot_envs.agents.arrays import ActionScorerInput
 from hot_envs.agents.features import SPECS, policy_input
-from hot_envs.agents.features_batch import ActionScorerInput
 from hot_envs.core.scoring import score
 from hot_envs.envs.driver import Driver
 from hot_envs.envs.single_agent import SingleAgentEnv
@@ -128,30 +128,6 @@ def test_the_batched_action_features_are_the_per_game_ones_bit_for_bit(game, pla
     assert compared >= 60 * driver.num_envs
 
 
-def test_the_batched_heuristic_scores_are_the_heuristics_own_numbers():
-    """``play_scores_batch`` (what the driver's batched Heiße Luft heuristic decides by) gives
-    ``play_scores``'s float64 numbers exactly: ties within 1e-12 break as the agent's do."""
-    from hot_envs.agents import heuristic_luft as hl
-    from hot_envs.agents.features_batch_luft import play_scores_batch
-
-    engine = Driver("heisse-luft").engine
-    rng = np.random.default_rng(7)
-    views = []
-    for deal in range(12):
-        state = engine.State.new(seed=deal)
-        while not state.is_terminal():
-            legal = state.legal_actions()
-            if len(legal) > 1 and legal[0] < hl.EXCHANGE_PICK:
-                views.append(state.view(state.current_player))
-            state.apply(legal[rng.integers(len(legal))])
-    assert len(views) > 300
-    for start in range(0, len(views), 64):
-        part = views[start : start + 64]
-        legal = [view["legal_actions"] for view in part]
-        expected = [hl.play_scores(hl._Table(view), view["legal_actions"]) for view in part]
-        assert play_scores_batch(part, legal) == expected
-
-
 def test_the_envs_know_no_policy_input_but_the_one_they_are_given():
     """What an env emits does not depend on the model that reads it: no single-agent env
     module imports the action scorers' input (or any feature code but the batched heuristic
@@ -173,7 +149,9 @@ def test_the_envs_know_no_policy_input_but_the_one_they_are_given():
             for alias in node.names
         }
         features = {pair for pair in imported if pair[0].startswith("hot_envs.agents.features")}
-        assert features <= {("hot_envs.agents.features_batch", "batched_heuristic")}, name
+        assert not features, name
+        scorer_input = {pair for pair in imported if pair[1] == "ActionScorerInput"}
+        assert not scorer_input, name
 
     class Ones:
         size = 3
@@ -181,8 +159,8 @@ def test_the_envs_know_no_policy_input_but_the_one_they_are_given():
         def one(self, observation, view):
             return np.ones(3, np.float32)
 
-        def batch(self, observations, views):
-            return np.ones((len(views), 3), np.float32)
+        def arrays(self, games, which, seats, observations, out):
+            out[:] = 1.0
 
     from hot_envs.envs.single_agent import SingleAgentEnv
     from hot_envs.envs.vector import VectorSingleAgentEnv

@@ -15,14 +15,12 @@ import numpy as np
 import pytest
 
 from hot_envs import batched
-from hot_envs.agents.arrays import PerGameAgent, as_array_agent
+from hot_envs.agents.arrays import ActionScorerInput, PerGameAgent, as_array_agent
 from hot_envs.agents.checkpoint import CheckpointAgent
 from hot_envs.agents.features import SPECS, policy_input
-from hot_envs.agents.features_batch import ActionScorerInput
 from hot_envs.agents.random_agent import RandomAgent
 from hot_envs.agents.scorer import NumpyScorer
 from hot_envs.core.games import get_game
-from hot_envs.envs.single_agent import random_observations
 from hot_envs.envs.vector import VectorSingleAgentEnv
 
 CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
@@ -156,26 +154,49 @@ def test_masks_are_the_learners_legal_actions_and_observations_its_encoding(game
         observations, *_ = env.step(random_actions(masks, rng))
 
 
-def test_batched_mlp_actions_equal_the_agents_one_by_one():  # scorers: the test below
+def random_positions(num_games: int, counts: list[int], seed: int) -> batched.ArrayGames:
+    """``num_games`` Heiße Karten games of ``counts`` seats (in turn) a few random moves in."""
+    games = batched.make("heisse-karten", num_games, num_players=np.resize(counts, num_games))
+    games.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(int(rng.integers(3, 30))):
+        games.step(games.sample_legal(rng), where=~games.done)
+    return games
+
+
+def test_array_mlp_actions_equal_the_agents_one_by_one():  # scorers: the test below
     agent = mlp_agent()
-    rows = random_observations("heisse-karten", [2, 4, 6], 300, seed=2)
-    observations = np.stack([r["observation"] for r in rows])
-    masks = np.stack([r["action_mask"] for r in rows])
-    batched = agent.act_batch([None] * len(rows), np.zeros(len(rows)), observations, masks)
-    assert batched.tolist() == [agent.act(row) for row in rows]
+    games = random_positions(300, [2, 4, 6], seed=2)
+    engine = get_game("heisse-karten").engine
+    which = np.flatnonzero(~games.done)
+    one_by_one = []
+    for i in which.tolist():
+        state = engine.State.from_dict(games.state_dict(i))
+        seat = state.current_player
+        row = {
+            "observation": engine.encode(state, seat),
+            "action_mask": engine.action_mask(state, seat),
+        }
+        one_by_one.append(agent.act(row))
+    assert len(which) > 200 and agent.act_arrays(games, which).tolist() == one_by_one
 
 
 def test_sampled_batched_actions_are_legal_and_follow_the_softmax():
     agent = mlp_agent(sample=True, seed=0)
-    row = next(
-        r
-        for r in random_observations("heisse-karten", 3, 50, seed=1)
-        if r["action_mask"].sum() >= 3
-    )
     n = 4000
-    observations = np.repeat(row["observation"][None], n, axis=0)
-    masks = np.repeat(row["action_mask"][None], n, axis=0)
-    actions = agent.act_batch([None] * n, np.zeros(n), observations, masks)
+    engine = get_game("heisse-karten").engine
+    games = random_positions(n, [3], seed=1)
+    position = engine.State.from_dict(games.state_dict(0))
+    while position.legal_actions().__len__() < 3:
+        position.apply(position.legal_actions()[0])
+    for i in range(n):  # the same decision in every game
+        games.load(i, position.to_dict())
+    seat = position.current_player
+    row = {
+        "observation": engine.encode(position, seat),
+        "action_mask": engine.action_mask(position, seat),
+    }
+    actions = agent.act_arrays(games, np.arange(n))
     assert row["action_mask"][actions].all()
     logits = agent.policy.masked_logits(row["observation"], row["action_mask"])
     p = np.exp(logits - logits.max())

@@ -18,8 +18,8 @@ import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 from stable_baselines3.common.vec_env import VecMonitor  # noqa: E402
 
+from hot_envs.agents.arrays import ActionScorerInput
 from hot_envs.agents.checkpoint import CheckpointAgent  # noqa: E402
-from hot_envs.agents.features_batch import ActionScorerInput
 from hot_envs.envs.vector import VectorSingleAgentEnv  # noqa: E402
 from hot_envs.envs.vector_sb3 import SB3VectorEnv  # noqa: E402
 from hot_envs.training.export import numpy_policy  # noqa: E402

@@ -111,7 +111,6 @@ def assert_same_for(observer: int, a: State, b: State) -> None:
     np.testing.assert_array_equal(encode(a, observer), encode(b, observer))
     np.testing.assert_array_equal(action_mask(a, observer), action_mask(b, observer))
     assert a.view(observer) == b.view(observer)
-    assert a.compact_view(observer) == b.compact_view(observer)
     assert a.render(viewer=observer) == b.render(viewer=observer)
 
 

@@ -10,14 +10,13 @@ import copy
 import json
 import random
 from collections import Counter
-from itertools import chain
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hot_envs.heisse_luft import LAYOUT, State, action_mask, encode, encode_rows
+from hot_envs.heisse_luft import LAYOUT, State, action_mask, encode
 from hot_envs.heisse_luft.facts import (
     CARD_CODES,
     CARD_INDEX,
@@ -32,7 +31,6 @@ from hot_envs.heisse_luft.facts import (
     SUITS,
     TROPHY_PRICE,
 )
-from hot_envs.heisse_luft.serialize import compact_of_view
 
 from .random_games import (
     ALL_BALLOON_CARDS,
@@ -127,31 +125,6 @@ def test_hands_always_hold_eight_cards(seed, choice_seed, options):
     state = State.new(seed=seed, **options)
     for _ in random_game(state, choice_seed):
         assert [len(hand) for hand in state.to_dict()["hands"]] == [HAND_SIZE, HAND_SIZE]
-
-
-@games(100)
-def test_the_compact_view_is_read_from_the_view_after_every_action(seed, choice_seed, options):
-    """HL-8: ``compact_view`` (the facts the batched features read, made without the view dict)
-    holds nothing the view does not: for both players at every position it is what
-    ``compact_of_view`` reads from the view dict."""
-    state = State.new(seed=seed, **options)
-    for _ in chain([None], random_game(state, choice_seed)):
-        for player in (0, 1):
-            assert state.compact_view(player) == compact_of_view(state.view(player))
-
-
-@games(30)
-def test_encode_rows_writes_what_encode_gives(seed, choice_seed, options):
-    """Many observations written at once are ``encode``'s, bit for bit, whatever the rows held."""
-    state = State.new(seed=seed, **options)
-    states, players = [], []
-    for i, _ in enumerate(chain([None], random_game(state, choice_seed))):
-        states.append(state.clone())
-        players.append(i % 2)
-    out = np.full((len(states), LAYOUT.size), 7.0, dtype=np.float32)
-    encode_rows(states, players, out)
-    expected = np.stack([encode(s, p) for s, p in zip(states, players, strict=True)])
-    np.testing.assert_array_equal(out, expected)
 
 
 @games(100)

@@ -1146,6 +1146,8 @@ def test_HL_7_3_trophy_decisions_are_not_turns():
     run(state, FLY_D)
     assert state.to_dict()["turn"] == 3
     assert state.to_dict()["phase"] == "trophy"  # the limit is reached, the phase still runs
+    copy = State.from_dict(state.to_dict())  # and the position reads back as it is
+    assert copy.to_dict() == state.to_dict() and copy.legal_actions() == state.legal_actions()
     run(state, CLAIM["C"])  # player_0's first trophy; then player_1 is asked
     assert state.to_dict()["turn"] == 3 and state.current_player == 1
     run(state, STOP)

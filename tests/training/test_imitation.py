@@ -9,7 +9,7 @@ pytest.importorskip("sb3_contrib")
 
 from sb3_contrib import MaskablePPO  # noqa: E402
 
-from hot_envs.agents.features_batch import ActionScorerInput
+from hot_envs.agents.arrays import ActionScorerInput
 from hot_envs.agents.random_agent import RandomAgent  # noqa: E402
 from hot_envs.envs.single_agent import SingleAgentEnv  # noqa: E402
 from hot_envs.training.imitation import behaviour_cloning, collect, dagger  # noqa: E402

@@ -15,9 +15,9 @@ import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy  # noqa: E402
 
+from hot_envs.agents.arrays import ActionScorerInput
 from hot_envs.agents.checkpoint import CheckpointAgent  # noqa: E402
 from hot_envs.agents.features import SPECS  # noqa: E402
-from hot_envs.agents.features_batch import ActionScorerInput
 from hot_envs.envs.single_agent import SingleAgentEnv  # noqa: E402
 from hot_envs.training.export import export_checkpoint, numpy_policy  # noqa: E402
 from hot_envs.training.finetune import CriticWarmup, actor_parameters  # noqa: E402

@@ -14,7 +14,7 @@ pytest.importorskip("sb3_contrib")
 import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
-from hot_envs.agents.features_batch import ActionScorerInput  # noqa: E402
+from hot_envs.agents.arrays import ActionScorerInput  # noqa: E402
 from hot_envs.envs.vector_sb3 import SB3VectorEnv  # noqa: E402
 from hot_envs.training.export import SB3Agent, export_checkpoint  # noqa: E402
 from hot_envs.training.policies import (  # noqa: E402
