@@ -4,8 +4,9 @@ Plays games through :mod:`hot_envs.batched` and, beside each, the per-game ``Sta
 book — comparing every state dict, legal mask, observation (of every seat), reward and ending
 after every action (``tests/batched/differential.py``, whose fast samples run in the test
 suite). Each game and table size is played in chunks with fresh seeds; a tenth of the chunks
-let the heuristic choose every seat's actions instead of uniform random play, and some games
-of Heiße Karten are matches (rounds, a target, round rewards).
+let the heuristic choose every seat's actions instead of uniform random play and a tenth a style
+of the opponent suite, and some games of Heiße Karten are matches (rounds, a target, round
+rewards).
 
     python benchmarks/differential.py [--actions 1000000] [--games 64] [--out benchmarks/results]
 
@@ -26,6 +27,7 @@ from tqdm import tqdm
 REPOSITORY = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPOSITORY))
 
+from hot_envs.core.games import get_game  # noqa: E402
 from tests.batched.differential import ORACLES, play  # noqa: E402
 
 CHUNK = 20_000
@@ -47,6 +49,17 @@ CASES = [
 ]
 
 
+def _policy(game: str, chunk: int) -> str:
+    """Who plays chunk ``chunk``: uniform random play, but every tenth chunk the heuristic and
+    every tenth from the fifth a style of the opponent suite, in turn."""
+    if chunk % 10 == 9:
+        return "heuristic"
+    if chunk % 10 == 4:
+        styles = sorted(get_game(game).styles)
+        return styles[(chunk // 10) % len(styles)]
+    return "random"
+
+
 def run_case(game: str, size: int, chunks: list[dict], actions: int, games: int) -> dict:
     done = chance = 0
     mismatches: list[str] = []
@@ -55,7 +68,7 @@ def run_case(game: str, size: int, chunks: list[dict], actions: int, games: int)
         chunk = 0
         while done < actions and not mismatches:
             options = chunks[chunk % len(chunks)]
-            policy = "heuristic" if chunk % 10 == 9 else "random"
+            policy = _policy(game, chunk)
             report = play(game, games, min(CHUNK, actions - done), 1000 + chunk, policy, **options)
             done += report.actions
             chance += report.chance_events
