@@ -17,7 +17,7 @@ arena run. :func:`replay` rebuilds every state and checks the record against the
 from __future__ import annotations
 
 import json
-import math
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -85,9 +85,12 @@ def check_record(record: Any) -> dict[str, Any]:
 def _is(value: Any, kind: type) -> bool:
     if isinstance(value, bool):
         return False
-    if kind is float:
-        return isinstance(value, int | float) and math.isfinite(value)
+    if kind is float:  # an int too large for a float is no return either
+        return isinstance(value, int | float) and -_LARGEST <= value <= _LARGEST
     return isinstance(value, kind)
+
+
+_LARGEST = sys.float_info.max  # nan fails both comparisons, ±inf the bounds
 
 
 def _typed(record: dict, key: str, kind: type) -> Any:

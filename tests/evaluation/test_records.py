@@ -69,6 +69,8 @@ def changed(record: dict, **changes) -> dict:
         (lambda r: changed(r, deal_seed=True), "deal_seed"),
         (lambda r: changed(r, index=-1), "index"),
         (lambda r: changed(r, actions=["1"]), "actions"),
+        (lambda r: changed(r, returns=[10**400, -1.0]), "'returns' holds 1000"),
+        (lambda r: changed(r, returns=[float("nan"), 0.0]), "'returns' holds nan"),
         (lambda r: changed(r, extra=1), "unknown key 'extra'"),
         (lambda r: {k: v for k, v in r.items() if k != "seats"}, "lacks 'seats'"),
         (lambda r: [r], "JSON object"),
