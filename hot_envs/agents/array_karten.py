@@ -107,19 +107,7 @@ class ArrayHeuristic:
         top = np.empty((k, NUM_CARDS), dtype=np.int64)
         counts = np.empty((k, 2), dtype=np.int64)  # legal moves, best-scored moves
         _best(which, games._current, *_arrays(games), agent.tolerance, legal, top, counts)
-        chosen = top[:, 0].copy()  # the only best move, where there is one
-        rng = agent.rng
-        if agent.epsilon:
-            epsilon = agent.epsilon
-            for j in np.flatnonzero(counts[:, 0] > 1).tolist():
-                if rng.random() < epsilon:
-                    chosen[j] = legal[j, rng.integers(counts[j, 0])]
-                elif counts[j, 1] > 1:
-                    chosen[j] = top[j, rng.integers(counts[j, 1])]
-        else:
-            for j in np.flatnonzero(counts[:, 1] > 1).tolist():
-                chosen[j] = top[j, rng.integers(counts[j, 1])]
-        return chosen
+        return agent.draw_many(legal, top, counts)
 
     def __repr__(self) -> str:
         return f"ArrayHeuristic({self.agent!r})"

@@ -203,18 +203,7 @@ class ArrayHeuristic:
         )
         if over >= 0:
             raise ValueError(f"game {which[over]} is over: nobody is to move")
-        chosen = top[:, 0].copy()  # the only best move, or the forced one
-        rng, epsilon = agent.rng, agent.epsilon
-        if epsilon:
-            for j in np.flatnonzero(counts[:, 0] > 1).tolist():
-                if rng.random() < epsilon:
-                    chosen[j] = legal[j, rng.integers(counts[j, 0])]
-                elif counts[j, 1] > 1:
-                    chosen[j] = top[j, rng.integers(counts[j, 1])]
-        else:
-            for j in np.flatnonzero(counts[:, 1] > 1).tolist():
-                chosen[j] = top[j, rng.integers(counts[j, 1])]
-        return chosen
+        return agent.draw_many(legal, top, counts)
 
     def __repr__(self) -> str:
         return f"ArrayHeuristic({self.agent!r})"

@@ -84,3 +84,22 @@ class ScoringAgent:
         top_score = max(scores)
         top = [a for a, s in zip(legal, scores, strict=True) if s >= top_score - self.tolerance]
         return int(top[self.rng.integers(len(top))] if len(top) > 1 else top[0])
+
+    def draw_many(self, legal: np.ndarray, top: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """:meth:`act`'s draws for many decisions at once, in order: row ``j`` holds its
+        ``counts[j, 0]`` legal actions in ``legal[j]`` and the ``counts[j, 1]`` best-scored of
+        them in ``top[j]`` (a forced move its own best). The actions :meth:`act` would play,
+        drawing the same numbers from the generator; Python runs only for the decisions that
+        draw (array kernels find the rest)."""
+        chosen = top[:, 0].copy()  # the only best move, or the forced one
+        rng, epsilon = self.rng, self.epsilon
+        if epsilon:
+            for j in np.flatnonzero(counts[:, 0] > 1).tolist():
+                if rng.random() < epsilon:
+                    chosen[j] = legal[j, rng.integers(counts[j, 0])]
+                elif counts[j, 1] > 1:
+                    chosen[j] = top[j, rng.integers(counts[j, 1])]
+        else:
+            for j in np.flatnonzero(counts[:, 1] > 1).tolist():
+                chosen[j] = top[j, rng.integers(counts[j, 1])]
+        return chosen
