@@ -9,10 +9,6 @@ any rounding difference could change a move.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,6 +20,7 @@ from hot_envs.agents import features as ft
 from hot_envs.agents import heuristic_karten as hk
 from hot_envs.agents.array_karten import ArrayHeuristic
 from hot_envs.heisse_karten import State
+from tests.batched.helpers import compiled_and_python
 
 GAME = "heisse-karten"
 PLAYER_COUNTS = pytest.mark.parametrize("num_players", range(2, 7))
@@ -276,19 +273,8 @@ def test_the_kernels_give_the_same_results_compiled_or_not():
             games.reset_done()
         print(json.dumps([batched.COMPILED, digest.hexdigest()]))
     """
-    runs = []
-    for disable in ("1", "0"):
-        result = subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "NUMBA_DISABLE_JIT": disable},
-            check=True,
-        )
-        runs.append(json.loads(result.stdout))
-    (python_compiled, python_digest), (compiled, compiled_digest) = runs
-    assert not python_compiled and compiled == batched.COMPILED
-    assert python_digest == compiled_digest
+    compiled, python = compiled_and_python(code)
+    assert compiled == python
 
 
 @pytest.mark.slow

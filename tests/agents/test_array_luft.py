@@ -9,10 +9,6 @@ scores within 1e-12 of the best, so any rounding difference could change a move.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from typing import NamedTuple
 
 import numpy as np
@@ -25,6 +21,7 @@ from hot_envs.agents import make_agent
 from hot_envs.batched.heisse_luft import ArrayHeisseLuft
 from hot_envs.heisse_luft.facts import CLAIM_TROPHY, EXCHANGE_PICK, NUM_ACTIONS
 from hot_envs.heisse_luft.state import State
+from tests.batched.helpers import compiled_and_python
 
 GAME = "heisse-luft"
 AGENTS = ((7, 0.0), (8, 0.2))  # (seed, epsilon) of the agents act_arrays is checked with
@@ -272,16 +269,5 @@ def test_the_kernels_give_the_same_numbers_compiled_or_not():
             games.reset_done()
         print(json.dumps([COMPILED, found]))
     """
-    runs = []
-    for disable in ("1", "0"):
-        result = subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "NUMBA_DISABLE_JIT": disable},
-            check=True,
-        )
-        runs.append(json.loads(result.stdout))
-    (python_compiled, python_found), (_, compiled_found) = runs
-    assert not python_compiled
-    assert python_found == compiled_found
+    compiled, python = compiled_and_python(code)
+    assert compiled == python
