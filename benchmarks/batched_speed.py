@@ -19,19 +19,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
-import statistics
-import subprocess
-import sys
-import tarfile
-import tempfile
 import time
-from io import BytesIO
 from pathlib import Path
 
-REPOSITORY = Path(__file__).resolve().parents[1]
-BEFORE = "6a115e4"  # main before the array engines
+from earlier import BEFORE, REPOSITORY, earlier_tree, run_on, take_turns, write_results
+
 TARGET = 10.0
 # (label, game, options)
 CASES = [
@@ -92,7 +84,7 @@ def batched_rate(
 
 
 def worker(spec: dict) -> None:
-    if spec["path"] == "reference":
+    if spec["path"] == "before":
         actions, cpu = reference_rate(spec["game"], spec["options"], spec["seconds"], spec["seed"])
     else:
         actions, cpu = batched_rate(
@@ -102,32 +94,6 @@ def worker(spec: dict) -> None:
 
 
 # -- the driver --------------------------------------------------------------------------------
-
-
-def old_tree(commit: str, folder: Path) -> Path:
-    """``hot_envs/`` as it was at ``commit``, unpacked under ``folder``."""
-    archive = subprocess.run(
-        ["git", "-C", str(REPOSITORY), "archive", commit, "hot_envs"],
-        capture_output=True,
-        check=True,
-    ).stdout
-    with tarfile.open(fileobj=BytesIO(archive)) as tar:
-        tar.extractall(folder, filter="data")
-    return folder
-
-
-def run_worker(spec: dict, python_path: Path) -> float:
-    env = {**os.environ, "PYTHONPATH": str(python_path), "OPENBLAS_NUM_THREADS": "1"}
-    result = subprocess.run(
-        [sys.executable, __file__, "--worker", json.dumps(spec)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-        cwd=tempfile.gettempdir(),  # neither tree's hot_envs from the working folder
-    )
-    measured = json.loads(result.stdout.strip().splitlines()[-1])
-    return measured["actions"] / measured["cpu"]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -145,44 +111,20 @@ def main(argv: list[str] | None = None) -> None:
 
     from tqdm import tqdm
 
+    cases = [case for case in CASES if args.only in (None, case[1])]
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        before = old_tree(BEFORE, Path(tmp))
-        with tqdm(
-            total=sum(args.only in (None, c[1]) for c in CASES) * args.rounds * 2,
-            desc="measuring",
-            unit="run",
-        ) as bar:
-            for label, game, options in CASES:
-                if args.only not in (None, game):
-                    continue
-                rates: dict[str, list[float]] = {"reference": [], "batched": []}
-                ratios = []
-                for r in range(args.rounds):
-                    order = ["reference", "batched"] if r % 2 == 0 else ["batched", "reference"]
-                    for path in order:
-                        spec = {
-                            "path": path,
-                            "game": game,
-                            "options": options,
-                            "seconds": args.seconds,
-                            "seed": r,
-                            "games": args.games,
-                        }
-                        rates[path].append(
-                            run_worker(spec, before if path == "reference" else REPOSITORY)
-                        )
-                        bar.update()
-                    ratios.append(rates["batched"][-1] / rates["reference"][-1])
-                rows.append(
-                    {
-                        "case": label,
-                        "reference": statistics.median(rates["reference"]),
-                        "batched": statistics.median(rates["batched"]),
-                        "ratio": statistics.median(ratios),
-                        "ratios": [round(x, 2) for x in ratios],
-                    }
-                )
+    with earlier_tree() as before, tqdm(total=len(cases) * args.rounds * 2, unit="run") as bar:
+        for label, game, options in cases:
+
+            def measure(which: str, r: int, game: str = game, options: dict = options) -> float:
+                spec = {"path": which, "game": game, "options": options, "seed": r}
+                spec |= {"seconds": args.seconds, "games": args.games}
+                tree = before if which == "before" else None
+                out = run_on(tree, [__file__, "--worker", json.dumps(spec)])
+                measured = json.loads(out.strip().splitlines()[-1])
+                return measured["actions"] / measured["cpu"]
+
+            rows.append({"case": label, **take_turns(args.rounds, measure, bar)})
     lines = [
         f"| random play, actions/s per core | `State` at {BEFORE} | arrays, B = {args.games} "
         f"| ratio (target ≥ {TARGET:g}×) |",
@@ -191,25 +133,19 @@ def main(argv: list[str] | None = None) -> None:
     for row in rows:
         met = "met" if row["ratio"] >= TARGET else "missed"
         lines.append(
-            f"| {row['case']} | {row['reference']:,.0f} | {row['batched']:,.0f} | "
+            f"| {row['case']} | {row['before']:,.0f} | {row['now']:,.0f} | "
             f"{row['ratio']:.1f}× ({met}) |"
         )
     table = "\n".join(lines)
     print(table)
-    info = {
-        "machine": platform.machine(),
-        "python": platform.python_version(),
-        "cpus": os.cpu_count(),
-        "date": time.strftime("%Y-%m-%d"),
-        "rounds": args.rounds,
-        "seconds": args.seconds,
-        "games": args.games,
-        "before": BEFORE,
-    }
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "batched_speed.md").write_text(table + "\n", encoding="utf-8")
-    (args.out / "batched_speed.json").write_text(
-        json.dumps({"info": info, "rows": rows}, indent=2) + "\n", encoding="utf-8"
+    write_results(
+        args.out,
+        "batched_speed",
+        table,
+        rows,
+        rounds=args.rounds,
+        seconds=args.seconds,
+        games=args.games,
     )
 
 

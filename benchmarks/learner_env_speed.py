@@ -20,18 +20,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
-import statistics
-import subprocess
-import sys
-import tarfile
-import tempfile
 import time
-from io import BytesIO
 from pathlib import Path
+from typing import Any
 
-REPOSITORY = Path(__file__).resolve().parents[1]
-BEFORE = "6a115e4"  # main before the array engines
+from earlier import BEFORE, REPOSITORY, earlier_tree, run_on, take_turns, write_results
+
 TARGET = 5.0
 CASES = [  # (label, game, players)
     ("Heiße Luft", "heisse-luft", None),
@@ -77,31 +71,6 @@ def steps_per_second(spec: dict) -> float:
     return steps / (time.process_time() - start)
 
 
-def old_tree(commit: str, folder: Path) -> Path:
-    """``hot_envs/`` as it was at ``commit``, unpacked under ``folder``."""
-    archive = subprocess.run(
-        ["git", "-C", str(REPOSITORY), "archive", commit, "hot_envs"],
-        capture_output=True,
-        check=True,
-    ).stdout
-    with tarfile.open(fileobj=BytesIO(archive)) as tar:
-        tar.extractall(folder, filter="data")
-    return folder
-
-
-def run_worker(spec: dict, python_path: Path) -> float:
-    env = {**os.environ, "PYTHONPATH": str(python_path), "OPENBLAS_NUM_THREADS": "1"}
-    result = subprocess.run(
-        [sys.executable, __file__, "--worker", json.dumps(spec)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-        cwd=tempfile.gettempdir(),  # neither tree's hot_envs from the working folder
-    )
-    return float(result.stdout.strip().splitlines()[-1])
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -119,35 +88,16 @@ def main(argv: list[str] | None = None) -> None:
 
     cases = [case for case in CASES if args.only in (None, case[1])]
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        before = old_tree(BEFORE, Path(tmp))
-        with tqdm(total=len(cases) * args.rounds * 2, desc="measuring", unit="run") as bar:
-            for label, game, players in cases:
-                rates: dict[str, list[float]] = {"before": [], "now": []}
-                ratios = []
-                for r in range(args.rounds):
-                    spec = {
-                        "game": game,
-                        "players": players,
-                        "envs": args.envs,
-                        "seconds": args.seconds,
-                        "seed": r,
-                    }
-                    for path in ["before", "now"] if r % 2 == 0 else ["now", "before"]:
-                        rates[path].append(
-                            run_worker(spec, before if path == "before" else REPOSITORY)
-                        )
-                        bar.update()
-                    ratios.append(rates["now"][-1] / rates["before"][-1])
-                rows.append(
-                    {
-                        "case": label,
-                        "before": statistics.median(rates["before"]),
-                        "now": statistics.median(rates["now"]),
-                        "ratio": statistics.median(ratios),
-                        "ratios": [round(x, 2) for x in ratios],
-                    }
-                )
+    with earlier_tree() as before, tqdm(total=len(cases) * args.rounds * 2, unit="run") as bar:
+        for label, game, players in cases:
+
+            def measure(which: str, r: int, game: str = game, players: Any = players) -> float:
+                spec = {"game": game, "players": players, "envs": args.envs, "seed": r}
+                spec["seconds"] = args.seconds
+                tree = before if which == "before" else None
+                return float(run_on(tree, [__file__, "--worker", json.dumps(spec)]).split()[-1])
+
+            rows.append({"case": label, **take_turns(args.rounds, measure, bar)})
     lines = [
         f"| learners' env, {args.envs} games, steps/s per core | at {BEFORE} | now "
         f"| ratio (target ≥ {TARGET:g}×) |",
@@ -161,20 +111,14 @@ def main(argv: list[str] | None = None) -> None:
         )
     table = "\n".join(lines)
     print(table)
-    info = {
-        "machine": platform.machine(),
-        "python": platform.python_version(),
-        "cpus": os.cpu_count(),
-        "date": time.strftime("%Y-%m-%d"),
-        "rounds": args.rounds,
-        "seconds": args.seconds,
-        "envs": args.envs,
-        "before": BEFORE,
-    }
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "learner_env_speed.md").write_text(table + "\n", encoding="utf-8")
-    (args.out / "learner_env_speed.json").write_text(
-        json.dumps({"info": info, "rows": rows}, indent=2) + "\n", encoding="utf-8"
+    write_results(
+        args.out,
+        "learner_env_speed",
+        table,
+        rows,
+        rounds=args.rounds,
+        seconds=args.seconds,
+        envs=args.envs,
     )
 
 

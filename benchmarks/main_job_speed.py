@@ -19,39 +19,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import re
-import shutil
-import statistics
-import subprocess
-import sys
-import tarfile
 import tempfile
-import time
-from io import BytesIO
 from pathlib import Path
 
-REPOSITORY = Path(__file__).resolve().parents[1]
-BEFORE = "6a115e4"  # main before the array engines
+from earlier import BEFORE, REPOSITORY, earlier_tree, run_on, take_turns, write_results
+
 TARGET = 2.0
 CONFIG = REPOSITORY / "training" / "configs" / "heisse_luft.toml"
-
-
-def old_tree(commit: str, folder: Path) -> Path:
-    """The package as it was at ``commit``: ``hot_envs/`` with ``training/`` and
-    ``checkpoints/`` inside it (``hot_envs.training``, ``hot_envs.checkpoints``), under
-    ``folder``."""
-    archive = subprocess.run(
-        ["git", "-C", str(REPOSITORY), "archive", commit, "hot_envs", "training", "checkpoints"],
-        capture_output=True,
-        check=True,
-    ).stdout
-    with tarfile.open(fileobj=BytesIO(archive)) as tar:
-        tar.extractall(folder, filter="data")
-    for part in ("training", "checkpoints"):
-        shutil.move(folder / part, folder / "hot_envs" / part)
-    return folder
 
 
 def measured_config(folder: Path, bc_decisions: int, eval_games: int) -> Path:
@@ -69,23 +44,11 @@ def measured_config(folder: Path, bc_decisions: int, eval_games: int) -> Path:
     return path
 
 
-def run_job(python_path: Path | None, config: Path, seconds: int, out: Path) -> dict:
-    """One main job; its PPO steps and how long its PPO phase ran."""
-    env = {**os.environ}
-    if python_path is not None:
-        env["PYTHONPATH"] = str(python_path)
-    command = [sys.executable, "-m", "hot_envs.cli", "train", "heisse-luft", "--config"]
-    command += [str(config), "--time-limit", str(seconds), "--out", str(out), "--no-progress"]
-    start = time.monotonic()
-    subprocess.run(
-        command,
-        env=env,
-        check=True,
-        cwd=tempfile.gettempdir(),  # neither tree's hot_envs from the working folder
-        capture_output=True,
-    )
-    final = json.loads((out / "final.json").read_text(encoding="utf-8"))
-    return {"steps": int(final["training"]["steps"]), "wall": time.monotonic() - start}
+def run_job(tree: Path | None, config: Path, seconds: int, out: Path) -> int:
+    """One main job from ``tree`` (``None``: today's); its PPO steps."""
+    command = ["-m", "hot_envs.cli", "train", "heisse-luft", "--config", str(config)]
+    run_on(tree, [*command, "--time-limit", str(seconds), "--out", str(out), "--no-progress"])
+    return int(json.loads((out / "final.json").read_text(encoding="utf-8"))["training"]["steps"])
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -99,43 +62,31 @@ def main(argv: list[str] | None = None) -> None:
 
     from tqdm import tqdm
 
-    steps: dict[str, list[int]] = {"before": [], "now": []}
-    ratios = []
-    with tempfile.TemporaryDirectory() as tmp:
+    with (
+        earlier_tree(inside=("training", "checkpoints")) as before,
+        tempfile.TemporaryDirectory() as tmp,
+        tqdm(total=2 * args.rounds, desc="main jobs", unit="run") as bar,
+    ):
         folder = Path(tmp)
-        before = old_tree(BEFORE, folder / "before")
         config = measured_config(folder, args.bc_decisions, args.eval_games)
-        with tqdm(total=2 * args.rounds, desc="main jobs", unit="run") as bar:
-            for r in range(args.rounds):
-                for which in ["before", "now"] if r % 2 == 0 else ["now", "before"]:
-                    path = before if which == "before" else None
-                    result = run_job(path, config, args.time_limit, folder / f"{which}{r}")
-                    steps[which].append(result["steps"])
-                    bar.update()
-                ratios.append(steps["now"][-1] / steps["before"][-1])
-    lines = [
-        f"| Heiße Luft main job, PPO steps in {args.time_limit} s | at {BEFORE} | now "
-        f"| ratio (target ≥ {TARGET:g}×) |",
-        "|---|---:|---:|---:|",
-        f"| {args.rounds} round(s) | {statistics.median(steps['before']):,.0f} | "
-        f"{statistics.median(steps['now']):,.0f} | {statistics.median(ratios):.2f}× "
-        f"({'met' if statistics.median(ratios) >= TARGET else 'missed'}) |",
-    ]
-    table = "\n".join(lines)
+
+        def measure(which: str, r: int) -> float:
+            tree = before if which == "before" else None
+            return run_job(tree, config, args.time_limit, folder / f"{which}{r}")
+
+        row = take_turns(args.rounds, measure, bar)
+    met = "met" if row["ratio"] >= TARGET else "missed"
+    table = "\n".join(
+        [
+            f"| Heiße Luft main job, PPO steps in {args.time_limit} s | at {BEFORE} | now "
+            f"| ratio (target ≥ {TARGET:g}×) |",
+            "|---|---:|---:|---:|",
+            f"| {args.rounds} round(s) | {row['before']:,.0f} | {row['now']:,.0f} | "
+            f"{row['ratio']:.2f}× ({met}) |",
+        ]
+    )
     print(table)
-    info = {
-        "machine": platform.machine(),
-        "python": platform.python_version(),
-        "cpus": os.cpu_count(),
-        "date": time.strftime("%Y-%m-%d"),
-        "time_limit": args.time_limit,
-        "before": BEFORE,
-        "steps": steps,
-        "ratios": ratios,
-    }
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "main_job_speed.md").write_text(table + "\n", encoding="utf-8")
-    (args.out / "main_job_speed.json").write_text(json.dumps(info, indent=2) + "\n")
+    write_results(args.out, "main_job_speed", table, [row], time_limit=args.time_limit)
 
 
 if __name__ == "__main__":
