@@ -22,7 +22,15 @@ import json
 import time
 from pathlib import Path
 
-from earlier import BEFORE, REPOSITORY, earlier_tree, run_on, take_turns, write_results
+from earlier import (
+    BEFORE,
+    REPOSITORY,
+    earlier_tree,
+    ratio_table,
+    run_on,
+    take_turns,
+    write_results,
+)
 
 TARGET = 10.0
 # (label, game, options)
@@ -125,18 +133,11 @@ def main(argv: list[str] | None = None) -> None:
                 return measured["actions"] / measured["cpu"]
 
             rows.append({"case": label, **take_turns(args.rounds, measure, bar)})
-    lines = [
-        f"| random play, actions/s per core | `State` at {BEFORE} | arrays, B = {args.games} "
-        f"| ratio (target ≥ {TARGET:g}×) |",
-        "|---|---:|---:|---:|",
-    ]
-    for row in rows:
-        met = "met" if row["ratio"] >= TARGET else "missed"
-        lines.append(
-            f"| {row['case']} | {row['before']:,.0f} | {row['now']:,.0f} | "
-            f"{row['ratio']:.1f}× ({met}) |"
-        )
-    table = "\n".join(lines)
+    table = ratio_table(
+        ("random play, actions/s per core", f"`State` at {BEFORE}", f"arrays, B = {args.games}"),
+        rows,
+        TARGET,
+    )
     print(table)
     write_results(
         args.out,

@@ -80,6 +80,22 @@ def take_turns(
     }
 
 
+def ratio_table(columns: tuple[str, str, str], rows: list[dict], target: float) -> str:
+    """A markdown table of :func:`take_turns` rows (each with its ``case``): the measure and
+    the two paths' names in ``columns``, then the ratio against ``target``."""
+    lines = [
+        f"| {columns[0]} | {columns[1]} | {columns[2]} | ratio (target ≥ {target:g}×) |",
+        "|---|---:|---:|---:|",
+    ]
+    for row in rows:
+        met = "met" if row["ratio"] >= target else "missed"
+        lines.append(
+            f"| {row['case']} | {row['before']:,.0f} | {row['now']:,.0f} | "
+            f"{row['ratio']:.2f}× ({met}) |"
+        )
+    return "\n".join(lines)
+
+
 def write_results(out: Path, name: str, table: str, rows: Any, **settings: Any) -> None:
     """``name.md`` (the table) and ``name.json`` (the rows, the machine and ``settings``)."""
     info = {

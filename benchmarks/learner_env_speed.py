@@ -24,7 +24,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from earlier import BEFORE, REPOSITORY, earlier_tree, run_on, take_turns, write_results
+from earlier import (
+    BEFORE,
+    REPOSITORY,
+    earlier_tree,
+    ratio_table,
+    run_on,
+    take_turns,
+    write_results,
+)
 
 TARGET = 5.0
 CASES = [  # (label, game, players)
@@ -98,18 +106,9 @@ def main(argv: list[str] | None = None) -> None:
                 return float(run_on(tree, [__file__, "--worker", json.dumps(spec)]).split()[-1])
 
             rows.append({"case": label, **take_turns(args.rounds, measure, bar)})
-    lines = [
-        f"| learners' env, {args.envs} games, steps/s per core | at {BEFORE} | now "
-        f"| ratio (target ≥ {TARGET:g}×) |",
-        "|---|---:|---:|---:|",
-    ]
-    for row in rows:
-        met = "met" if row["ratio"] >= TARGET else "missed"
-        lines.append(
-            f"| {row['case']} | {row['before']:,.0f} | {row['now']:,.0f} | "
-            f"{row['ratio']:.1f}× ({met}) |"
-        )
-    table = "\n".join(lines)
+    table = ratio_table(
+        (f"learners' env, {args.envs} games, steps/s per core", f"at {BEFORE}", "now"), rows, TARGET
+    )
     print(table)
     write_results(
         args.out,

@@ -23,7 +23,15 @@ import re
 import tempfile
 from pathlib import Path
 
-from earlier import BEFORE, REPOSITORY, earlier_tree, run_on, take_turns, write_results
+from earlier import (
+    BEFORE,
+    REPOSITORY,
+    earlier_tree,
+    ratio_table,
+    run_on,
+    take_turns,
+    write_results,
+)
 
 TARGET = 2.0
 CONFIG = REPOSITORY / "training" / "configs" / "heisse_luft.toml"
@@ -75,16 +83,9 @@ def main(argv: list[str] | None = None) -> None:
             return run_job(tree, config, args.time_limit, folder / f"{which}{r}")
 
         row = take_turns(args.rounds, measure, bar)
-    met = "met" if row["ratio"] >= TARGET else "missed"
-    table = "\n".join(
-        [
-            f"| Heiße Luft main job, PPO steps in {args.time_limit} s | at {BEFORE} | now "
-            f"| ratio (target ≥ {TARGET:g}×) |",
-            "|---|---:|---:|---:|",
-            f"| {args.rounds} round(s) | {row['before']:,.0f} | {row['now']:,.0f} | "
-            f"{row['ratio']:.2f}× ({met}) |",
-        ]
-    )
+    row["case"] = f"{args.rounds} round(s)"
+    columns = (f"Heiße Luft main job, PPO steps in {args.time_limit} s", f"at {BEFORE}", "now")
+    table = ratio_table(columns, [row], TARGET)
     print(table)
     write_results(args.out, "main_job_speed", table, [row], time_limit=args.time_limit)
 
