@@ -15,9 +15,7 @@ import pyspiel
 from hot_envs.agents import make_agent
 from hot_envs.agents.base import Agent, decide
 from hot_envs.core.engine import Seed
-from hot_envs.openspiel.games import KARTEN, LUFT
-
-_GAMES = {LUFT: "heisse-luft", KARTEN: "heisse-karten"}
+from hot_envs.openspiel.games import GAME_NAMES as _GAMES
 
 
 class AgentBot(pyspiel.Bot):

@@ -39,6 +39,7 @@ from hot_envs.heisse_karten.facts import SET_ASIDE as KARTEN_SET_ASIDE
 LUFT = "python_heisse_luft"
 LUFT_DECK = 40  # balloon cards (HL-1.1) and prize cards (HL-1.2): the largest shuffle
 KARTEN = "python_heisse_karten"
+GAME_NAMES = {LUFT: "heisse-luft", KARTEN: "heisse-karten"}  # pyspiel's name → ours
 
 # HL-3: a turn is at most four exchange picks (HL-3.4), one card and two "stop claiming"
 # answers (HL-6.4); at most three trophies are ever claimed (the second of a player wins, HL-7.1).
