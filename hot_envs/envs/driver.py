@@ -200,7 +200,8 @@ class Driver:
         self.seat_agents: list[list[ArrayAgent | None]] = [[] for _ in range(num_envs)]
         self._codes = np.full((num_envs, self.max_seats), _LEARNER, dtype=np.int64)
         self._array_agents: dict[str, tuple[Any, ArrayAgent, int]] = {}  # entry → agent, code
-        self._by_code: list[ArrayAgent] = []
+        self._by_code: dict[int, ArrayAgent] = {}  # the agents games in progress may seat
+        self._next_code = 0
         self._drawn: tuple[tuple, tuple[list[str], np.ndarray]] | None = None  # _entries' last
         self._potentials = np.zeros(num_envs, dtype=np.float64)
         self._returns = np.zeros((num_envs, self.max_seats), dtype=np.float64)  # at each end
@@ -252,6 +253,7 @@ class Driver:
             self.arrays.deal(dealt, seeds, counts if varies else None)
         for i in indices:
             self.num_players[i] = self.arrays.players[i]
+        self._forget_unseated()
         self.play_opponents(np.array(indices))
         for i in indices:
             if self.arrays.done[i]:
@@ -411,9 +413,18 @@ class Driver:
                 array_agent = PerGameAgent(agent)
             else:
                 array_agent = as_array_agent(self.game_name, agent)
-            self._by_code.append(array_agent)
-            cached = self._array_agents[name] = (agent, array_agent, len(self._by_code) - 1)
+            self._by_code[self._next_code] = array_agent
+            cached = self._array_agents[name] = (agent, array_agent, self._next_code)
+            self._next_code += 1
         return cached
+
+    def _forget_unseated(self) -> None:
+        """Drop the agents no pool entry holds and no game seats any more (a league's replaced
+        snapshots: their networks would pile up over a long run)."""
+        kept = {entry[2] for entry in self._array_agents.values()}
+        kept.update(np.unique(self._codes).tolist())
+        for code in set(self._by_code) - kept:
+            del self._by_code[code]
 
     def _entries(self) -> tuple[list[str], np.ndarray]:
         """The pool's entry names and draw probabilities now (stale array agents dropped;

@@ -361,3 +361,18 @@ def test_the_batched_heuristic_plays_the_games_the_per_seat_one_plays(spec, monk
     np.testing.assert_array_equal(batched_outputs[0], outputs[0])
     for got, expected in zip(batched_finished, finished, strict=True):
         assert got[:4] == expected[:4]
+
+
+def test_replaced_opponents_are_let_go_once_no_game_seats_them():
+    """A league replaces its snapshot entry again and again: the driver keeps the agents of the
+    pool and of the games in progress only, not every snapshot it ever seated."""
+    env = VectorSingleAgentEnv("heisse-karten", num_envs=4, players=2, opponents=["random"])
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for k in range(30):
+        env.set_opponent("snapshot", RandomAgent(k), 1.0)
+        env.step(random_actions(env.action_masks(), rng))
+    seated = {id(agent) for row in env.driver.seat_agents for agent in row if agent is not None}
+    pooled = {id(entry[1]) for entry in env.driver._array_agents.values()}
+    assert {id(agent) for agent in env.driver._by_code.values()} == seated | pooled
+    assert len(env.driver._by_code) <= 2 + 4  # the pool's two, and one per game at most
