@@ -215,20 +215,6 @@ class ArrayHeisseLuft(ArrayGames):
         _sample(self.table, self._done, rng.random(self.num_games), actions, self._three_for_one)
         return actions
 
-    def _why_illegal(self, game: int, action: int) -> str:
-        """The engine's words, as the base finds them; a trophy phase after the last turn's
-        flight stands at the turn limit (HL-7.3), which ``State.from_dict`` takes only for a
-        finished game, so the engine is asked with a limit one turn later (the reasons do not
-        depend on it)."""
-        d = self.state_dict(game)
-        if d["turn"] >= self._turn_limit:
-            d["options"] = {**d["options"], "turn_limit": d["turn"] + 1}
-        try:
-            State.from_dict(d).apply(int(action))
-        except ValueError as error:
-            return str(error)
-        return f"action {action} was refused"  # pragma: no cover - the engines disagree
-
     # -- one game as the per-game engine's dict -----------------------------------------------
 
     def state_dict(self, game: int) -> dict:
