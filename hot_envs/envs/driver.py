@@ -210,7 +210,6 @@ class Driver:
         self.observations = np.zeros((num_envs, *self.observation_space.shape), dtype=np.float32)
         self._actor_rows = self.observations[:, : self.actor_size]  # a view: what actors read
         self.masks = np.zeros((num_envs, num_actions), dtype=np.int8)
-        self._layout_size = layout.size
 
     # ------------------------------------------------------------------ the loop
 
