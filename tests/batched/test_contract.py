@@ -115,3 +115,25 @@ def test_reseed_gives_a_game_a_stream_of_its_own(game):
             break
     with pytest.raises(ValueError, match="seed"):
         games.reseed(0, -3)
+
+
+FRESH = {"heisse-luft": ("turn", 0), "heisse-karten": ("played", [])}  # a deal's mark
+
+
+@GAMES
+def test_reset_done_deals_only_the_finished_games(game):
+    games = batched.make(game, 6, **({"num_players": 2} if game == "heisse-karten" else {}))
+    games.reset(seed=0)
+    rng = np.random.default_rng(2)
+    while not games.done.any():
+        games.step(games.sample_legal(rng))
+    before = states(games)
+    done = games.done.copy()
+    dealt_now = games.reset_done(seed=5)
+    assert (dealt_now == done).all() and not games.done.any()
+    after = states(games)
+    key, fresh = FRESH[game]
+    for i in range(6):
+        assert (after[i] == before[i]) != done[i]
+        if done[i]:
+            assert after[i][key] == fresh

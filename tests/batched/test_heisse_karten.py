@@ -196,22 +196,6 @@ def test_the_same_seed_plays_the_same_games_compiled_or_not():
     assert compiled == python
 
 
-def test_reset_done_deals_only_the_finished_games():
-    games = dealt(6, num_players=2)
-    rng = np.random.default_rng(2)
-    while not games.done.any():
-        games.step(games.sample_legal(rng))
-    before = states(games)
-    done = games.done.copy()
-    dealt_now = games.reset_done(seed=5)
-    assert (dealt_now == done).all() and not games.done.any()
-    after = states(games)
-    for i in range(6):
-        assert (after[i] == before[i]) != done[i]
-        if done[i]:
-            assert after[i]["played"] == [] and len(after[i]["draw_pile"]) == 32
-
-
 def test_a_random_first_leader_is_drawn_per_game():
     """HK-2.4 ``first_leader="random"``: each game draws its own."""
     games = dealt(40, num_players=6, first_leader="random")

@@ -228,22 +228,6 @@ def test_the_starting_player_option():
     assert np.array_equal(dealt(40, starting_player="random").current_player, first)
 
 
-def test_reset_done_deals_only_the_finished_games():
-    games = dealt(6)
-    rng = np.random.default_rng(2)
-    while not games.done.any():
-        games.step(games.sample_legal(rng))
-    before = states(games)
-    done = games.done.copy()
-    dealt_now = games.reset_done(seed=5)
-    assert (dealt_now == done).all() and not games.done.any()
-    after = states(games)
-    for i in range(6):
-        assert (after[i] == before[i]) != done[i]
-        if done[i]:
-            assert after[i]["turn"] == 0 and len(after[i]["draw_pile"]) == 24
-
-
 def test_a_turn_limit_truncates_with_no_reward():
     """HL-7.3: the limit ends the game as truncated, with 0 for both (HL-7.4)."""
     games = dealt(6, turn_limit=5)
