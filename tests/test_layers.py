@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -53,16 +55,40 @@ def _module(path: Path) -> str:
     raise AssertionError(path)
 
 
+# The game descriptions name the parts above the engine by dotted paths that are imported on first
+# use (hot_envs.core.game_type.resolve), so that a game's folder imports nothing above its engine:
+# the one place where a string naming a module is not an import (each resolves: a test below).
+DESCRIPTIONS = {"hot_envs.heisse_luft.spec", "hot_envs.heisse_karten.spec"}
+# A string that names a module, or an attribute of one ("package.module:name"): what importlib
+# and entry points import.
+_DOTTED = re.compile(r"^((?:hot_envs)(?:\.\w+)+)(?::[\w.]*)?$")
+
+
 def _imports(path: Path, modules: set[str]) -> set[str]:
     """The modules of ``modules`` that ``path`` imports anywhere: at the top, in a function or
-    under ``TYPE_CHECKING`` (``from package import module`` counts as the module)."""
+    under ``TYPE_CHECKING``, or names in a string for importlib. ``from package import name``
+    counts as the submodule where ``name`` is one, else as the package (its ``__init__``)."""
+    module = _module(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            found.add(node.module)
-            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(
+                    [*package.split(".")[: len(package.split(".")) - node.level + 1], base]
+                ).strip(".")
+            for alias in node.names:
+                found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and module not in DESCRIPTIONS
+            and (match := _DOTTED.match(node.value))
+        ):
+            found.add(match[1])
     return found & modules
 
 
@@ -79,9 +105,7 @@ def import_graph() -> dict[str, set[str]]:
 
 
 def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    """One import loop among modules (packages' __init__ aside: they only hand names on), or
-    None."""
-    graph = {m: {n for n in ns if not _is_package(n)} for m, ns in graph.items()}
+    """One import loop among modules, packages' ``__init__`` included, or None."""
     state: dict[str, int] = {}  # 1: on the current path, 2: done
     path: list[str] = []
 
@@ -98,18 +122,58 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
         return None
 
     for module in sorted(graph):
-        if module not in state and not _is_package(module) and (loop := visit(module)):
+        if module not in state and (loop := visit(module)):
             return loop
     return None
 
 
-def _is_package(module: str) -> bool:
-    folder = REPOSITORY / module.replace("hot_envs.training", "training").replace(".", "/")
-    return (folder / "__init__.py").is_file()
+# The command line starts training by the module's name (importlib).
+STARTS_TRAINING = {"hot_envs.cli.commands", "hot_envs.core.arguments"}
 
 
 def test_no_import_loops() -> None:
-    assert _cycle(import_graph()) is None
+    graph = {
+        module: {m for m in imported if module not in STARTS_TRAINING or "training" not in m}
+        for module, imported in import_graph().items()
+    }
+    assert _cycle(graph) is None
+
+
+def test_no_module_imports_a_package_it_is_in() -> None:
+    """Upward: a module reaches its own package's ``__init__`` (which hands on what the modules
+    below it define) only by importing that module itself. (A package's ``__main__`` is the
+    package run as a script: above it, not in it.)"""
+    for module, imported in import_graph().items():
+        if module.endswith(".__main__"):
+            continue
+        above = {".".join(module.split(".")[:n]) for n in range(1, module.count(".") + 1)}
+        assert not imported & above, (module, imported & above)
+
+
+def test_the_graph_sees_packages_and_importlib_strings() -> None:
+    graph = import_graph()
+    assert "hot_envs.agents.specs" in graph["hot_envs.agents"]  # an __init__ file's imports
+    assert "hot_envs.agents" in graph["hot_envs.cli.commands"]  # from a package, a name
+    assert "hot_envs.agents.styles_luft" not in graph["hot_envs.heisse_luft.spec"]
+
+
+def test_each_dotted_path_of_the_game_descriptions_resolves() -> None:
+    from hot_envs.core.game_type import resolve
+    from hot_envs.core.games import GAMES
+
+    for game in GAMES.values():
+        entries = [
+            value
+            for value in vars(game).values()
+            if isinstance(value, str) and _DOTTED.match(value)
+        ]
+        entries += [value for value in game.styles.values()]
+        assert len(entries) > 5, game.name
+        for entry in entries:
+            if ":" in entry:
+                assert resolve(entry) is not None, entry
+            else:
+                importlib.import_module(entry)
 
 
 def test_the_loop_finder_finds_one() -> None:
@@ -121,10 +185,9 @@ def test_the_library_imports_no_training_code() -> None:
     graph = import_graph()
     for module, imported in graph.items():
         if not module.startswith("hot_envs.training"):
-            # the command line starts training, by the module's name (importlib)
-            assert not [m for m in imported if m.startswith("hot_envs.training")] or module in {
-                "hot_envs.cli.commands"
-            }, module
+            assert not [m for m in imported if m.startswith("hot_envs.training")] or (
+                module in STARTS_TRAINING
+            ), module
 
 
 def test_training_imports_no_command_line() -> None:

@@ -239,12 +239,13 @@ def init_ray(args: Args, temp_dir: str | None = None) -> bool:
     its workers. Returns whether Ray was started here (an already running one is used as is)."""
     import ray
 
-    import hot_envs
+    from hot_envs import core
 
     if ray.is_initialized():
         return False
     if args.address:
-        ray.init(address=args.address, runtime_env={"py_modules": [hot_envs]})
+        package = str(Path(core.__file__).parents[1])  # the hot_envs package's folder
+        ray.init(address=args.address, runtime_env={"py_modules": [package]})
         return True
     # A private single-machine Ray: no token needed between its own processes, and a CPU for
     # every runner and learner even on a small machine (else Ray would wait for free CPUs).

@@ -67,15 +67,17 @@ def anchored(
     prior: str = "heuristic",
 ) -> AnchoredAgent:
     """The agent spec ``anchored[:WEIGHT[:POLICY]]`` (``hot_envs.agents.anchored:anchored`` with
-    the defaults): ``policy`` (a checkpoint spec; default: the game's shipped checkpoint) anchored
-    to ``prior`` with ``weight``. ``ValueError`` if ``policy`` names no checkpoint."""
-    from hot_envs.agents import make_agent
-
+    the defaults): ``policy`` (a checkpoint file or a shipped checkpoint's name; default: the
+    game's shipped checkpoint) anchored to ``prior`` (an agent of the game's description, the
+    heuristic by default) with ``weight``. ``ValueError`` if ``policy`` names no checkpoint."""
     policy = policy or get_game(game).checkpoint
-    network = make_agent(policy, game, seed)
-    if not isinstance(network, CheckpointAgent):
-        raise ValueError(f"the anchored policy must be a checkpoint, not {policy!r}")
-    return AnchoredAgent(network, make_agent(prior, game, seed), weight)
+    try:
+        network = CheckpointAgent.load(policy, game=game, seed=seed)
+    except FileNotFoundError as error:
+        raise ValueError(
+            f"the anchored policy must be a checkpoint, not {policy!r} ({error})"
+        ) from None
+    return AnchoredAgent(network, get_game(game).load(prior)(seed), weight)
 
 
 # A compiled anchor's units (compile_anchor): the gap scaled down so that tanh is linear to

@@ -108,7 +108,7 @@ class OpponentPool:
             source = self.entries[name].source
             seed = int(rng.integers(2**63))
             if isinstance(source, str):
-                from hot_envs.agents import make_agent
+                from hot_envs.agents.specs import make_agent
 
                 self._built[name] = make_agent(source, game, seed)
             elif isinstance(source, type) or not callable(getattr(source, "act", None)):

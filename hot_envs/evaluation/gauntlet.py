@@ -31,7 +31,6 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import hot_envs
 from hot_envs.agents import make_agent
 from hot_envs.agents.suite import HELD_OUT, suite
 from hot_envs.core.games import get_game
@@ -323,7 +322,7 @@ def _ratings(
 def code_digest() -> str:
     """A digest of the hot_envs sources (the RLlib part aside): kept games are reused only by
     the code that played them."""
-    root = Path(hot_envs.__file__).parent
+    root = Path(__file__).parents[1]  # the hot_envs package
     digest = hashlib.sha1()
     for path in sorted(root.rglob("*.py")):
         if "rllib" not in path.relative_to(root).parts:
