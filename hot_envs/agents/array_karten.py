@@ -11,6 +11,8 @@ engine's arrays — exactly what the seat's view holds (HK-5) — and computes
 * :class:`ArrayHeuristic`: a :class:`~hot_envs.agents.heuristic_karten.HeisseKartenHeuristic`
   deciding many games at once, choosing what its ``act`` chooses and drawing the same numbers
   from its generator, decision after decision;
+* :class:`ArrayStyle`: each style of the opponent suite (:mod:`hot_envs.agents.styles_karten`)
+  the same way;
 * :func:`fill_policy_input`: the packed rows of an action-scoring policy.
 
 The results are the same numbers, not near ones: the agent breaks ties among scores within
@@ -29,6 +31,7 @@ import numpy as np
 
 from hot_envs.agents import features as ft
 from hot_envs.agents import heuristic_karten as hk
+from hot_envs.agents import styles_karten as sk
 from hot_envs.batched.heisse_karten import ArrayHeisseKarten
 from hot_envs.batched.jit import kernel
 from hot_envs.heisse_karten.facts import CARD_VALUE, NUM_CARDS, TRICK_RANK
@@ -98,19 +101,72 @@ class ArrayHeuristic:
         ``rng.random()`` and, below ``epsilon``, a uniform legal move; else the best score,
         ties within ``tolerance`` drawn. Scores and ties come from the kernels; Python loops
         only over the decisions that draw."""
-        which = _which(games, which)
-        if (games._current[which] < 0).any():
-            raise ValueError("a game in which is over: nobody is to move")
-        agent = self.agent
-        k = len(which)
-        legal = np.empty((k, NUM_CARDS), dtype=np.int64)
-        top = np.empty((k, NUM_CARDS), dtype=np.int64)
-        counts = np.empty((k, 2), dtype=np.int64)  # legal moves, best-scored moves
-        _best(which, games._current, *_arrays(games), agent.tolerance, legal, top, counts)
-        return agent.draw_many(legal, top, counts)
+        return self.agent.draw_many(*self.candidates(games, which))
+
+    def candidates(self, games: ArrayHeisseKarten, which: Any) -> tuple[np.ndarray, ...]:
+        """``(legal, top, counts)`` of ``ScoringAgent.draw_many``: per decision the legal
+        actions and the best-scored ones; they depend on the agent's class and tolerance only,
+        not on its generator (:func:`hot_envs.agents.arrays.act_rows`)."""
+        which, legal, top, counts = _scratch(games, which)
+        tolerance = self.agent.tolerance
+        _best(which, games._current, *_arrays(games), tolerance, legal, top, counts)
+        return legal, top, counts
 
     def __repr__(self) -> str:
         return f"ArrayHeuristic({self.agent!r})"
+
+
+# The styles' codes in :func:`_style_best`, by class (exactly: a subclass may decide otherwise).
+STYLE_CODES = {
+    sk.LowCardDumper: 0,
+    sk.GreedyTrickTaker: 1,
+    sk.TrickAvoider: 2,
+    sk.CardCounter: 3,
+}
+
+
+class ArrayStyle:
+    """A style of :mod:`~hot_envs.agents.styles_karten` deciding for the seat to move in many
+    games at once, from the engine's arrays: what its ``act`` plays, decision by decision in
+    the order given, drawing the same numbers from ``agent.rng`` (the card counter's ties,
+    ``epsilon``'s draws)."""
+
+    def __init__(self, agent: Any) -> None:
+        if type(agent) not in STYLE_CODES:
+            raise TypeError(
+                f"{agent!r} is not one of the styles {[c.__name__ for c in STYLE_CODES]}"
+            )
+        self.agent = agent
+        self.code = STYLE_CODES[type(agent)]
+
+    def act_arrays(self, games: ArrayHeisseKarten, which: Any) -> np.ndarray:
+        """As :meth:`ArrayHeuristic.act_arrays`, with the style's choice."""
+        return self.agent.draw_many(*self.candidates(games, which))
+
+    def candidates(self, games: ArrayHeisseKarten, which: Any) -> tuple[np.ndarray, ...]:
+        """As :meth:`ArrayHeuristic.candidates`: one choice for the styles that never draw,
+        the card counter's best-scored cards for it."""
+        which, legal, top, counts = _scratch(games, which)
+        tolerance = self.agent.tolerance
+        _style_best(
+            which, games._current, *_arrays(games), self.code, tolerance, legal, top, counts
+        )
+        return legal, top, counts
+
+    def __repr__(self) -> str:
+        return f"ArrayStyle({self.agent!r})"
+
+
+def _scratch(games: ArrayHeisseKarten, which: Any) -> tuple[np.ndarray, ...]:
+    """``which`` checked (every game in progress) and empty ``legal``, ``top``, ``counts``."""
+    which = _which(games, which)
+    if (games._current[which] < 0).any():
+        raise ValueError("a game in which is over: nobody is to move")
+    k = len(which)
+    legal = np.empty((k, NUM_CARDS), dtype=np.int64)
+    top = np.empty((k, NUM_CARDS), dtype=np.int64)
+    counts = np.empty((k, 2), dtype=np.int64)  # legal moves, best-scored moves
+    return which, legal, top, counts
 
 
 def _which(games: ArrayHeisseKarten, which: Any) -> np.ndarray:
@@ -284,6 +340,135 @@ def _best(
 
 
 @kernel
+def _expected_points(
+    b, seat, n, hands, trick, trick_len, played_card, played_len, count, total, out
+):
+    """``sk.expected_points`` of each card ``k + 1`` of ``seat``'s hand in game ``b`` into
+    ``out[k]``: its points for this trick alone, the later players' cards drawn from the unseen
+    ones (HK-5: neither in the hand nor played this round), a lead too. ``count``/``total``:
+    scratch, as in :func:`_score_hand`."""
+    bits = hands[b, seat]
+    seen = bits
+    for i in range(played_len[b]):
+        seen |= 1 << (played_card[b, i] - 1)
+    count[0] = 0
+    total[0] = 0
+    for slot in range(1, NUM_CARDS + 1):
+        card = _BY_RANK[slot - 1]
+        if seen >> (card - 1) & 1:
+            count[slot] = count[slot - 1]
+            total[slot] = total[slot - 1]
+        else:
+            count[slot] = count[slot - 1] + 1
+            total[slot] = total[slot - 1] + _VALUE[card]
+    unseen = count[NUM_CARDS]
+    mean = total[NUM_CARDS] / unseen if unseen else 0.0
+    length = trick_len[b]
+    base = 0
+    best = 0
+    for i in range(length):
+        base += _VALUE[trick[b, i]]
+        best = max(best, _RANK[trick[b, i]])
+    share = 1.0 / (n - 1)
+    later = n - 1 - length
+    for k in range(NUM_CARDS):
+        if not bits >> k & 1:
+            continue
+        card = k + 1  # HK-1.2
+        rank = _RANK[card]
+        beaten = (unseen - count[_BELOW[rank + 1]]) / unseen if unseen else 0.0
+        below_count = count[_BELOW[rank]]
+        below = total[_BELOW[rank]] / below_count if below_count else 0.0
+        out[k], _ = _trick_value(
+            base + _VALUE[card], rank > best, later, share, mean, 1.0 - beaten, below
+        )
+
+
+@kernel
+def _style_best(
+    which,
+    current,
+    players,
+    hands,
+    trick,
+    trick_len,
+    played_card,
+    played_len,
+    style,
+    tolerance,
+    legal,
+    top,
+    counts,
+):
+    """:func:`_best` for style ``style`` (:data:`STYLE_CODES`): 0 the lowest card; 1 leading the
+    highest trick rank, following the lowest rank that beats the trick (HK-3.2), else the
+    lowest; 2 leading the lowest rank, following the highest rank under the trick's best, else
+    the lowest; 3 the card counter's best-scored cards (ties within ``tolerance``)."""
+    count = np.zeros(NUM_CARDS + 1, dtype=np.int64)
+    total = np.zeros(NUM_CARDS + 1, dtype=np.int64)
+    points = np.zeros(NUM_CARDS)
+    for j in range(which.shape[0]):
+        b = which[j]
+        seat = current[b]
+        bits = hands[b, seat]
+        c = 0
+        for k in range(NUM_CARDS):
+            if bits >> k & 1:
+                legal[j, c] = k
+                c += 1
+        counts[j, 0] = c
+        counts[j, 1] = 1
+        top[j, 0] = legal[j, 0]  # a forced move, and the low-card dumper's choice
+        if c == 1 or style == 0:
+            continue
+        if style == 3:
+            _expected_points(
+                b,
+                seat,
+                players[b],
+                hands,
+                trick,
+                trick_len,
+                played_card,
+                played_len,
+                count,
+                total,
+                points,
+            )
+            best = points[legal[j, 0]]
+            for i in range(1, c):
+                best = max(best, points[legal[j, i]])
+            t = 0
+            for i in range(c):
+                if points[legal[j, i]] >= best - tolerance:
+                    top[j, t] = legal[j, i]
+                    t += 1
+            counts[j, 1] = t
+            continue
+        length = trick_len[b]
+        best_rank = 0
+        for i in range(length):
+            best_rank = max(best_rank, _RANK[trick[b, i]])
+        low = high = under = over = -1  # lowest and highest rank; highest under, lowest over
+        for i in range(c):
+            action = legal[j, i]
+            rank = _RANK[action + 1]
+            if low < 0 or rank < _RANK[low + 1]:
+                low = action
+            if high < 0 or rank > _RANK[high + 1]:
+                high = action
+            if rank < best_rank and (under < 0 or rank > _RANK[under + 1]):
+                under = action
+            if rank > best_rank and (over < 0 or rank < _RANK[over + 1]):
+                over = action
+        if style == 1:
+            choice = high if length == 0 else (over if over >= 0 else low)
+        else:
+            choice = low if length == 0 else (under if under >= 0 else low)
+        top[j, 0] = choice
+
+
+@kernel
 def _fill(
     which,
     seats,
@@ -368,4 +553,4 @@ def _fill(
             row[f + 19] = 1.0 if scores[i] >= threshold else 0.0
 
 
-__all__ = ["SPEC", "ArrayHeuristic", "card_scores", "fill_policy_input"]
+__all__ = ["SPEC", "ArrayHeuristic", "ArrayStyle", "card_scores", "fill_policy_input"]

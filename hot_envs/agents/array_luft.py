@@ -12,6 +12,8 @@ computes from them:
 * :class:`ArrayHeuristic`: a :class:`~hot_envs.agents.heuristic_luft.HeisseLuftHeuristic`
   deciding many games at once, choosing what its ``act`` chooses and drawing the same numbers
   from its generator, decision after decision;
+* :class:`ArrayStyle`: each style of the opponent suite (:mod:`hot_envs.agents.styles_luft`)
+  the same way;
 * :func:`fill_policy_input`: the packed rows of an action-scoring policy
   (:func:`~hot_envs.agents.features.policy_input`).
 
@@ -37,6 +39,7 @@ import numpy as np
 
 from hot_envs.agents import features as ft
 from hot_envs.agents import heuristic_luft as hl
+from hot_envs.agents import styles_luft as sl
 from hot_envs.batched.heisse_luft import ArrayHeisseLuft
 from hot_envs.batched.jit import kernel
 from hot_envs.heisse_luft.facts import (
@@ -186,27 +189,77 @@ class ArrayHeuristic:
         best score, ties within ``tolerance`` drawn (an exchange's one choice draws nothing).
         Scores, legal moves and ties come from the kernels; Python loops only over the
         decisions that draw."""
-        which = _which(games, which)
-        agent = self.agent
-        k = len(which)
-        legal = np.empty((k, _SLOTS), dtype=np.int64)
-        top = np.empty((k, _SLOTS), dtype=np.int64)
-        counts = np.empty((k, 2), dtype=np.int64)  # legal moves, best-scored moves
+        return self.agent.draw_many(*self.candidates(games, which))
+
+    def candidates(self, games: ArrayHeisseLuft, which: Any) -> tuple[np.ndarray, ...]:
+        """``(legal, top, counts)`` of ``ScoringAgent.draw_many``: per decision the legal
+        actions and the best-scored ones; they depend on the agent's class and tolerance only,
+        not on its generator (:func:`hot_envs.agents.arrays.act_rows`)."""
+        which, legal, top, counts = _scratch(games, which)
+        three_for_one = bool(games.options["three_for_one"])
         over = _best(
-            which,
-            games.table,
-            bool(games.options["three_for_one"]),
-            float(agent.tolerance),
-            legal,
-            top,
-            counts,
+            which, games.table, three_for_one, float(self.agent.tolerance), legal, top, counts
         )
         if over >= 0:
             raise ValueError(f"game {which[over]} is over: nobody is to move")
-        return agent.draw_many(legal, top, counts)
+        return legal, top, counts
 
     def __repr__(self) -> str:
         return f"ArrayHeuristic({self.agent!r})"
+
+
+# The styles' codes in :func:`_style_best`, by class (exactly: a subclass may decide otherwise).
+STYLE_CODES = {
+    sl.BeginnerAdvice: 0,
+    sl.GreedyStageFinisher: 1,
+    sl.TrophyRusher: 2,
+    sl.HighCardHoarder: 3,
+}
+
+
+class ArrayStyle:
+    """A style of :mod:`~hot_envs.agents.styles_luft` deciding for the seat to move in many
+    games at once, from the engine's arrays: what its ``act`` plays, decision by decision in
+    the order given, drawing the same numbers from ``agent.rng`` (ties among its best-scored
+    placements, ``epsilon``'s draws)."""
+
+    def __init__(self, agent: Any) -> None:
+        if type(agent) not in STYLE_CODES:
+            raise TypeError(
+                f"{agent!r} is not one of the styles {[c.__name__ for c in STYLE_CODES]}"
+            )
+        self.agent = agent
+        self.code = STYLE_CODES[type(agent)]
+
+    def act_arrays(self, games: ArrayHeisseLuft, which: Any) -> np.ndarray:
+        """As :meth:`ArrayHeuristic.act_arrays`, with the style's choice."""
+        return self.agent.draw_many(*self.candidates(games, which))
+
+    def candidates(self, games: ArrayHeisseLuft, which: Any) -> tuple[np.ndarray, ...]:
+        """As :meth:`ArrayHeuristic.candidates`: the best-scored placements, the one exchange
+        pick or trophy the style takes."""
+        which, legal, top, counts = _scratch(games, which)
+        three_for_one = bool(games.options["three_for_one"])
+        tolerance = float(self.agent.tolerance)
+        over = _style_best(
+            which, games.table, three_for_one, self.code, tolerance, legal, top, counts
+        )
+        if over >= 0:
+            raise ValueError(f"game {which[over]} is over: nobody is to move")
+        return legal, top, counts
+
+    def __repr__(self) -> str:
+        return f"ArrayStyle({self.agent!r})"
+
+
+def _scratch(games: ArrayHeisseLuft, which: Any) -> tuple[np.ndarray, ...]:
+    """``which`` checked and empty ``legal``, ``top``, ``counts`` for its decisions."""
+    which = _which(games, which)
+    k = len(which)
+    legal = np.empty((k, _SLOTS), dtype=np.int64)
+    top = np.empty((k, _SLOTS), dtype=np.int64)
+    counts = np.empty((k, 2), dtype=np.int64)  # legal moves, best-scored moves
+    return which, legal, top, counts
 
 
 def _which(games: ArrayHeisseLuft, which: Any) -> np.ndarray:
@@ -757,6 +810,238 @@ def _best(which, t, three_for_one, tolerance, legal, top, counts):
     return -1
 
 
+# -- kernels: the styles ----------------------------------------------------------------------
+
+
+@kernel
+def _fit(sign, value, side):
+    """``sl.fit``: how good a card of ``value`` is on ``side`` by the terrain alone, 0–1."""
+    v = value / sl.MAX_VALUE
+    return v if (sign > 0) == (side == 0) else 1.0 - v
+
+
+@kernel
+def _completion(slots, sign, sums, value, side):
+    """``sl.completion``: +1 if the card completes the stage and wins it (a tie is ours,
+    HL-4.3), −1 if it completes it and loses, 0 if the stage stays open."""
+    if slots != 1:
+        return 0
+    diff = sums[0] - sums[1] + (value if side == 0 else -value)
+    return 1 if sign * diff >= 0 else -1
+
+
+@kernel
+def _surely_lost(s, sign, sums, missing, on_stage):
+    """``sl.surely_lost``: the opponent's side of stage ``s`` is complete and even the best
+    cards of the suits our side still needs, among those on no stage, cannot reach a tie."""
+    for suit in range(4):
+        if missing[s, 1, suit] != 0:
+            return False
+    best = sums[s, 0]
+    for suit in range(4):
+        need = missing[s, 0, suit]
+        if need == 0:
+            continue
+        free = 0  # the suit's cards on no stage, lowest value first (HL-1.1: ascending ids)
+        for c in range(_SUIT_START[suit], _SUIT_START[suit] + _SUIT_SIZE[suit]):
+            free += not on_stage >> c & 1
+        if free < need:
+            return True  # the suit cannot even fill our side now
+        skip = free - need if sign[s] > 0 else 0  # the highest ``need`` or the lowest
+        k = 0
+        for c in range(_SUIT_START[suit], _SUIT_START[suit] + _SUIT_SIZE[suit]):
+            if on_stage >> c & 1:
+                continue
+            if skip <= k < skip + need:
+                best += _VALUE[c]
+            k += 1
+    return sign[s] * (best - sums[s, 1]) < 0
+
+
+@kernel
+def _rush_target(r, me):
+    """``sl.TrophyRusher.target``: the free suit whose price the player has paid the largest
+    share of (HL-1.4), the cheaper on ties; every suit when none is free."""
+    free = 0
+    for suit in range(4):
+        if r.owner[suit] < 0:
+            free |= 1 << suit
+    if free == 0:
+        free = 15
+    target = -1
+    best = 0.0
+    for suit in range(4):
+        if not free >> suit & 1:
+            continue
+        share = r.won[me, suit] / _PRICE[suit]
+        if target < 0 or share > best or (share == best and _PRICE[suit] < _PRICE[target]):
+            target, best = suit, share
+    return target
+
+
+@kernel
+def _throw(style, hand, target, throw):
+    """The cards ``_Style.throw`` names, first to last, into ``throw``; returns their number.
+    Sorts are stable over the hand in ascending card order, as the view lists it."""
+    n = 0
+    for c in range(NUM_CARDS):
+        if not hand >> c & 1:
+            continue
+        if style == 2 and _SUIT[c] == target:
+            continue
+        key = _VALUE[c] if style == 3 else _DISTANCE[c]
+        i = n
+        while i > 0:  # insertion sort: stable
+            other = throw[i - 1]
+            if (_VALUE[other] if style == 3 else _DISTANCE[other]) <= key:
+                break
+            throw[i] = other
+            i -= 1
+        throw[i] = c
+        n += 1
+    if style == 2:  # the rusher keeps its suit: the rest, or the hand's first card
+        if n == 0:
+            for c in range(NUM_CARDS):
+                if hand >> c & 1:
+                    throw[0] = c
+                    return 1
+        return n
+    kept = 0
+    for i in range(n):
+        value = _VALUE[throw[i]]
+        if (style == 3 and value < 7) or (style != 3 and 5 <= value <= 9):
+            throw[kept] = throw[i]
+            kept += 1
+    return kept if kept else min(n, 1)
+
+
+@kernel
+def _style_best(which, t, three_for_one, style, tolerance, legal, top, counts):
+    """:func:`_best` for style ``style`` (:data:`STYLE_CODES`): a placement (HL-3.1) scored by
+    the style's ``play_scores``, ties within ``tolerance`` kept; an exchange (HL-3.4) the first
+    card of ``throw`` not picked yet, else "done"; a trophy (HL-6) the style's ``claim``.
+    Returns the first ``j`` whose game is over (nothing decided), else −1."""
+    for j in range(which.shape[0]):
+        if t[which[j]].current < 0:
+            return j
+    sign = np.zeros(NUM_STAGES, dtype=np.int64)
+    slots = np.zeros(NUM_STAGES, dtype=np.int64)
+    sums = np.zeros((NUM_STAGES, 2), dtype=np.int64)
+    missing = np.zeros((NUM_STAGES, 2, 4), dtype=np.int64)
+    scores = np.zeros(_SLOTS)
+    throw = np.zeros(NUM_CARDS, dtype=np.int64)
+    for j in range(which.shape[0]):
+        r = t[which[j]]
+        me = r.current
+        counts[j, 1] = 1
+        if r.phase != PLAY:
+            n = _other_legal(r, me, three_for_one, legal[j])
+            counts[j, 0] = n
+            target = _rush_target(r, me) if style == 2 else -1
+            if r.phase == EXCHANGE:
+                m = min(_throw(style, r.hands[me], target, throw), MAX_EXCHANGE)
+                choice = -1
+                for i in range(m):
+                    picked = False
+                    for k in range(r.selection_size):
+                        picked |= r.selection[k] == throw[i]
+                    for a in range(n):
+                        if not picked and legal[j, a] == EXCHANGE_PICK + throw[i]:
+                            choice = legal[j, a]
+                    if choice >= 0:
+                        break
+                if choice < 0:
+                    choice = legal[j, 0]
+                    for a in range(n):
+                        if legal[j, a] == EXCHANGE_DONE:
+                            choice = EXCHANGE_DONE
+            elif n == 1:
+                choice = STOP_CLAIMING  # HL-6.4 nothing to claim
+            elif style == 2:  # the rushed suit first, else the first claim
+                choice = legal[j, 0]
+                for a in range(n - 1):
+                    if legal[j, a] == CLAIM_TROPHY + target:
+                        choice = legal[j, a]
+            else:  # the dearest trophy (the first of equal price)
+                choice = legal[j, 0]
+                for a in range(1, n - 1):
+                    if _PRICE[legal[j, a] - CLAIM_TROPHY] > _PRICE[choice - CLAIM_TROPHY]:
+                        choice = legal[j, a]
+            top[j, 0] = choice
+            continue
+        on_stage = np.int64(0)
+        for s in range(NUM_STAGES):
+            for side in range(2):
+                for k in range(r.side_size[s, side]):
+                    on_stage |= np.int64(1) << r.sides[s, side, k]
+            if not r.in_play[s]:
+                sign[s] = 0
+                continue
+            sign[s] = 1 if r.terrain[s] == MOUNTAIN else -1
+            open_slots = 0
+            for side in range(2):
+                seat = me ^ side  # side 0 ours
+                sums[s, side] = r.sums[s, seat]
+                for suit in range(4):
+                    missing[s, side, suit] = r.need[s, suit] - r.have[s, seat, suit]
+                    open_slots += missing[s, side, suit]
+            slots[s] = open_slots
+        target = _rush_target(r, me) if style == 2 else -1
+        hand = r.hands[me]
+        n = 0
+        for card in range(NUM_CARDS):
+            if not hand >> card & 1:
+                continue
+            value = _VALUE[card]
+            for s in range(NUM_STAGES):
+                if sign[s] == 0:
+                    continue
+                for side in range(2):
+                    if missing[s, side, _SUIT[card]] <= 0:
+                        continue
+                    done = _completion(slots[s], sign[s], sums[s], value, side)
+                    fit = _fit(sign[s], value, side)
+                    if style == 0:  # BeginnerAdvice
+                        if done != 0:
+                            score = 100.0 + (s + 1) if done > 0 else -100.0
+                        elif side == 0 and _surely_lost(s, sign, sums, missing, on_stage):
+                            score = 20.0 + sl.MAX_VALUE - value  # low cards to waste
+                        else:
+                            score = 10.0 * fit - (3.0 if side else 0.0)
+                    elif style == 1:  # GreedyStageFinisher
+                        if done != 0:
+                            score = 1000.0 + (s + 1) if done > 0 else -1000.0
+                        else:
+                            score = -10.0 * slots[s] + 5.0 * fit
+                    elif style == 2:  # TrophyRusher
+                        prizes = 0
+                        for k in range(s + 1):
+                            prizes += r.prizes[s, k] == target
+                        weight = 1.0 + 3.0 * prizes
+                        if done != 0:
+                            score = 50.0 * weight * done
+                        else:
+                            score = weight * fit * (1.0 if side == 0 else 0.8)
+                    else:  # HighCardHoarder
+                        score = -value + 3.0 * fit + 40.0 * done
+                        if value >= sl.HIGH and done <= 0:
+                            score -= 30.0
+                    legal[j, n] = 8 * card + 2 * s + side
+                    scores[n] = score
+                    n += 1
+        counts[j, 0] = n
+        best = scores[0]
+        for i in range(1, n):
+            best = max(best, scores[i])
+        b = 0
+        for i in range(n):
+            if scores[i] >= best - tolerance:
+                top[j, b] = legal[j, i]
+                b += 1
+        counts[j, 1] = b
+    return -1
+
+
 @kernel
 def _fill(which, seats, observations, out, t, three_for_one):
     """``features.policy_input`` of each decision into ``out[j]``: the observation, then for
@@ -860,4 +1145,4 @@ def _exchange_row(row, f, r, action, throw):
         k += 1
 
 
-__all__ = ["SPEC", "ArrayHeuristic", "fill_policy_input", "play_scores"]
+__all__ = ["SPEC", "ArrayHeuristic", "ArrayStyle", "fill_policy_input", "play_scores"]
