@@ -42,8 +42,10 @@ within its one game); rewards are float64 (the batched env's float32), and
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any, Protocol
+import inspect
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 from gymnasium import spaces
@@ -80,29 +82,89 @@ class PolicyInput(Protocol):
     ) -> None: ...
 
 
-def driven(name: str, writable: bool = False) -> property:
-    """A property of an env that reads (and, ``writable``, sets) attribute ``name`` of its
-    ``driver``: the env's state lives in the driver alone."""
+@dataclass(frozen=True)
+class DriverOptions:
+    """What the games of a :class:`Driver` are, written once for the driver and every env over it
+    (their keyword arguments): ``game`` (``"heisse-luft"`` / ``"heisse-karten"``, any spelling
+    :func:`hot_envs.core.games.get_game` takes); ``opponents`` (an :class:`OpponentPool`, or
+    entries for one: agents, specs, factories, ``(source, weight)`` pairs; default
+    ``["random"]``); ``learner_seat`` (a seat or ``"rotate"``); ``players`` (Heiße Karten: a
+    player count, or counts drawn uniformly per game; ``num_players=`` as the AEC env names it
+    is the same); ``game_options`` (engine options such as ``turn_limit``); ``shaping``
+    (coefficient c of the potential-based shaping, 0 = off); ``policy_input`` (a policy's
+    :class:`PolicyInput`, emitted in place of the observation); ``critic_state`` (training
+    only: the full state, hidden cards included, after the policy's entries, for a centralised
+    critic; the actor reads the first ``actor_size``)."""
 
-    def get(env: Any) -> Any:
-        return getattr(env.driver, name)
+    game: str = DEFAULT_GAME
+    opponents: OpponentPool | Iterable[Opponent | OpponentSource | tuple] | None = None
+    learner_seat: int | str = ROTATE
+    players: int | Sequence[int] | None = None
+    game_options: dict[str, Any] | None = None
+    shaping: float = 0.0
+    policy_input: PolicyInput | None = None
+    critic_state: bool = False
 
-    def set_(env: Any, value: Any) -> None:
-        setattr(env.driver, name, value)
+    @classmethod
+    def of(cls, game: str = DEFAULT_GAME, **options: Any) -> DriverOptions:
+        """The options from keyword arguments; ``num_players`` is ``players`` (``TypeError`` if
+        both are given, or for a keyword that is no option)."""
+        if "num_players" in options:
+            if "players" in options:
+                raise TypeError("give players= or num_players= (the same option), not both")
+            options["players"] = options.pop("num_players")
+        unknown = sorted(set(options) - {f.name for f in fields(cls)})
+        if unknown:
+            raise TypeError(f"unexpected keyword argument {', '.join(map(repr, unknown))}")
+        return cls(game, **options)
 
-    return property(get, set_ if writable else None, doc=f"The driver's ``{name}``.")
+
+_Class = TypeVar("_Class", bound=type)
+
+
+def takes_options(*before: str, after: Sequence[inspect.Parameter] = ()) -> Callable:
+    """Give a class that takes ``**options`` for its :class:`DriverOptions` the signature that
+    spells them out (``help()``, ``inspect.signature``): its own parameters ``before`` (from its
+    ``__init__``) and ``after`` around the options."""
+
+    def decorate(cls: _Class) -> _Class:
+        own = inspect.signature(cls.__init__).parameters
+        parameters = [own[name] for name in ("self", *before)]
+        parameters += [
+            inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default)
+            for f in fields(DriverOptions)
+            if f.name != "game"
+        ]
+        cls.__init__.__signature__ = inspect.Signature([*parameters, *after])
+        return cls
+
+    return decorate
 
 
 class DrivenEnv:
-    """What the envs over a :class:`Driver` share: its settings as attributes, and changes to
-    the opponent pool, which reach new games (games in progress keep their opponents)."""
+    """What the envs over a :class:`Driver` share: the driver's settings as their own attributes
+    (:data:`DRIVEN`, read through to the driver, where the env's state lives; ``pool`` and
+    ``shaping`` set there too), and changes to the opponent pool, which reach new games (games
+    in progress keep their opponents)."""
 
     driver: Driver
-    description, game_name, engine = driven("description"), driven("game_name"), driven("engine")
-    game_options, player_counts = driven("game_options"), driven("player_counts")
-    learner_seat_option, policy_input = driven("learner_seat_option"), driven("policy_input")
-    pool, shaping = driven("pool", writable=True), driven("shaping", writable=True)
-    critic_state, actor_size = driven("critic_state"), driven("actor_size")
+    #: the driver's attributes an env shows as its own
+    DRIVEN = frozenset(
+        {"description", "game_name", "engine", "game_options", "player_counts", "pool", "shaping"}
+        | {"learner_seat_option", "policy_input", "critic_state", "actor_size"}
+    )
+    WRITABLE = frozenset({"pool", "shaping"})
+
+    def __getattr__(self, name: str) -> Any:  # only for names the env itself lacks
+        if name in type(self).DRIVEN and "driver" in vars(self):
+            return getattr(self.driver, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in self.WRITABLE:
+            setattr(self.driver, name, value)
+        else:
+            super().__setattr__(name, value)
 
     def set_opponent(self, name: str, source: OpponentSource | None, weight: float = 1.0) -> None:
         """Add or replace a pool entry, or (``source=None``) change its weight."""
@@ -116,34 +178,38 @@ class DrivenEnv:
 class Driver:
     """``num_envs`` games, one learner seat each, against a pool (module docstring).
 
-    Arguments as the envs': ``game``; ``opponents`` (an :class:`OpponentPool` or its entries);
-    ``learner_seat`` (a seat or ``"rotate"``); ``players`` (a count or counts drawn per game);
-    ``game_options``; ``shaping``; ``policy_input``; ``critic_state`` (the full state after
-    each row, for a centralised critic); ``single`` (the one-game env's conventions). Bad
-    arguments fail here: one game is dealt per player count."""
+    ``game`` and ``options``: a :class:`DriverOptions`, or its fields as arguments, as the envs
+    take them; ``single`` (the one-game env's conventions). Bad arguments fail here: one game is
+    dealt per player count."""
 
     def __init__(
         self,
-        game: str = DEFAULT_GAME,
+        game: str | DriverOptions = DEFAULT_GAME,
         num_envs: int = 1,
-        opponents: OpponentPool | Iterable[Opponent | OpponentSource | tuple] | None = None,
-        learner_seat: int | str = ROTATE,
-        players: int | Sequence[int] | None = None,
-        game_options: dict[str, Any] | None = None,
-        shaping: float = 0.0,
-        policy_input: PolicyInput | None = None,
         single: bool = False,
-        critic_state: bool = False,
+        **options: Any,
     ) -> None:
+        if isinstance(game, DriverOptions):
+            if options:
+                raise TypeError("give DriverOptions or their fields, not both")
+            self.options = game
+        else:
+            self.options = DriverOptions.of(game, **options)
+        opponents, learner_seat, players = (
+            self.options.opponents,
+            self.options.learner_seat,
+            self.options.players,
+        )
+        policy_input, critic_state = self.options.policy_input, self.options.critic_state
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, not {num_envs!r}")
-        self.description = get_game(game)
+        self.description = get_game(self.options.game)
         self.game_name, self.engine = self.description.name, self.description.engine
         if isinstance(opponents, OpponentPool):
             self.pool = opponents
         else:
             self.pool = OpponentPool(["random"] if opponents is None else opponents)
-        self.game_options = dict(game_options or {})
+        self.game_options = dict(self.options.game_options or {})
         if players is None:
             self.player_counts: tuple[int | None, ...] = (None,)
         else:
@@ -157,9 +223,9 @@ class Driver:
         ):
             raise ValueError(f"learner_seat must be a seat below {min(seats)} or 'rotate'")
         self.learner_seat_option = learner_seat
-        if shaping and self.description.shaping is None:
+        if self.options.shaping and self.description.shaping is None:
             raise ValueError(f"{self.description.title} has no reward shaping (its spec's shaping)")
-        self.shaping = float(shaping)
+        self.shaping = float(self.options.shaping)
         self.policy_input = policy_input
         self.single = single
         self.num_envs = num_envs

@@ -48,7 +48,8 @@ name per seat, ``None`` for the learner). The final ``step`` adds ``returns`` (p
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import inspect
+from collections.abc import Iterator, Sequence
 from itertools import islice
 from typing import Any
 
@@ -61,7 +62,7 @@ from hot_envs.agents.opponents import Opponent, OpponentPool, OpponentSource
 from hot_envs.core.engine import GameState
 from hot_envs.core.games import DEFAULT_GAME
 from hot_envs.core.scoring import shaping_potential
-from hot_envs.envs.driver import ROTATE, DrivenEnv, Driver, PolicyInput
+from hot_envs.envs.driver import ROTATE, DrivenEnv, Driver, DriverOptions, takes_options
 
 __all__ = [
     "ROTATE",
@@ -75,22 +76,22 @@ __all__ = [
 ]
 
 
+@takes_options(
+    "game",
+    after=[
+        inspect.Parameter("seed", inspect.Parameter.KEYWORD_ONLY, default=None),
+        inspect.Parameter("render_mode", inspect.Parameter.KEYWORD_ONLY, default=None),
+    ],
+)
 class SingleAgentEnv(DrivenEnv, gymnasium.Env):
     """One learner seat against a pool of opponents (module docstring: spaces, rewards, rules):
     the one-game view of :class:`hot_envs.envs.driver.Driver`, which plays and scores the game.
 
-    Arguments: ``game`` (``"heisse-luft"`` / ``"heisse-karten"``, any spelling
-    :func:`hot_envs.core.games.get_game` takes; default :data:`hot_envs.core.games.DEFAULT_GAME`,
-    Heiße Luft); ``opponents`` (an :class:`OpponentPool`, or entries for one: agents, specs,
-    factories, ``(source, weight)`` pairs; default ``["random"]``);
-    ``learner_seat`` (a seat or ``"rotate"``); ``players`` (Heiße Karten: a player count, or a
-    sequence of counts drawn uniformly per episode); ``game_options`` (engine options such as
-    ``turn_limit``); ``shaping`` (coefficient c of the potential-based shaping, 0 = off);
-    ``seed`` (seeds the first ``reset`` without a seed); ``policy_input`` (a policy's
-    :class:`~hot_envs.envs.driver.PolicyInput`, emitted in place of the observation — e.g.
-    :class:`~hot_envs.agents.arrays.ActionScorerInput` for action-scoring policies);
-    ``critic_state`` (training only: the full state, hidden cards included, after the policy's
-    entries, for a centralised critic; the actor reads the first ``actor_size``).
+    Arguments: ``game`` (default :data:`hot_envs.core.games.DEFAULT_GAME`, Heiße Luft) and the
+    options of :class:`~hot_envs.envs.driver.DriverOptions` as keywords: ``opponents`` (default
+    ``["random"]``), ``learner_seat``, ``players`` (or ``num_players``, as the AEC env names it),
+    ``game_options``, ``shaping``, ``policy_input``, ``critic_state``; ``seed`` (seeds the first
+    ``reset`` without a seed); ``render_mode``.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
@@ -98,28 +99,12 @@ class SingleAgentEnv(DrivenEnv, gymnasium.Env):
     def __init__(
         self,
         game: str = DEFAULT_GAME,
-        opponents: OpponentPool | Iterable[Opponent | OpponentSource | tuple] | None = None,
-        learner_seat: int | str = ROTATE,
-        players: int | Sequence[int] | None = None,
-        game_options: dict[str, Any] | None = None,
-        shaping: float = 0.0,
+        *,
         seed: int | None = None,
         render_mode: str | None = None,
-        policy_input: PolicyInput | None = None,
-        critic_state: bool = False,
+        **options: Any,
     ) -> None:
-        self.driver = Driver(
-            game,
-            1,
-            opponents,
-            learner_seat,
-            players,
-            game_options,
-            shaping,
-            policy_input,
-            single=True,
-            critic_state=critic_state,
-        )
+        self.driver = Driver(DriverOptions.of(game, **options), 1, single=True)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "

@@ -52,7 +52,8 @@ seed, pool and learner actions give the same games; ``deal_seeds[i]`` is the see
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import inspect
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -60,52 +61,36 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from hot_envs.agents.opponents import Opponent, OpponentPool, OpponentSource
 from hot_envs.core.games import DEFAULT_GAME
-from hot_envs.envs.driver import ROTATE, DrivenEnv, Driver, PolicyInput, driven
+from hot_envs.envs.driver import DrivenEnv, Driver, DriverOptions, takes_options
 
 
+@takes_options(
+    "game",
+    "num_envs",
+    after=[inspect.Parameter("seed", inspect.Parameter.KEYWORD_ONLY, default=None)],
+)
 class VectorSingleAgentEnv(DrivenEnv, VectorEnv):
     """``num_envs`` games, one learner seat each, batched opponents (module docstring).
 
     Arguments as :class:`~hot_envs.envs.single_agent.SingleAgentEnv`: ``game``; ``num_envs``;
-    ``opponents`` (an :class:`OpponentPool` or its entries: agents, batched agents, specs,
-    factories, ``(source, weight)`` pairs; default ``["random"]``); ``learner_seat`` (a seat or
-    ``"rotate"``); ``players`` (Heiße Karten: a count or counts drawn per game);
-    ``game_options``; ``shaping``; ``seed`` (for the first ``reset`` without one);
-    ``policy_input`` (a policy's :class:`~hot_envs.envs.driver.PolicyInput` in place of
-    observations); ``critic_state`` (training only: the full state after each learner's row,
-    for a centralised critic; ``actor_size`` is what the actor may read).
+    the options of :class:`~hot_envs.envs.driver.DriverOptions` as keywords (``opponents``:
+    an :class:`~hot_envs.agents.opponents.OpponentPool` or its entries, batched agents too);
+    ``seed`` (for the first ``reset`` without one).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
-    games, seats, num_players = driven("games"), driven("seats"), driven("num_players")
-    deal_seeds, opponent_names = driven("deal_seeds"), driven("opponent_names")
+    DRIVEN = DrivenEnv.DRIVEN | {"games", "seats", "num_players", "deal_seeds", "opponent_names"}
 
     def __init__(
         self,
         game: str = DEFAULT_GAME,
         num_envs: int = 16,
-        opponents: OpponentPool | Iterable[Opponent | OpponentSource | tuple] | None = None,
-        learner_seat: int | str = ROTATE,
-        players: int | Sequence[int] | None = None,
-        game_options: dict[str, Any] | None = None,
-        shaping: float = 0.0,
+        *,
         seed: int | None = None,
-        policy_input: PolicyInput | None = None,
-        critic_state: bool = False,
+        **options: Any,
     ) -> None:
-        self.driver = Driver(
-            game,
-            num_envs,
-            opponents,
-            learner_seat,
-            players,
-            game_options,
-            shaping,
-            policy_input,
-            critic_state=critic_state,
-        )
+        self.driver = Driver(DriverOptions.of(game, **options), num_envs)
         self.num_envs = num_envs
         self.single_observation_space = self.driver.observation_space
         self.single_action_space = spaces.Discrete(self.engine.NUM_ACTIONS)

@@ -353,3 +353,23 @@ def test_the_envs_and_the_numpy_agent_import_and_run_without_torch_or_sb3():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+def test_num_players_is_players_as_the_aec_env_names_it():
+    by_name = SingleAgentEnv("heisse-karten", num_players=3, seed=0)
+    assert by_name.player_counts == (3,)
+    assert by_name.reset()[1]["num_players"] == 3
+    assert by_name.reset(seed=7)[0].tolist() == (
+        SingleAgentEnv("heisse-karten", players=3).reset(seed=7)[0].tolist()
+    )
+    with pytest.raises(TypeError, match="players= or num_players="):
+        SingleAgentEnv("heisse-karten", players=3, num_players=3)
+    with pytest.raises(TypeError, match="colour"):
+        SingleAgentEnv("heisse-karten", colour="red")
+
+
+def test_the_signature_spells_out_the_options():
+    import inspect
+
+    parameters = inspect.signature(SingleAgentEnv).parameters
+    assert {"opponents", "players", "shaping", "seed", "render_mode"} <= set(parameters)
