@@ -19,6 +19,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
@@ -30,7 +31,7 @@ DOCUMENTS = [
 ]
 SKIP = "<!-- docs-test: skip"
 # Documents whose examples take seconds (they train or load networks): the slow tier runs them.
-SLOW = {"docs/environments.md", "docs/agents.md"}
+SLOW = {"docs/environments.md", "docs/agents.md", "docs/training.md"}
 SAVED_AS = re.compile(r"# (\w+\.py)\b")
 
 
@@ -82,6 +83,58 @@ def test_python_examples_run(document: Path, tmp_path) -> None:
 def test_the_conventions_are_seen() -> None:
     text = "x\n<!-- docs-test: skip (slow) -->\n```python\nslow()\n```\n```python\n# a.py\n```\n"
     assert python_blocks(text) == [(3, "slow()\n", True), (6, "# a.py\n", False)]
+
+
+FENCE = re.compile(r"^```.*?^```", re.M | re.S)
+LINK = re.compile(r"\]\(([^)\s]+)\)|<img [^>]*src=\"([^\"]+)\"")
+DOCUMENTS_LINKED = [*DOCUMENTS, *sorted((REPOSITORY / "checkpoints").glob("*/*.md"))]
+
+
+def anchors(text: str) -> set[str]:
+    """The anchors of a Markdown document as GitHub makes them: each heading's slug (lower
+    case, punctuation dropped, spaces as hyphens, ``-1``, ``-2`` … for repeats) and each
+    explicit ``<a id="…">``."""
+    text = FENCE.sub("", text)
+    found, seen = set(re.findall(r'<a (?:id|name)="([^"]+)"', text)), {}
+    for heading in re.findall(r"^#{1,6} +(.+?) *#*$", text, re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        found.add(slug if count == 0 else f"{slug}-{count}")
+    return found
+
+
+def broken_links(path: Path) -> list[str]:
+    """The links of ``path`` (outside code blocks) to a file that is not there or to an anchor
+    its target does not have; web addresses are not followed."""
+    text = path.read_text(encoding="utf-8")
+    broken = []
+    for match in LINK.finditer(FENCE.sub("", text)):
+        link = match.group(1) or match.group(2)
+        if re.match(r"[a-z]+:", link):
+            continue
+        target, _, anchor = unquote(link).partition("#")
+        file = (path.parent / target).resolve() if target else path
+        missing = not file.exists() or (
+            bool(anchor) and file.suffix == ".md" and anchor not in anchors(file.read_text("utf-8"))
+        )
+        if missing:
+            broken.append(link)
+    return broken
+
+
+def test_the_anchor_rule_is_githubs() -> None:
+    text = (
+        '# A — `b` c\n## Heiße Luft: x.y\n```\n# not a heading\n```\n## A — b c\n<a id="HL-1"></a>'
+    )
+    assert anchors(text) == {"a--b-c", "heiße-luft-xy", "a--b-c-1", "HL-1"}
+
+
+@pytest.mark.parametrize(
+    "document", DOCUMENTS_LINKED, ids=lambda p: p.relative_to(REPOSITORY).as_posix()
+)
+def test_links_reach_their_files_and_anchors(document: Path) -> None:
+    assert broken_links(document) == []
 
 
 def test_documents_and_code_cite_only_this_repository() -> None:
