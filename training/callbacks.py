@@ -30,10 +30,11 @@ class TimeLimit(BaseCallback):
 
 
 class TimeBudgetBar(BaseCallback):
-    """The progress bar of a run with a time limit, in seconds of its budget: it fills with the
+    """The progress bar of a run with a time limit, in shares of its budget: it fills with the
     time learnt, or with the steps where they would end learning sooner (the step bound), so its
-    total and its ETA are those of the run. SB3's own bar counts towards the step bound, which a
-    time-limited run (a config's ``timesteps`` is an upper bound there) does not reach."""
+    total and its ETA are those of the run; it shows the steps and the seconds against their
+    bounds. SB3's own bar counts towards the step bound, which a time-limited run (a config's
+    ``timesteps`` is an upper bound there) does not reach."""
 
     REFRESH = 0.5  # seconds between updates
 
@@ -51,9 +52,8 @@ class TimeBudgetBar(BaseCallback):
         self.bar = tqdm(
             total=round(self.seconds),
             desc="learning",
-            unit="s",
-            bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total} s "
-            "[{elapsed}<{remaining}{postfix}]",
+            unit="s",  # of the budget; the postfix shows the steps and seconds themselves
+            bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}{postfix}]",
         )
 
     def _on_step(self) -> bool:
@@ -69,7 +69,10 @@ class TimeBudgetBar(BaseCallback):
         steps = self.model.num_timesteps - self.first_step
         done = min(max((now - self.started) / self.seconds, steps / self.steps), 1.0)
         self.bar.update(done * self.bar.total - self.bar.n)
-        self.bar.set_postfix_str(f"{steps:,} steps", refresh=False)
+        self.bar.set_postfix_str(
+            f"{steps:,}/{self.steps:,} steps, {now - self.started:.0f}/{self.seconds:.0f} s",
+            refresh=False,
+        )
 
     def _on_training_end(self) -> None:
         self.show()

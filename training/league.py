@@ -125,7 +125,8 @@ class LeagueCallback(BaseCallback):
                     weight = self.league.weights()[opponent.name()]
                     self.training_env.env_method("set_opponent", opponent.name(), spec, weight)
                 scores.clear()
-        self.logger.record("league/epsilon", self.league.epsilon)
+        if any(opponent.curriculum for opponent in self.league.fixed):  # ε moves only then
+            self.logger.record("league/epsilon", self.league.epsilon)
         if self.num_timesteps >= self.next_snapshot:
             self._snapshot()
         return True

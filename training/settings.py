@@ -264,10 +264,34 @@ def parse_args(argv: list[str] | None) -> Args:
     else:
         config = Path(cli.get("config") or CONFIGS / f"{game.replace('-', '_')}.toml")
         values = {**load_config(config), **cli, "game": game, "config": str(config)}
+        values.update(shortened_warmup(load_config(config), cli))
     values["players"] = table_sizes(game, values.get("players"))
     args = Args(**values)
     check(args)
     return args
+
+
+# The largest share of a run shortened by --timesteps that the critic's warm-up may take.
+WARMUP_SHARE = 0.25
+
+
+def shortened_warmup(config: dict[str, Any], cli: dict[str, Any]) -> dict[str, int]:
+    """``critic_warmup`` for a run that ``--timesteps`` makes shorter than its config's: at most
+    :data:`WARMUP_SHARE` of the run's steps, so that a small budget is not spent on the critic
+    alone (said in the log); a config whose warm-up covers all its steps (the actor frozen for
+    the whole run, a critic fit) keeps it. Empty where nothing changes."""
+    defaults = FinetuneSettings.critic_warmup, RunSettings.timesteps
+    warmup = config.get("critic_warmup", defaults[0])
+    planned = config.get("timesteps", defaults[1])
+    steps = cli.get("timesteps")
+    if steps is None or warmup >= planned or warmup <= WARMUP_SHARE * steps:
+        return {}
+    capped = int(WARMUP_SHARE * steps)
+    print(
+        f"critic_warmup: {capped} steps, not the config's {warmup}: at most "
+        f"{WARMUP_SHARE:.0%} of --timesteps {steps}"
+    )
+    return {"critic_warmup": capped}
 
 
 def command_line(argv: list[str] | None) -> dict[str, Any]:
