@@ -13,6 +13,7 @@ Ray, torch) is there to help or harm. Two conventions:
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -83,6 +84,20 @@ def test_python_examples_run(document: Path, tmp_path) -> None:
 def test_the_conventions_are_seen() -> None:
     text = "x\n<!-- docs-test: skip (slow) -->\n```python\nslow()\n```\n```python\n# a.py\n```\n"
     assert python_blocks(text) == [(3, "slow()\n", True), (6, "# a.py\n", False)]
+
+
+def test_the_readmes_opponent_example_prints_the_games_result() -> None:
+    """The front page's game against the shipped policy ends by printing each player's return
+    (not the rewards dict, which the last step has cleared)."""
+    readme = (REPOSITORY / "README.md").read_text(encoding="utf-8")
+    (code,) = [code for _, code, _ in python_blocks(readme) if "CheckpointAgent.load" in code]
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPOSITORY, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    returns = ast.literal_eval(result.stdout.strip().splitlines()[-1])
+    assert sorted(returns) == ["player_0", "player_1"]
+    assert sorted(returns.values()) == [-1.0, 1.0]  # zero-sum win rewards: one winner
 
 
 FENCE = re.compile(r"^```.*?^```", re.M | re.S)
