@@ -86,6 +86,8 @@ def test_keyword_arguments_are_the_envs_options() -> None:
     assert (info["num_players"], info["learner_seat"]) == (2, 1)
     assert info["opponents"] == ["heuristic", None]
     assert isinstance(env.render(), str)
+    _, info = gymnasium.make(HK, num_players=3).reset(seed=0)  # the AEC env's name for players
+    assert info["num_players"] == 3
     luft = gymnasium.make(HL, game_options={"turn_limit": 50}, seed=7)
     assert luft.unwrapped.game_options == {"turn_limit": 50}
 
