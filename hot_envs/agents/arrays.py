@@ -65,6 +65,26 @@ class PerGameAgent:
         return f"PerGameAgent({self.agent!r})"
 
 
+def draw_rows(
+    agents: list[Any], legal: np.ndarray, top: np.ndarray, counts: np.ndarray
+) -> np.ndarray:
+    """``ScoringAgent.draw_many`` with an agent per row: row ``j``'s draws come from
+    ``agents[j]``'s generator and ``epsilon``, rows in order. Scoring agents of one class and
+    tolerance find ``legal``, ``top`` and ``counts`` for many games in one call of their kernels
+    (``candidates``) and each draws what its own ``act`` draws."""
+    chosen = top[:, 0].copy()  # the only best move, or the forced one
+    epsilon = np.array([agent.epsilon for agent in agents], dtype=np.float64)
+    draws = ((epsilon > 0) & (counts[:, 0] > 1)) | (counts[:, 1] > 1)
+    for j in np.flatnonzero(draws).tolist():
+        agent = agents[j]
+        rng = agent.rng
+        if agent.epsilon and rng.random() < agent.epsilon:
+            chosen[j] = legal[j, rng.integers(counts[j, 0])]
+        elif counts[j, 1] > 1:
+            chosen[j] = top[j, rng.integers(counts[j, 1])]
+    return chosen
+
+
 def as_array_agent(game: str, agent: Any) -> ArrayAgent:
     """``agent`` as an array agent for ``game`` (module docstring)."""
     if callable(getattr(agent, "act_arrays", None)):
@@ -134,5 +154,6 @@ __all__ = [
     "ArrayAgent",
     "PerGameAgent",
     "as_array_agent",
+    "draw_rows",
     "fill_policy_input",
 ]

@@ -249,25 +249,35 @@ def _play_groups(
     bar = progress_bar(total) if progress else None
     records: list[GameRecord] = []
     workers = min(workers or os.cpu_count() or 1, len(tasks)) if tasks else 1
-    if workers <= 1:
+    in_batches = plays_in_batches(tasks)
+
+    def finished(group: list[GameRecord]) -> None:
+        records.extend(group)
+        if on_group is not None:
+            on_group(group)
+        if bar is not None:
+            bar.update(len(group))
+
+    if workers <= 1 and in_batches:
+        play_batches(tasks, finished)
+    elif workers <= 1:
         for task in tasks:
-            group = play_group(*task)
-            records.extend(group)
-            if on_group is not None:
-                on_group(group)
-            if bar is not None:
-                bar.update(len(group))
+            finished(play_group(*task))
     else:
-        remaining = dict(enumerate(tasks))
+        # batched: a few chunks of groups per worker (a chunk's groups are reported, and kept
+        # by a resumable run, when it ends); else one group per job
+        size = math.ceil(len(tasks) / (4 * workers)) if in_batches else 1
+        chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
+        remaining = dict(enumerate(chunks))
         for attempt in range(_POOL_ATTEMPTS):
             try:
-                _run_pool(remaining, min(workers, len(remaining)), records, on_group, bar)
+                _run_pool(remaining, min(workers, len(remaining)), finished, in_batches)
                 break
             except BrokenProcessPool:
                 if attempt + 1 == _POOL_ATTEMPTS:
                     raise
                 warnings.warn(
-                    f"an arena worker process died; the {len(remaining)} group(s) not yet "
+                    f"an arena worker process died; the {len(remaining)} job(s) not yet "
                     "finished are played again in a fresh pool (same deals, same seeds)",
                     RuntimeWarning,
                     stacklevel=3,
@@ -282,30 +292,93 @@ _POOL_ATTEMPTS = 2  # a pool whose worker died (killed by the OS, say) is replac
 
 
 def _run_pool(
-    remaining: dict[int, tuple],
+    remaining: dict[int, list[tuple]],
     workers: int,
-    records: list[GameRecord],
-    on_group: Callable[[list[GameRecord]], None] | None,
-    bar: Any,
+    finished: Callable[[list[GameRecord]], None],
+    in_batches: bool,
 ) -> None:
-    """Play the ``remaining`` tasks in one process pool; each finished one leaves ``remaining``
-    (so a broken pool's caller knows what is left; groups are deterministic, so playing one
-    again gives the same games)."""
+    """Play the ``remaining`` chunks of tasks in one process pool; each finished one leaves
+    ``remaining`` (so a broken pool's caller knows what is left; groups are deterministic, so
+    playing one again gives the same games)."""
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(play_group, *task): key for key, task in remaining.items()}
+        futures = {
+            pool.submit(_play_chunk, chunk, in_batches): key for key, chunk in remaining.items()
+        }
         try:
             for future in as_completed(futures):
-                group = future.result()
+                groups = future.result()
                 del remaining[futures[future]]
-                records.extend(group)
-                if on_group is not None:
-                    on_group(group)
-                if bar is not None:
-                    bar.update(len(group))
+                for group in groups:
+                    finished(group)
         except BaseException:
             for future in futures:
                 future.cancel()
             raise
+
+
+def _play_chunk(tasks: list[tuple], in_batches: bool) -> list[list[GameRecord]]:
+    """A worker's job: the groups of ``tasks``, each group's records apart."""
+    groups: list[list[GameRecord]] = []
+    with one_blas_thread():
+        if in_batches:
+            play_batches(tasks, groups.append)
+        else:
+            groups += [play_group(*task) for task in tasks]
+    return groups
+
+
+BATCHES = True
+"""Whether the arena plays its groups in batches on the array engines where it can
+(:func:`plays_in_batches`); ``False`` plays every game on the per-game engine."""
+
+
+def plays_in_batches(tasks: list[tuple]) -> bool:
+    """Groups play in batches (:mod:`hot_envs.evaluation.batch`) when :data:`BATCHES` is on,
+    the array engines are compiled (numba: without it the per-game engine is faster) and every
+    agent is a spec or an array agent (one with ``act_arrays``, which keeps no memory of a game:
+    an agent object serves every group, and one with memory must meet one game at a time)."""
+    from hot_envs import batched
+    from hot_envs.evaluation.batch import inherited_act_arrays
+
+    if not (BATCHES and batched.COMPILED and tasks):
+        return False
+    return all(
+        isinstance(spec, str)
+        or (callable(getattr(spec, "act_arrays", None)) and not inherited_act_arrays(spec))
+        for task in tasks
+        for spec in task[1]
+    )
+
+
+def play_batches(tasks: list[tuple], on_group: Callable[[list[GameRecord]], None]) -> None:
+    """Play ``tasks`` (``play_group``'s arguments; one game and set of options) in batches on
+    the game's array engine: the records ``play_group`` writes for each (module docstring of
+    :mod:`hot_envs.evaluation.batch`), each group's to ``on_group`` as it ends."""
+    from hot_envs.evaluation import batch
+
+    def record(
+        group: Any, game: Any, returns: tuple[float, ...], seconds: list, decisions: list
+    ) -> GameRecord:
+        _, lineup, matchup, index, _, _ = group.task
+        n = len(lineup)
+        return GameRecord(
+            matchup,
+            index * n + game.rotation,
+            game.seats,
+            returns,
+            len(game.actions),
+            tuple(seconds),
+            tuple(decisions),
+            group.deal_seed,
+            tuple(game.actions),
+        )
+
+    by_kind: dict[tuple, list[tuple]] = {}
+    for task in tasks:  # one array engine per game and set of options
+        key = (task[0], repr(sorted((task[5] or {}).items())))
+        by_kind.setdefault(key, []).append(task)
+    for same in by_kind.values():
+        batch.play_groups(same, _agent, derive_seed, record, on_group)
 
 
 def progress_bar(total: int, unit: str = "game", desc: str = "games") -> Any:

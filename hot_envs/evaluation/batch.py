@@ -1,0 +1,389 @@
+"""The arena's games played many at a time on the game's array engine (:mod:`hot_envs.batched`).
+
+:func:`play_groups` plays the arena's groups (one deal, once per seat rotation:
+:func:`hot_envs.evaluation.arena.play_group`) side by side: each of up to ``BATCH`` rows of
+one array engine plays one group's games one after another, and every step decides the seat to
+move of every row at once — per agent spec one call (:func:`decide`), then one step of the
+engine. The records are the ones :func:`~hot_envs.evaluation.arena.play_group` writes:
+
+* **The same deals.** A group's deal is the per-game engine's ``State.new(seed=deal_seed)``,
+  loaded into the row (``load``). Chance events later in a game come from that State's own
+  generator, as they do when the per-game engine plays: the one action of a row that may draw
+  from it — HL-3.5 a draw from an empty draw pile reshuffles the discard pile; HK-4.4 the last
+  card of a round of a match deals the next round — is played by the per-game engine on that
+  generator and the position loaded back (:func:`chance_rows`). So ``records.replay`` replays
+  every game, as before.
+* **The same decisions.** Each group builds its own agents from their specs with the same seeds,
+  and a group's games are played in order, so every agent meets its decisions in the order it
+  meets them one game at a time: an agent that draws numbers (ties broken at random,
+  ``epsilon``, sampling) draws the same ones. Agents of one spec decide together: the array
+  heuristics and styles in one call of their kernels, each agent then drawing its own ties
+  (:func:`hot_envs.agents.arrays.draw_rows`); a checkpoint that plays its argmax in one forward
+  pass; any other agent on its own rows (``act_arrays``, or ``act`` on each game's state through
+  :class:`~hot_envs.agents.arrays.PerGameAgent`).
+
+The time of a call is shared equally by the decisions it made (``GameRecord.seconds``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from hot_envs import batched
+from hot_envs.agents.arrays import PerGameAgent, as_array_agent, draw_rows
+from hot_envs.core.engine import copy_rng
+from hot_envs.core.games import get_game
+
+BATCH = 512
+"""The most games one array engine plays at once (one per group in play)."""
+
+
+@dataclass
+class _Group:
+    """One group in a row: its agents, its deal and the games played so far."""
+
+    task: tuple  # play_group's arguments: (game, lineup, matchup, group, seed, options)
+    agents: list[Any]  # per lineup slot
+    keys: list[Any]  # per lineup slot: agents of one key decide together (decide)
+    deal_seed: int
+    deal: Any  # State.new(seed=deal_seed): the deal, not played on
+    rng: np.random.Generator  # the State's generator after the deal
+    records: list = field(default_factory=list)
+
+
+@dataclass
+class _Game:
+    """The game a row plays now."""
+
+    rotation: int
+    seats: tuple[int, ...]  # lineup slot per seat
+    rng: np.random.Generator  # this game's own copy of the deal's generator
+    actions: list[int] = field(default_factory=list)
+
+
+def play_groups(
+    tasks: Sequence[tuple],
+    build: Callable[[Any, str, int], Any],
+    seed_of: Callable[..., int],
+    record: Callable[..., Any],
+    on_group: Callable[[list], None] | None = None,
+) -> list:
+    """Play every task (``play_group``'s arguments, one game and one set of options) in batches;
+    ``build(spec, game, seed)`` makes an agent, ``seed_of(*parts)`` derives seeds and
+    ``record(...)`` makes a ``GameRecord`` — the arena's own, so both paths share them. Each
+    finished group's records go to ``on_group`` at once; returns them all."""
+    if not tasks:
+        return []
+    game, options = tasks[0][0], tasks[0][5] or {}
+    engine = get_game(game).engine
+    games = batched.make(game, min(BATCH, len(tasks)), **options)
+    rows = _Rows(games, engine, options)
+    pending: Iterator[tuple] = iter(tasks)
+    finished: list = []
+    for row in range(games.num_games):
+        task = next(pending, None)
+        if task is not None:
+            rows.start_group(row, _new_group(task, build, seed_of, engine, options))
+    while rows.active.any():
+        for row in rows.step():
+            group = rows.groups[row]
+            game_now = rows.games_now[row]
+            seconds, decisions = rows.finish(row)
+            group.records.append(record(group, game_now, rows.returns[row], seconds, decisions))
+            if game_now.rotation + 1 < len(group.agents):
+                rows.start_game(row, game_now.rotation + 1)
+                continue
+            finished.extend(group.records)
+            if on_group is not None:
+                on_group(group.records)
+            task = next(pending, None)
+            if task is None:
+                rows.active[row] = False
+            else:
+                rows.start_group(row, _new_group(task, build, seed_of, engine, options))
+    return finished
+
+
+def _new_group(
+    task: tuple, build: Callable, seed_of: Callable, engine: Any, options: dict
+) -> _Group:
+    game, lineup, matchup, group, seed, _ = task
+    agents = [
+        build(spec, game, seed_of(seed, matchup, group, slot)) for slot, spec in enumerate(lineup)
+    ]
+    keys = [spec if isinstance(spec, str) else id(spec) for spec in lineup]
+    deal_seed = seed_of(seed, group)
+    state = engine.State.new(seed=deal_seed, **options)
+    if state.num_players != len(lineup):
+        raise ValueError(
+            f"the lineup has {len(lineup)} agents for a {state.num_players}-player game"
+        )
+    return _Group(task, agents, keys, deal_seed, state, state._rng)
+
+
+class _Rows:
+    """The rows of one array engine, each playing one group's games in turn."""
+
+    def __init__(self, games: batched.ArrayGames, engine: Any, options: dict) -> None:
+        self.games = games
+        self.engine = engine
+        self.options = options
+        b, n = games.num_games, games.num_players
+        self.active = np.zeros(b, dtype=bool)
+        self.groups: list[_Group | None] = [None] * b
+        self.games_now: list[_Game | None] = [None] * b
+        self.returns: list[tuple[float, ...] | None] = [None] * b
+        self.agent_at: list[list[Any]] = [[] for _ in range(b)]  # per row, per seat
+        self.key_at = np.zeros((b, n), dtype=np.int64)  # per row and seat: its agent's key
+        self.codes: dict[Any, int] = {}  # key → its code in key_at
+        self.seconds = np.zeros((b, n))
+        self.decisions = np.zeros((b, n), dtype=np.int64)
+        self.forms: dict[int, Any] = {}  # id(agent) → (agent, its array agent)
+
+    def start_group(self, row: int, group: _Group) -> None:
+        self.groups[row] = group
+        self.start_game(row, 0)
+
+    def start_game(self, row: int, rotation: int) -> None:
+        """Rotation ``rotation`` of the row's group: lineup slot ``(seat + rotation) % N`` in
+        each seat, the deal loaded, the agents reset (as ``play_group`` does)."""
+        group = self.groups[row]
+        n = len(group.agents)
+        seats = tuple((seat + rotation) % n for seat in range(n))
+        _load(self.games, row, group.deal)
+        for agent in group.agents:
+            if callable(getattr(agent, "reset", None)):
+                agent.reset()
+        self.games_now[row] = _Game(rotation, seats, copy_rng(group.rng))
+        self.agent_at[row] = [group.agents[slot] for slot in seats]
+        for seat, slot in enumerate(seats):
+            key = group.keys[slot]
+            self.key_at[row, seat] = self.codes.setdefault(key, len(self.codes))
+        self.seconds[row] = 0.0
+        self.decisions[row] = 0
+        self.active[row] = True
+
+    def finish(self, row: int) -> tuple[list[float], list[int]]:
+        """The thinking time and decisions per seat of the row's game."""
+        n = len(self.groups[row].agents)
+        return self.seconds[row, :n].tolist(), self.decisions[row, :n].tolist()
+
+    def step(self) -> list[int]:
+        """Every active row's seat to move decides and plays; returns the rows whose game
+        ended (their returns in ``self.returns``)."""
+        rows = np.flatnonzero(self.active)
+        current = self.games.current_player[rows]
+        keys = self.key_at[rows, current]
+        actions = np.zeros(self.games.num_games, dtype=np.int64)
+        for code in np.unique(keys).tolist():
+            members = np.flatnonzero(keys == code)
+            which, seats = rows[members], current[members]
+            agents = [
+                self.agent_at[r][s] for r, s in zip(which.tolist(), seats.tolist(), strict=True)
+            ]
+            start = time.process_time()
+            actions[which] = _decide_key(self.games, which, agents, self.forms)
+            self.seconds[which, seats] += (time.process_time() - start) / len(members)
+            self.decisions[which, seats] += 1
+        self._check(rows, current, actions)
+        ended = []
+        chance = chance_rows(self.games, rows, actions[rows])
+        if chance.any():
+            chance[chance] = ~self._reshuffle(rows[chance], actions[rows[chance]])
+        for row in rows[chance].tolist():
+            if self._play_one(row, int(actions[row])):
+                ended.append(row)
+        where = self.active.copy()
+        where[rows[chance]] = False
+        rewards, done = self.games.step(actions, where)
+        stepped = rows[~chance]
+        for row, action in zip(stepped.tolist(), actions[stepped].tolist(), strict=True):
+            self.games_now[row].actions.append(action)
+        for row in stepped[done[stepped]].tolist():
+            self.returns[row] = tuple(rewards[row].tolist())
+            ended.append(row)
+        for row in ended:
+            self.active[row] = False
+        return sorted(ended)
+
+    def _reshuffle(self, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """HL-3.5 before a placement (HL-3.2) that draws from an empty draw pile, the discard
+        pile becomes the draw pile in the order the game's own generator gives it
+        (``State._draw``: ``rng.permutation``), so that the engine's step draws from it as the
+        per-game engine would — nothing else happens between the placement and its draw.
+        Which of ``rows`` were reshuffled so (the others, exchanges, go through the per-game
+        engine)."""
+        if self.games.game_name != "heisse-luft":
+            return np.zeros(len(rows), dtype=bool)
+        from hot_envs.batched.heisse_luft import PLAY
+
+        t = self.games.table.view(np.ndarray)
+        placing = t["phase"][rows] == PLAY
+        draw, discard = t["draw"], t["discard"]
+        draw_size, discard_size = t["draw_size"], t["discard_size"]
+        for row in rows[placing].tolist():
+            m = int(discard_size[row])
+            order = self.games_now[row].rng.permutation(m)
+            draw[row, :m] = discard[row, :m][order]
+            discard[row, :m] = 0
+            draw_size[row], discard_size[row] = m, 0
+        return placing
+
+    def _play_one(self, row: int, action: int) -> bool:
+        """``action`` in row ``row`` by the per-game engine on the game's own generator (a
+        chance event: :func:`chance_rows`), the position loaded back; whether the game ended."""
+        now = self.games_now[row]
+        state = self.engine.State.from_dict(self.games.state_dict(row), seed=now.rng)
+        state.apply(action)
+        now.actions.append(action)
+        if state.is_terminal():
+            self.returns[row] = tuple(state.returns())
+            return True
+        _load(self.games, row, state)
+        return False
+
+    def _check(self, rows: np.ndarray, current: np.ndarray, actions: np.ndarray) -> None:
+        """An illegal action is the ``ValueError`` ``play_group`` raises, naming the spec."""
+        mask = self.games.legal_mask()
+        chosen = actions[rows]
+        inside = (chosen >= 0) & (chosen < mask.shape[1])
+        legal = inside & mask[rows, np.clip(chosen, 0, mask.shape[1] - 1)]
+        if legal.all():
+            return
+        j = int(np.flatnonzero(~legal)[0])
+        row, seat = int(rows[j]), int(current[j])
+        state = self.engine.State.from_dict(self.games.state_dict(row))
+        spec = self.groups[row].task[1][self.games_now[row].seats[seat]]
+        try:
+            state.apply(int(chosen[j]))
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"agent {spec!r} in seat {seat}: {error}") from None
+        raise ValueError(f"agent {spec!r} in seat {seat}: action {chosen[j]} is illegal")
+
+
+def _load(games: batched.ArrayGames, row: int, state: Any) -> None:
+    """Row ``row`` set to the per-game ``state`` (a game in progress), straight from the
+    State where the engine takes one, else through its dict."""
+    load_state = getattr(games, "load_state", None)
+    if load_state is not None:
+        load_state(row, state)
+    else:
+        games.load(row, state.to_dict())
+
+
+def decide(
+    games: batched.ArrayGames,
+    rows: np.ndarray,
+    deciders: list[Any],
+    keys: list[Any],
+    forms: dict[int, Any],
+) -> Iterator[tuple[np.ndarray, float, np.ndarray]]:
+    """The actions of ``deciders[j]`` (an agent) in game ``rows[j]``, by agent key (its spec):
+    yields ``(members, seconds, actions)`` — the positions ``j`` decided together, the process
+    time it took, their actions. ``forms`` caches each agent's array agent."""
+    by_key: dict[Any, list[int]] = {}
+    for j, key in enumerate(keys):
+        by_key.setdefault(key, []).append(j)
+    for members in by_key.values():
+        members = np.asarray(members, dtype=np.int64)
+        agents = [deciders[j] for j in members.tolist()]
+        start = time.process_time()
+        chosen = _decide_key(games, rows[members], agents, forms)
+        yield members, time.process_time() - start, chosen
+
+
+def _decide_key(
+    games: Any, which: np.ndarray, agents: list[Any], forms: dict[int, Any]
+) -> np.ndarray:
+    """Agents of one spec deciding games ``which`` (ascending), one game each or more."""
+    first = _form(games, agents[0], forms)
+    if callable(getattr(first, "candidates", None)):
+        # the array heuristics and styles: one call of the kernels (the candidates depend on the
+        # class and its tolerance, the same for one spec), then each agent draws its own
+        legal, top, counts = first.candidates(games, which)
+        return draw_rows(
+            [form.agent for form in (_form(games, a, forms) for a in agents)], legal, top, counts
+        )
+    if _argmax_checkpoint(agents[0]):
+        return np.asarray(first.act_arrays(games, which), dtype=np.int64)  # draws nothing
+    chosen = np.empty(len(which), dtype=np.int64)
+    by_agent: dict[int, list[int]] = {}
+    for j, agent in enumerate(agents):
+        by_agent.setdefault(id(agent), []).append(j)
+    for members in by_agent.values():
+        form = _form(games, agents[members[0]], forms)
+        chosen[members] = np.asarray(form.act_arrays(games, which[members]), dtype=np.int64)
+    return chosen
+
+
+def _form(games: Any, agent: Any, forms: dict[int, Any]) -> Any:
+    """``agent`` as an array agent (:func:`~hot_envs.agents.arrays.as_array_agent`), cached;
+    one whose ``act_arrays`` comes from a class above the one that gives its ``act`` (a
+    subclass that plays otherwise) plays through its ``act``."""
+    entry = forms.get(id(agent))
+    if entry is None or entry[0] is not agent:
+        if inherited_act_arrays(agent):
+            form = PerGameAgent(agent)
+        else:
+            form = as_array_agent(games.game_name, agent)
+        entry = forms[id(agent)] = (agent, form)
+    return entry[1]
+
+
+def inherited_act_arrays(agent: Any) -> bool:
+    """Whether ``agent``'s ``act_arrays`` is defined above the class that defines its ``act``."""
+    mro = type(agent).__mro__
+    acts = next((i for i, cls in enumerate(mro) if "act" in vars(cls)), None)
+    arrays = next((i for i, cls in enumerate(mro) if "act_arrays" in vars(cls)), None)
+    return acts is not None and arrays is not None and arrays > acts
+
+
+def _argmax_checkpoint(agent: Any) -> bool:
+    """A checkpoint that plays its argmax: one spec, one network, no draws."""
+    from hot_envs.agents.checkpoint import CheckpointAgent
+
+    return type(agent) is CheckpointAgent and not agent.sample
+
+
+def chance_rows(games: batched.ArrayGames, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    """Which of ``actions`` (one per game ``rows[j]``) may meet a chance event, to be played by
+    the per-game engine on the game's own generator: in Heiße Luft a draw with too few cards in
+    the draw pile (HL-3.5: a placement draws one card, HL-3.2; an exchange as many as it
+    discards, HL-3.4); in Heiße Karten the last card in the players' hands when the match has
+    rounds left to deal (HK-3.4, HK-4.4)."""
+    if games.game_name == "heisse-luft":
+        from hot_envs.batched.heisse_luft import EXCHANGE, PLAY
+        from hot_envs.heisse_luft.facts import EXCHANGE_DONE, MAX_EXCHANGE
+
+        t = games.table.view(np.ndarray)  # fields of a plain structured array: quicker
+        phase, draw_size = t["phase"][rows], t["draw_size"][rows]
+        draws = np.where(phase == PLAY, 1, 0)
+        exchange = phase == EXCHANGE
+        picked = t["selection_size"][rows] + (actions != EXCHANGE_DONE)
+        draws[exchange] = np.where(
+            (actions[exchange] == EXCHANGE_DONE) | (picked[exchange] == MAX_EXCHANGE),
+            picked[exchange],
+            0,
+        )
+        discard = t["discard_size"][rows] + exchange * draws
+        return (draws > 0) & (draw_size < draws) & (discard > 0)
+    if games.options.get("rounds", 1) <= 1:
+        return np.zeros(len(rows), dtype=bool)
+    cards = np.zeros(len(rows), dtype=np.int64)
+    for seat in range(games.hands.shape[1]):
+        cards += _popcount(games.hands[rows, seat])
+    return cards <= 1
+
+
+def _popcount(bits: np.ndarray) -> np.ndarray:
+    bits = bits.astype(np.uint64)
+    count = np.zeros(bits.shape, dtype=np.int64)
+    while bits.any():
+        count += (bits & np.uint64(1)).astype(np.int64)
+        bits >>= np.uint64(1)
+    return count
