@@ -1,0 +1,157 @@
+"""The arena in batches on the array engines (hot_envs.evaluation.batch) against the arena one
+game at a time on the per-game engine (``arena.BATCHES = False``): the same records — deals,
+seats, every action, returns, lengths — and so the same result tables, for agents that draw
+numbers (ties, ``epsilon``) as well as for those that do not, at every table size; replayable
+by ``records.replay``; and the agents that cannot decide in arrays (a ``module:factory``
+agent) still playing, one decision at a time, in the same batches."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hot_envs import batched
+from hot_envs.evaluation import arena, batch
+from hot_envs.evaluation.arena import play_match, play_matchups, round_robin
+from hot_envs.evaluation.records import replay
+
+pytestmark = pytest.mark.skipif(not batched.COMPILED, reason="the arena batches with numba only")
+HERE = "tests.evaluation.test_arena"  # its module:factory agents
+
+
+def both(play, monkeypatch):
+    """``play()`` one game at a time, then in batches; both results."""
+    monkeypatch.setattr(arena, "BATCHES", False)
+    one = play()
+    monkeypatch.setattr(arena, "BATCHES", True)
+    many = play()
+    return one, many
+
+
+def assert_same(one, many) -> None:
+    assert [r.index for r in one.records] == [r.index for r in many.records]
+    for a, b in zip(one.records, many.records, strict=True):
+        assert (a.matchup, a.index, a.deal_seed, a.seats) == (
+            b.matchup,
+            b.index,
+            b.deal_seed,
+            b.seats,
+        )
+        assert a.actions == b.actions, (a.matchup, a.index)
+        assert (a.returns, a.length) == (b.returns, b.length)
+        assert a.decisions == b.decisions
+    assert one.records == many.records
+    strip = ("ms_per_decision",)
+    table = [{k: v for k, v in row.items() if k not in strip} for row in one.summary()]
+    assert table == [{k: v for k, v in row.items() if k not in strip} for row in many.summary()]
+
+
+CASES = [
+    ("heisse-luft", ["heuristic", "heuristic:0.2"], {}, 200),
+    ("heisse-luft", ["beginner", "stage-finisher", "trophy-rusher", "high-hoarder:0.1"], {}, 24),
+    ("heisse-luft", ["random", "heuristic"], {"options": {"three_for_one": False}}, 40),
+    ("heisse-karten", ["heuristic", "card-counter", "trick-taker:0.1"], {"players": 2}, 24),
+    ("heisse-karten", ["heuristic:0.2", "low-dumper", "trick-avoider"], {"players": 4}, 24),
+    ("heisse-karten", ["heuristic", "random", "card-counter"], {"players": 6}, 24),
+    ("heisse-karten", ["heuristic", "trick-taker"], {"players": 3, "options": {"rounds": 3}}, 24),
+]
+
+
+@pytest.mark.parametrize(("game", "specs", "kwargs", "games"), CASES)
+def test_batches_play_the_games_one_at_a_time_plays(game, specs, kwargs, games, monkeypatch):
+    def play():
+        return round_robin(game, specs, games, seed=7, workers=1, progress=False, **kwargs)
+
+    one, many = both(play, monkeypatch)
+    assert_same(one, many)
+    if game == "heisse-karten" and kwargs.get("options"):
+        assert max(r.length for r in many.records) > 48  # the match dealt later rounds
+
+
+def test_every_batched_game_replays_from_its_record(monkeypatch):
+    monkeypatch.setattr(arena, "BATCHES", True)
+    result = play_match(
+        "heisse-luft", ["heuristic:0.1", "trophy-rusher"], 60, seed=3, workers=1, progress=False
+    )
+    reshuffled = 0
+    for record in result.game_records():
+        states = replay(record)
+        piles = [len(s.draw_pile) for s in states]
+        reshuffled += any(b > a for a, b in zip(piles, piles[1:], strict=False))  # HL-3.5
+    assert reshuffled > 10  # the games' own generators reshuffled, and the records agree
+
+
+def test_a_shipped_checkpoint_and_an_agent_of_the_caller_play_in_the_same_batches(monkeypatch):
+    specs = ["heisse_luft_v0", f"{HERE}:seeded_random", "beginner"]
+
+    def play():
+        return round_robin("heisse-luft", specs, 30, seed=1, workers=1, progress=False)
+
+    one, many = both(play, monkeypatch)
+    assert_same(one, many)
+
+
+def test_worker_processes_play_batches_too(monkeypatch):
+    def play():
+        return play_match(
+            "heisse-karten",
+            ["heuristic", "card-counter:0.3"],
+            40,
+            players=2,
+            seed=2,
+            workers=2,
+            progress=False,
+        )
+
+    one, many = both(play, monkeypatch)
+    assert_same(one, many)
+
+
+def test_resumed_groups_and_on_group_are_kept(monkeypatch):
+    monkeypatch.setattr(arena, "BATCHES", True)
+    seen = []
+    result = play_matchups(
+        "heisse-luft",
+        ["heuristic", "random"],
+        [(0, 1)],
+        20,
+        seed=4,
+        workers=1,
+        progress=False,
+        skip={(0, 1), (0, 3)},
+        on_group=seen.append,
+    )
+    groups = {r.index // 2 for r in result.records}
+    assert groups == set(range(10)) - {1, 3}
+    assert sorted(g[0].index // 2 for g in seen) == sorted(groups)
+    assert all(len(g) == 2 for g in seen)
+
+
+def test_agent_objects_with_memory_play_one_game_at_a_time():
+    from tests.evaluation.test_arena import FirstLegal
+
+    tasks = [("heisse-luft", [FirstLegal(), "random"], 0, 0, 0, {})]
+    assert not arena.plays_in_batches(tasks)
+    assert arena.plays_in_batches([("heisse-luft", ["heuristic", "random"], 0, 0, 0, {})])
+
+
+def test_chance_rows_mark_the_draws_that_reshuffle():
+    games = batched.make("heisse-luft", 1)
+    games.reset(seed=0)
+    rng = np.random.default_rng(0)
+    marked = met = 0
+    for _ in range(3000):
+        if games.done[0]:
+            games.reset_done()
+        action = games.sample_legal(rng)
+        before = games.state_dict(0)
+        flagged = bool(batch.chance_rows(games, np.array([0]), action[:1])[0])
+        games.step(action)
+        after = games.state_dict(0)
+        grew = len(after["draw_pile"]) > len(before["draw_pile"]) or (
+            before["discard_pile"] and not after["discard_pile"]
+        )
+        met += bool(grew)
+        marked += flagged
+        assert flagged or not grew  # every reshuffle was foreseen
+    assert met > 20
