@@ -71,7 +71,8 @@ class GauntletResult:
         return data
 
     def table(self) -> str:
-        """The rows as a plain-text table, with the held-out summary under each table size."""
+        """The rows as a plain-text table, with the held-out summary and the table size's
+        openskill ratings (mu, sigma and mu − 3 sigma, best first) under each table size."""
         lines = []
         head = f"{'opponent':<30} {'pool':<9} {'games':>6} {'agent':>7} {'95 % CI':>13}"
         head += f" {'even':>5} {'heuristic':>9}"
@@ -91,8 +92,22 @@ class GauntletResult:
                         f"mean {s['held_out_mean']:.1%}; the heuristic's: "
                         f"{s['heuristic_held_out_min']:.1%}, {s['heuristic_held_out_mean']:.1%}"
                     )
+            lines += self._rating_lines(n)
             lines.append("")
         return "\n".join(lines)
+
+    def _rating_lines(self, n: int) -> list[str]:
+        """Table size ``n``'s rating scale (none without openskill), best ordinal first."""
+        scale = self.ratings.get(n)
+        if not scale:
+            return []
+        heading = f"rating at {n} players (openskill)"
+        lines = [f"{heading:<40} {'mu':>6} {'sigma':>6} {'mu-3sigma':>9}"]
+        for r in sorted(scale, key=lambda r: -r["ordinal"]):
+            lines.append(
+                f"{r['agent']:<40} {r['mu']:>6.2f} {r['sigma']:>6.2f} {r['ordinal']:>9.2f}"
+            )
+        return lines
 
     def save(self, out: str | Path) -> list[Path]:
         """``gauntlet.json``, ``gauntlet.csv`` and (with matplotlib) ``gauntlet.png`` in ``out``."""

@@ -97,6 +97,14 @@ def test_a_gauntlet_reports_every_opponent_beside_the_heuristic(tmp_path) -> Non
     assert len(csv_lines) == 1 + len(result.rows)
     assert (tmp_path / "gauntlet.png").stat().st_size > 0
     assert "held-out min" in result.table()
+    text = result.table()
+    for n in (2, 3):  # each table size's ratings, under its rows, best ordinal first
+        part = text.split(f"{n} players — card-counter")[1].split("players — ")[0]
+        heading = next(i for i, line in enumerate(part.splitlines()) if "rating at" in line)
+        rows = part.splitlines()[heading + 1 : heading + 1 + len(result.ratings[n])]
+        best = sorted(result.ratings[n], key=lambda r: -r["ordinal"])
+        assert [line.split()[0] for line in rows] == [r["agent"] for r in best]
+        assert [float(line.split()[-1]) for line in rows] == [round(r["ordinal"], 2) for r in best]
 
 
 def _kept(folder: Path) -> dict[str, list[dict]]:
