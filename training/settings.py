@@ -8,9 +8,10 @@ are errors that name the file. Keys outside any section are read as well (``hot-
 writes its configs flat), and ``game_options``, a table of engine options, may stand on its own
 (``[game_options]``).
 
-A run's settings are :class:`Args`: the sections' fields side by side, as every key is unique.
-They stay flat where they are kept: ``args.json``, ``run_state.json`` and the checkpoints'
-``training.config``.
+A run's settings are :class:`Args`: the sections' fields side by side, as every key is unique,
+and each section as its own dataclass (``args.ppo``, ``args.league``, …), which the run hands to
+the part that reads it. They stay flat where they are kept: ``args.json``, ``run_state.json``
+and the checkpoints' ``training.config``.
 """
 
 from __future__ import annotations
@@ -171,11 +172,30 @@ SECTIONS: dict[str, type] = {
 }
 
 
+def _section(name: str) -> property:
+    """A property of :class:`Args`: section ``name``'s settings, as its own dataclass."""
+    cls = SECTIONS[name]
+
+    def get(args: Args) -> Any:
+        return cls(**{f.name: getattr(args, f.name) for f in fields(cls)})
+
+    return property(get, doc=f"The ``[{name}]`` settings (:class:`{cls.__name__}`).")
+
+
 @dataclass
 class Args(
     EvalSettings, LeagueSettings, ImitationSettings, FinetuneSettings, PPOSettings, RunSettings
 ):
-    """Every setting of a run: the sections' fields (in the order of :data:`SECTIONS`)."""
+    """Every setting of a run: the sections' fields (in the order of :data:`SECTIONS`), flat as
+    the files keep them, and each section as its own dataclass (``args.ppo``, ``args.league``,
+    …), which is what the run hands each of its parts."""
+
+    run = _section("run")
+    ppo = _section("ppo")
+    finetune = _section("finetune")
+    imitation = _section("imitation")
+    league = _section("league")
+    eval = _section("eval")
 
 
 SECTION_OF = {f.name: name for name, cls in SECTIONS.items() for f in fields(cls)}

@@ -107,7 +107,8 @@ def test_the_training_league_runs_on_it_unchanged():
 def test_the_action_scoring_policy_trains_on_it_with_packed_observations():
     from dataclasses import replace
 
-    from hot_envs.training.train import build_model, parse_args
+    from hot_envs.training.settings import parse_args
+    from hot_envs.training.train import build_model
 
     args = parse_args(["heisse-luft", "--seed", "1"])
     args = replace(args, policy="action_scorer", rollout_steps=128, batch_size=64, n_epochs=1)

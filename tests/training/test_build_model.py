@@ -16,7 +16,8 @@ from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 
 from hot_envs.envs.single_agent import SingleAgentEnv  # noqa: E402
 from hot_envs.training.policies import ActionScorerPolicy  # noqa: E402
-from hot_envs.training.train import build_model, parse_args, policy_input  # noqa: E402
+from hot_envs.training.settings import parse_args  # noqa: E402
+from hot_envs.training.train import build_model, policy_input  # noqa: E402
 
 
 @pytest.mark.parametrize("game", ["heisse-luft", "heisse-karten"])

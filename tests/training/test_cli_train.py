@@ -76,12 +76,13 @@ def test_a_time_limited_run_shows_its_time_budget(monkeypatch) -> None:
     from types import SimpleNamespace
 
     import hot_envs.training.train as train
+    from hot_envs.training.callbacks import TimeLimit
 
     assert train.progress_callbacks(True, 0)[0] is True  # no limit: SB3's bar over the steps
     assert not [c for c in train.progress_callbacks(False, 300)[1] if hasattr(c, "bar")]
     sb3_bar, callbacks = train.progress_callbacks(True, 300)
     assert sb3_bar is False
-    assert [c.seconds for c in callbacks if isinstance(c, train.TimeLimit)] == [300]
+    assert [c.seconds for c in callbacks if isinstance(c, TimeLimit)] == [300]
     clock = [1000.0]
     monkeypatch.setattr(train.time, "perf_counter", lambda: clock[0])
     for total_steps, steps, shown in [(5_000_000, 40_000, 150), (60_000, 40_000, 200)]:

@@ -34,7 +34,8 @@ from hot_envs.training.run_state import (  # noqa: E402
     StopSignals,
     is_run_dir,
 )
-from hot_envs.training.train import CONFIGS, load_config, main, parse_args  # noqa: E402
+from hot_envs.training.settings import CONFIGS, load_config, parse_args  # noqa: E402
+from hot_envs.training.train import main  # noqa: E402
 
 needs_proc = pytest.mark.skipif(not PROC.is_dir(), reason="process tree read from /proc")
 

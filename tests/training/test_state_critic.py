@@ -22,7 +22,8 @@ from hot_envs.training.policies import (  # noqa: E402
     StateCriticPolicy,
     widen,
 )
-from hot_envs.training.train import main, parse_args  # noqa: E402
+from hot_envs.training.settings import parse_args  # noqa: E402
+from hot_envs.training.train import main  # noqa: E402
 from tests.helpers import TINY_LEAGUE_AND_EVAL, plays_every_seat  # noqa: E402
 
 

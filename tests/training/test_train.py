@@ -16,7 +16,8 @@ pytest.importorskip("sb3_contrib")
 
 from hot_envs.training import train  # noqa: E402
 from hot_envs.training.league import FixedOpponent, League  # noqa: E402
-from hot_envs.training.train import CONFIGS, load_config, main, parse_args  # noqa: E402
+from hot_envs.training.settings import CONFIGS, load_config, parse_args  # noqa: E402
+from hot_envs.training.train import main  # noqa: E402
 
 TINY = """
 [run]
@@ -260,7 +261,7 @@ def test_update_threads_hold_for_the_ppo_update_only():
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from hot_envs.envs.single_agent import SingleAgentEnv
-    from hot_envs.training.train import UpdateThreads
+    from hot_envs.training.callbacks import UpdateThreads
 
     seen: dict[str, set[int]] = {"rollout": set(), "update": set()}
 
