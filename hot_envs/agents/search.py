@@ -18,10 +18,16 @@ The budget is ``simulations`` rollouts per decision or a wall-clock ``seconds``;
 simulation budget the agent is deterministic: the same seed and the same views give the same
 actions. A decision with one legal action costs nothing.
 
-The rollout policy is any callable ``policy(state, rng) -> action`` on engine states, so it stays
-engine-generic; :func:`agent_rollout` turns any :class:`~hot_envs.agents.base.Agent` (for example
-a heuristic) into one, with an optional share ``epsilon`` of random moves. A slow policy may play
-only the first ``rollout_plies`` moves of each rollout, random moves the rest.
+The rollouts run in arrays: a round's determinisations × candidate actions are one batch of
+the game's array engine (:mod:`hot_envs.batched`) — each determinisation loaded once and copied
+to its candidates, who share its later chance events — played on by an *agent* as rollout policy
+(the heuristic, a style, a checkpoint: :func:`~hot_envs.agents.arrays.as_array_agent`) for all
+games at once, then finished by random moves inside the engine's kernels
+(``ArrayGames.finish_randomly``). The rollout policy may instead be any callable
+``policy(state, rng) -> action`` on engine states; such rollouts run one game at a time on the
+per-game engine (:func:`agent_rollout` turns an agent into one, with an optional share
+``epsilon`` of random moves). A slow policy may play only the first ``rollout_plies`` moves of
+each rollout, random moves the rest.
 
 A ``prior`` agent makes the search an *improvement* of that agent: its choice stays in the race
 to the last round and is replaced only by an action whose mean return is higher by ``margin``.
@@ -44,6 +50,7 @@ import numpy as np
 
 from hot_envs.agents.base import Agent, legal_actions
 from hot_envs.core.engine import GameState
+from hot_envs.core.game_type import resolve
 from hot_envs.core.games import GAMES, get_game
 
 RolloutPolicy = Callable[[GameState, random.Random], int]
@@ -119,13 +126,18 @@ class SearchAgent:
         game: the game, as CLI name (``"heisse-luft"``), engine module or ``State`` class.
         simulations: rollouts per decision (default: :data:`DEFAULT_SIMULATIONS` of the game).
         seconds: a wall-clock budget per decision instead (not reproducible).
-        rollout: the rollout policy ``policy(state, rng) -> action`` (default: random).
+        rollout: the rollout policy: an agent, played in arrays, or a callable
+            ``policy(state, rng) -> action`` on engine states, played one game at a time
+            (default: random moves).
         seed: seeds the determinisations and the rollouts.
         rollout_plies: if given, the rollout policy plays only the first ``rollout_plies``
             moves of a rollout and random moves finish it (cheaper than a slow policy to the end).
         prior: an agent whose choice is the default: it stays in the race to the last round,
             and another action replaces it only if its mean return is higher by ``margin``.
         value: scores a finished rollout for a seat (default: ``state.returns()[seat]``).
+        array_value: ``value`` for finished games in arrays, ``array_value(games, rows,
+            returns) -> values`` (float ``(len(rows), players)``), or its ``"module:name"``;
+            without it a ``value`` makes the rollouts run one game at a time.
     """
 
     def __init__(
@@ -133,12 +145,13 @@ class SearchAgent:
         game: str | ModuleType | type,
         simulations: int | None = None,
         seconds: float | None = None,
-        rollout: RolloutPolicy | None = None,
+        rollout: Agent | RolloutPolicy | None = None,
         seed: int | None = None,
         rollout_plies: int | None = None,
         prior: Agent | None = None,
         margin: float = 0.0,
         value: Callable[[GameState, int], float] | None = None,
+        array_value: ArrayValue | str | None = None,
     ) -> None:
         self.engine = engine_module(game)
         self.State = self.engine.State
@@ -151,13 +164,21 @@ class SearchAgent:
             raise ValueError(f"seconds must be positive, not {seconds!r}")
         self.simulations = simulations
         self.seconds = seconds
-        self.rollout = rollout
         self.rollout_plies = rollout_plies
         self.prior, self.margin = prior, margin
         self.value = value
+        self.array_value = resolve(array_value) if isinstance(array_value, str) else array_value
         self._rng = np.random.default_rng(seed)  # determinisations
         self._random = random.Random(seed)  # rollouts: Python's generator is faster per call
         self.last_values: dict[int, tuple[float, int]] = {}  # action -> (mean return, rollouts)
+        self.rollout = rollout
+        self._policy: RolloutPolicy | None = None  # a per-game policy: one game at a time
+        self._rollouts: ArrayRollouts | None = None  # else rollouts in arrays
+        is_agent = callable(getattr(rollout, "act", None))
+        if (value is None or self.array_value is not None) and (rollout is None or is_agent):
+            self._rollouts = ArrayRollouts(self.engine, rollout, rollout_plies, self.array_value)
+        else:
+            self._policy = agent_rollout(rollout, self.engine) if is_agent else rollout
 
     def __repr__(self) -> str:
         budget = f"seconds={self.seconds}" if self.seconds else f"simulations={self.simulations}"
@@ -174,6 +195,10 @@ class SearchAgent:
         totals = dict.fromkeys(candidates, 0.0)
         counts = dict.fromkeys(candidates, 0)
         rounds = math.ceil(math.log2(len(candidates)))
+        if self._rollouts is not None:  # one world to deal the others from
+            world = self.State.from_view(view, int(self._rng.integers(2**63)))
+            most = self.simulations // rounds if self.seconds is None else _BATCH
+            self._rollouts.start(world, max(most, len(candidates)))
         start = time.perf_counter()
         for r in range(rounds):
             if self.seconds is None:
@@ -183,11 +208,11 @@ class SearchAgent:
                 deals, deadline = math.inf, start + self.seconds * (r + 1) / rounds
             done = 0
             while done < deals and (done == 0 or time.perf_counter() < deadline):
-                world = self.State.from_view(view, int(self._rng.integers(2**63)))
-                for action in candidates:
-                    totals[action] += self._playout(world, action, seat)
-                    counts[action] += 1
-                done += 1
+                batch = deals if self.seconds is None else max(1, _BATCH // len(candidates))
+                for action, total in zip(candidates, self._playouts(view, batch, candidates)):
+                    totals[action] += total
+                    counts[action] += batch
+                done += batch
             self._random.shuffle(candidates)  # equal means: a seeded draw, not the lowest id
             candidates.sort(key=lambda a: -totals[a] / counts[a])
             keep = math.ceil(len(candidates) / 2)
@@ -201,12 +226,22 @@ class SearchAgent:
             return best if gain > self.margin else default
         return best
 
+    def _playouts(self, view: dict[str, Any], count: int, actions: list[int]) -> list[float]:
+        """Each action's total rollout value for the viewer over ``count`` determinisations of
+        ``view``."""
+        seat = view["player"]
+        if self._rollouts is not None:
+            seeds = self._rng.integers(2**63, size=count).tolist()
+            return self._rollouts.play(seeds, actions, seat).sum(axis=0).tolist()
+        worlds = [self.State.from_view(view, int(self._rng.integers(2**63))) for _ in range(count)]
+        return [sum(self._playout(world, a, seat) for world in worlds) for a in actions]
+
     def _playout(self, world: GameState, action: int, seat: int) -> float:
         """Play ``action`` in a copy of ``world``, finish the game by the rollout policy and
         return ``seat``'s reward."""
         state = world.clone()
         state.apply(action)
-        rng, policy = self._random, self.rollout
+        rng, policy = self._random, self._policy
         if policy is not None:
             plies = self.rollout_plies if self.rollout_plies is not None else math.inf
             while plies > 0 and not state.is_terminal():
@@ -216,3 +251,86 @@ class SearchAgent:
         while not state.is_terminal():
             state.apply(choice(state.legal_actions()))
         return state.returns()[seat] if self.value is None else self.value(state, seat)
+
+
+_BATCH = 64  # with a time budget: rollouts per batch (at least one determinisation)
+
+ArrayValue = Callable[[Any, np.ndarray, np.ndarray], np.ndarray]
+
+
+class ArrayRollouts:
+    """The search's rollouts as one batch of array games: each determinisation loaded once,
+    copied to every candidate action, the actions played, then ``plies`` moves of the rollout
+    agent (all of them without ``plies``) for every game at once, and random moves inside the
+    engine's kernels to the end."""
+
+    def __init__(
+        self,
+        engine: ModuleType,
+        agent: Agent | None,
+        plies: int | None,
+        value: ArrayValue | None,
+    ) -> None:
+        self.game = get_game(engine.__name__.rpartition(".")[2]).name
+        self.agent, self.plies, self.value = agent, plies, value
+        self._policy: Any = None  # the agent as an array agent, made on first use
+        self._games: Any = None  # the array games, kept while the options and sizes fit
+        self._key: tuple | None = None
+        self._world = -1  # the row holding the world the rollouts' worlds are dealt from
+
+    def start(self, world: GameState, rows: int) -> None:
+        """Hold ``world``, a determinisation of the position to search, as the one the rollouts'
+        worlds are dealt from, with room for ``rows`` rollouts at once."""
+        self._games_for(world, rows + 1)
+        self._world = self._games.num_games - 1
+        self._games.load_state(self._world, world)
+
+    def play(self, seeds: list[int], actions: list[int], seat: int) -> np.ndarray:
+        """``values[j, k]``: ``seat``'s value of playing ``actions[k]`` in a world dealt from
+        the held one by ``seeds[j]`` (what ``seat`` cannot see dealt again) and rolling out."""
+        games, k, deals = self._games, len(actions), len(seeds)
+        rows = deals * k
+        if rows > self._world:
+            raise ValueError(f"{rows} rollouts at once; room was made for {self._world}")
+        firsts = np.arange(0, rows, k)
+        games.copy_games(np.full(deals, self._world), firsts)
+        for row, seed in zip(firsts.tolist(), seeds, strict=True):
+            games.reseed(row, seed)
+        games.determinise(firsts, seat)
+        games.copy_games(np.repeat(firsts, k), np.arange(rows))
+        playing = np.zeros(games.num_games, dtype=bool)
+        playing[:rows] = True
+        moves = np.zeros(games.num_games, dtype=np.int64)
+        moves[:rows] = np.tile(actions, deals)
+        returns = np.zeros((games.num_games, games.num_players))
+        rewards, done = games.step(moves, playing)
+        returns += rewards
+        if self.agent is not None:
+            plies = math.inf if self.plies is None else self.plies
+            while plies > 0 and not done[:rows].all():
+                which = np.flatnonzero(playing & ~done)
+                moves[which] = self._policy.act_arrays(games, which)
+                rewards, done = games.step(moves, playing & ~done)
+                returns += rewards
+                plies -= 1
+        returns += games.finish_randomly(playing & ~done)
+        if self.value is not None:
+            returns[:rows] = self.value(games, np.arange(rows), returns[:rows])
+        return returns[:rows, seat].reshape(deals, k)
+
+    def _games_for(self, world: GameState, rows: int) -> Any:
+        """Array games for ``world``'s options, with room for ``rows`` games, none in play."""
+        from hot_envs import batched
+        from hot_envs.agents.arrays import as_array_agent
+
+        options = dict(world.options)
+        if self.game == "heisse-karten":
+            options = {"num_players": world.num_players, **options}
+            options.pop("first_leader", None)  # each loaded game keeps its own
+        key = tuple(sorted(options.items()))
+        if self._games is None or self._key != key or self._games.num_games < rows:
+            size = max(rows, 2 * self._games.num_games if self._key == key and self._games else 64)
+            self._games, self._key = batched.make(self.game, size, **options), key
+        if self._policy is None and self.agent is not None:
+            self._policy = as_array_agent(self.game, self.agent)
+        return self._games

@@ -45,7 +45,7 @@ from pathlib import Path
 from types import ModuleType
 
 from hot_envs.agents.base import Agent
-from hot_envs.agents.search import SearchAgent, agent_rollout
+from hot_envs.agents.search import SearchAgent
 from hot_envs.agents.shipped import SUFFIXES, earlier_names, is_checkpoint, shipped_names
 from hot_envs.core.games import GAMES, get_game
 
@@ -127,7 +127,7 @@ def _search_agent(spec: str, arg: str, game: str, seed: int | None) -> SearchAge
         settings.update(rollout=rollout, rollout_plies=None)
     rollout = settings.pop("rollout")
     if rollout != "random":
-        settings["rollout"] = agent_rollout(make_agent(rollout, game, seed), game)
+        settings["rollout"] = make_agent(rollout, game, seed)  # plays its rollouts in arrays
     if "prior" in settings:
         settings["prior"] = make_agent(settings["prior"], game, seed)
     return SearchAgent(game, seconds=seconds, seed=seed, **settings)

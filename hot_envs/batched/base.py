@@ -235,10 +235,77 @@ class ArrayGames:
         """Game ``game`` as the per-game engine's ``to_dict()`` gives it."""
         raise NotImplementedError
 
+    def _load(self, game: int, state: Any) -> None:
+        """Set row ``game`` to the checked per-game ``state`` (not finished)."""
+        raise NotImplementedError
+
+    def _determinise(self, games: np.ndarray, seat: int) -> None:
+        """Deal what ``seat`` cannot see in ``games`` again (checked indices, in progress)."""
+        raise NotImplementedError
+
+    def _finish_randomly(self, where: np.ndarray, returns: np.ndarray) -> None:
+        """Random moves from each game's stream until the games ``where`` end; their returns
+        into ``returns``."""
+        raise NotImplementedError
+
     def load(self, game: int, state: dict) -> None:
         """Set game ``game`` to the position ``state`` (a ``to_dict()`` dict, checked by the
         per-game engine's ``from_dict``); a finished position is a ``ValueError``."""
-        raise NotImplementedError
+        self.load_state(game, self.engine.from_dict(state))
+
+    def load_state(self, game: int, state: Any) -> None:
+        """Set game ``game`` to the position of the per-game engine's ``state`` (a ``State``
+        of this game with these games' options, not finished), without a round trip through
+        its dict; its later chance events come from the game's stream as it stands."""
+        if not isinstance(state, self.engine):
+            raise ValueError(f"state must be a {self.game_name} State, not {type(state).__name__}")
+        if state.is_terminal():
+            raise ValueError("the state is a finished game; load a game in progress")
+        self._load(self._game_index(game), state)
+
+    def copy_games(self, source: Any, target: Any) -> None:
+        """Make each game ``target[j]`` a copy of game ``source[j]``: its position, its stream
+        and its seat count. Many copies of one position, each played on differently, are what
+        a search needs."""
+        source = np.asarray(source, dtype=np.int64).reshape(-1)
+        target = np.asarray(target, dtype=np.int64).reshape(-1)
+        if source.shape != target.shape:
+            raise ValueError("source and target must name as many games")
+        for index in (source, target):
+            if len(index) and (index.min() < 0 or index.max() >= self.num_games):
+                raise ValueError(f"games must be indices from 0 to {self.num_games - 1}")
+        for array in self._game_arrays():
+            array[target] = array[source]
+
+    def determinise(self, games: Any, seat: int) -> None:
+        """Deal again, at random from each game's stream, every card that ``seat`` cannot see
+        in the games ``games`` (indices): each stays a game that gives ``seat`` the same view
+        (``State.view(seat)``), drawn as ``State.from_view`` draws one. A search samples the
+        worlds it plays in with it."""
+        games = np.asarray(games, dtype=np.int64).reshape(-1)
+        if len(games) and (games.min() < 0 or games.max() >= self.num_games):
+            raise ValueError(f"games must be indices from 0 to {self.num_games - 1}")
+        if len(games) and self._done[games].any():
+            raise ValueError("only games in progress can be dealt again")
+        value = as_int(seat)
+        if value is None or not (0 <= value < self.players[games]).all():
+            raise ValueError(f"seat must be a seat of every game, not {seat!r}")
+        self._determinise(games, value)
+
+    def finish_randomly(self, where: np.ndarray | None = None) -> np.ndarray:
+        """Play the games ``where`` marks (default: all) to their end by uniformly random legal
+        moves drawn from each game's stream; returns each game's returns, float64
+        ``(B, num_players)`` (0 in the rows not played). Random rollouts in one call."""
+        where = self._all if where is None else np.asarray(where, dtype=bool)
+        if where.shape != (self.num_games,):
+            raise ValueError(f"where must be a bool array of shape ({self.num_games},)")
+        returns = np.zeros((self.num_games, self.num_players), dtype=np.float64)
+        self._finish_randomly(where & ~self._done, returns)
+        return returns
+
+    def _game_arrays(self) -> list[np.ndarray]:
+        """Every array with one row per game: what :meth:`copy_games` copies."""
+        return [self._rng, self._current, self._done, self._truncated, self.players]
 
     def _game_index(self, game: Any) -> int:
         index = as_int(game)

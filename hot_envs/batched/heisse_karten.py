@@ -161,10 +161,13 @@ class ArrayHeisseKarten(ArrayGames):
         return _first_illegal(actions, self._done, self._current, self.hands)
 
     def _apply(self, actions: np.ndarray) -> None:
+        self._apply_where(actions, self._done, self._rewards)
+
+    def _apply_where(self, actions: np.ndarray, done: np.ndarray, rewards: np.ndarray) -> None:
         _apply(
             actions,
-            self._done,
-            self._rewards,
+            done,
+            rewards,
             self.trick,
             self.played_seat,
             self.played_card,
@@ -230,9 +233,46 @@ class ArrayHeisseKarten(ArrayGames):
             "round": int(self.round_index[b]),
         }
 
-    def load(self, game: int, state: dict) -> None:
-        b = self._game_index(game)
-        loaded = State.from_dict(state)
+    def _game_arrays(self) -> list[np.ndarray]:
+        return [
+            *super()._game_arrays(),
+            self.hands,
+            self.pile,
+            self.top,
+            self.end,
+            self.set_aside,
+            self.aside,
+            self.trick,
+            self.trick_len,
+            self.leader,
+            self.played_seat,
+            self.played_card,
+            self.played_len,
+            self.taken,
+            self.taken_len,
+            self.scores,
+            self.totals,
+            self.round_index,
+            self.first_leader,
+        ]
+
+    def _determinise(self, games: np.ndarray, seat: int) -> None:
+        _determinise(
+            games, seat, self._rng, self.players, self.hands, self.pile, self.top, self.end,
+            self.set_aside, self.aside,
+        )
+
+    def _finish_randomly(self, where: np.ndarray, returns: np.ndarray) -> None:
+        skip = ~where  # the games _apply passes over; it marks each game that ends
+        actions = np.zeros(self.num_games, dtype=np.int64)
+        scratch = np.zeros_like(self._rewards)
+        while not skip.all():
+            _random_cards(skip, self._rng, self._current, self.hands, actions)
+            self._apply_where(actions, skip, scratch)
+        _match_returns(where, self.players, self.totals, self.round_index, self._score_mode, returns)
+        self._done[where] = True
+
+    def _load(self, b: int, loaded: State) -> None:
         mine = {**self.options, "first_leader": loaded.options["first_leader"]}
         if loaded.num_players > self.num_players or loaded.options != mine:
             raise ValueError(
@@ -240,8 +280,6 @@ class ArrayHeisseKarten(ArrayGames):
                 f"{loaded.options}; these games have at most {self.num_players} with "
                 f"{self.options}"
             )
-        if loaded.is_terminal():
-            raise ValueError("the state is a finished game; load a game in progress")
         n = self.players[b] = loaded.num_players
         pile = loaded.to_dict()["draw_pile"]
         self.pile[b, : len(pile)] = pile
@@ -283,6 +321,19 @@ class ArrayHeisseKarten(ArrayGames):
             raise ValueError(f"seat counts must be ints from {MIN_PLAYERS} to {MAX_PLAYERS}")
         if (counts > self.num_players).any():
             raise ValueError(f"these games have room for {self.num_players} seats at most")
+
+
+def rollout_values(games: ArrayHeisseKarten, rows: Any, returns: np.ndarray) -> np.ndarray:
+    """The search's ``rollout_value`` (``hot_envs.heisse_karten.spec``) of the finished games
+    ``rows``: their ``returns`` plus half the score rewards of their totals (HK-4.3)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    if not games.done[rows].all():
+        raise ValueError("rollout values are for finished games only")
+    where = np.zeros(games.num_games, dtype=bool)
+    where[rows] = True
+    scores = np.zeros((games.num_games, games.num_players))
+    _match_returns(where, games.players, games.totals, games.round_index, True, scores)
+    return returns + 0.5 * scores[rows]
 
 
 def _player_counts(num_players: Any, num_games: int) -> np.ndarray:
@@ -435,6 +486,78 @@ def _legal(mask, current, hands):
         for k in range(NUM_ACTIONS):
             if bits >> k & 1:
                 mask[b, k] = True
+
+
+@kernel
+def _determinise(games, seat, rng, players, hands, pile, top, end, set_aside, aside):
+    """The cards ``seat`` cannot see — the other hands, the draw pile and the set-aside cards
+    (HK-2.2) — dealt again from the game's stream in the same sizes: ``State.from_view``'s
+    deal."""
+    pool = np.empty(NUM_CARDS, dtype=np.int64)
+    for b in games:
+        n = 0
+        for s in range(players[b]):
+            if s != seat:
+                for k in range(NUM_ACTIONS):
+                    if hands[b, s] >> k & 1:
+                        pool[n] = k + 1
+                        n += 1
+        for k in range(top[b], end[b]):
+            pool[n] = pile[b, k]
+            n += 1
+        for k in range(aside[b]):
+            pool[n] = set_aside[b, k]
+            n += 1
+        shuffle(rng, b, pool, n)
+        n = 0
+        for s in range(players[b]):
+            if s != seat:
+                count = _bit_count(hands[b, s])
+                hand = 0
+                for k in range(count):
+                    hand |= 1 << (pool[n + k] - 1)
+                hands[b, s] = hand
+                n += count
+        for k in range(top[b], end[b]):
+            pile[b, k] = pool[n]
+            n += 1
+        for k in range(aside[b]):
+            set_aside[b, k] = pool[n]
+            n += 1
+
+
+@kernel
+def _random_cards(skip, rng, current, hands, out):
+    """``out[b]``: a card of the mover's hand, uniformly from game ``b``'s stream, in each game
+    not skipped."""
+    for b in range(skip.shape[0]):
+        if skip[b]:
+            continue
+        bits = hands[b, current[b]]
+        pick = below(rng, b, _bit_count(bits))
+        for k in range(NUM_ACTIONS):
+            if bits >> k & 1:
+                if pick == 0:
+                    out[b] = k
+                    break
+                pick -= 1
+
+
+@kernel
+def _bit_count(bits):
+    count = 0
+    while bits != 0:
+        bits &= bits - 1
+        count += 1
+    return count
+
+
+@kernel
+def _match_returns(where, players, totals, round_index, score_mode, out):
+    """HK-4.3 each finished match's returns by its totals, into ``out``."""
+    for b in range(where.shape[0]):
+        if where[b]:
+            _returns(totals[b], players[b], round_index[b] + 1, score_mode, out, b)
 
 
 @kernel

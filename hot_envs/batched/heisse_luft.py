@@ -76,6 +76,7 @@ NO_WINNER, DRAW_WINNER = -1, 2  # winner[g]: −1 none (not over, or truncated),
 RANDOM_START = -1  # the option starting_player="random" (HL-2.5), drawn per game
 NUM_SUITS = len(SUITS)
 MAX_SIDE = 4  # HL-1.3 stage 4 takes the most cards per side: one per prize
+_UNIFORM_STEPS = 1 << 30  # a random move's uniform draw, in steps of 2⁻³⁰
 
 _SUIT = np.array(CARD_SUIT, dtype=np.int64)  # HL-1.1 by card
 _VALUE = np.array(CARD_VALUE, dtype=np.int64)
@@ -247,15 +248,24 @@ class ArrayHeisseLuft(ArrayGames):
             "prize_deck": [SUITS[s] for s in r.deck[: r.deck_size][::-1]],
         }
 
-    def load(self, game: int, state: dict) -> None:
-        g = self._game_index(game)
-        loaded = State.from_dict(state)  # checks the position and begins its mover's turn
+    def _game_arrays(self) -> list[np.ndarray]:
+        return [*super()._game_arrays(), self.table]
+
+    def _determinise(self, games: np.ndarray, seat: int) -> None:
+        _determinise(games, self.table, self._rng, seat)
+
+    def _finish_randomly(self, where: np.ndarray, returns: np.ndarray) -> None:
+        _finish_randomly(where, self.table, self._rng, returns, self._three_for_one, self._turn_limit)
+        self._current[where] = -1
+        self._done[where] = True
+        self._truncated[where] = self.table.winner[where] == NO_WINNER
+
+    def _load(self, g: int, loaded: State) -> None:
+        # A dict is checked by State.from_dict, which also begins its mover's turn.
         if loaded.options != self.options:
             raise ValueError(
                 f"the state has the options {loaded.options}; these games have {self.options}"
             )
-        if loaded.is_terminal():
-            raise ValueError("the state is a finished game; load a game in progress")
         r = np.zeros((), dtype=GAME).view(np.recarray)
         r.phase, r.current = loaded.phase, loaded.current_player
         for p in (0, 1):
@@ -725,30 +735,84 @@ def _apply(actions, t, rng, current, done, truncated, rewards, three_for_one, tu
         if done[g]:
             continue
         r = t[g]
-        action = actions[g]
-        p = r.current
-        phase = r.phase
-        if phase == PLAY:
-            _play(r, rng, g, p, action, three_for_one, turn_limit)
-        elif phase == EXCHANGE:
-            if action == EXCHANGE_DONE:
-                _exchange(r, rng, g, p, three_for_one, turn_limit)
-            else:  # HL-3.4 cards are picked one at a time; a fourth pick ends the choice
-                r.selection[r.selection_size] = action - EXCHANGE_PICK
-                r.selection_size += 1
-                if r.selection_size == MAX_EXCHANGE:
-                    _exchange(r, rng, g, p, three_for_one, turn_limit)
-        elif action == STOP_CLAIMING:
-            _stop_claiming(r, three_for_one, turn_limit)
-        else:
-            _claim(r, p, action - CLAIM_TROPHY, three_for_one, turn_limit)
+        _act(r, rng, g, actions[g], three_for_one, turn_limit)
         current[g] = r.current
         if r.phase == OVER:
             done[g] = True
             truncated[g] = r.winner == NO_WINNER
-            if r.winner == 0 or r.winner == 1:  # HL-7.4 +1 winner, −1 loser; else 0 each
-                rewards[g, r.winner] = 1.0
-                rewards[g, 1 - r.winner] = -1.0
+            _returns(r, rewards, g)
+
+
+@kernel
+def _act(r, rng, g, action, three_for_one, turn_limit):
+    """Play the legal ``action`` in game ``r`` (row ``g``)."""
+    p = r.current
+    phase = r.phase
+    if phase == PLAY:
+        _play(r, rng, g, p, action, three_for_one, turn_limit)
+    elif phase == EXCHANGE:
+        if action == EXCHANGE_DONE:
+            _exchange(r, rng, g, p, three_for_one, turn_limit)
+        else:  # HL-3.4 cards are picked one at a time; a fourth pick ends the choice
+            r.selection[r.selection_size] = action - EXCHANGE_PICK
+            r.selection_size += 1
+            if r.selection_size == MAX_EXCHANGE:
+                _exchange(r, rng, g, p, three_for_one, turn_limit)
+    elif action == STOP_CLAIMING:
+        _stop_claiming(r, three_for_one, turn_limit)
+    else:
+        _claim(r, p, action - CLAIM_TROPHY, three_for_one, turn_limit)
+
+
+@kernel
+def _returns(r, out, g):
+    """HL-7.4 +1 the winner, −1 the loser; 0 each for a draw or a truncated game."""
+    if r.winner == 0 or r.winner == 1:
+        out[g, r.winner] = 1.0
+        out[g, 1 - r.winner] = -1.0
+
+
+@kernel
+def _determinise(games, t, rng, seat):
+    """The cards ``seat`` cannot see — the opponent's hand but for the cards it has shown
+    (HL-3.4), and the draw pile — dealt again from the game's stream, and the prize deck
+    shuffled: ``State.from_view``'s deal."""
+    pool = np.empty(NUM_CARDS, dtype=np.int64)
+    for g in games:
+        r = t[g]
+        opp = 1 - seat
+        unknown = r.hands[opp] & ~r.revealed[opp]
+        n = 0
+        for card in range(NUM_CARDS):
+            if (unknown >> card) & 1:
+                pool[n] = card
+                n += 1
+        hidden = n
+        for k in range(r.draw_size):
+            pool[n] = r.draw[k]
+            n += 1
+        shuffle(rng, g, pool, n)
+        hand = r.revealed[opp]
+        for k in range(hidden):
+            hand |= np.int64(1) << pool[k]
+        r.hands[opp] = hand
+        for k in range(r.draw_size):
+            r.draw[k] = pool[hidden + k]
+        shuffle(rng, g, r.deck, r.deck_size)
+
+
+@kernel
+def _finish_randomly(where, t, rng, returns, three_for_one, turn_limit):
+    """Uniformly random legal moves, drawn from each game's stream, until the games ``where``
+    end; their returns into ``returns``."""
+    for g in range(where.shape[0]):
+        if not where[g]:
+            continue
+        r = t[g]
+        while r.phase != OVER:
+            uniform = below(rng, g, _UNIFORM_STEPS) / _UNIFORM_STEPS
+            _act(r, rng, g, _sample_one(r, uniform, three_for_one), three_for_one, turn_limit)
+        _returns(r, returns, g)
 
 
 @kernel
@@ -855,59 +919,65 @@ def _sample(t, done, uniform, out, three_for_one):
     """``out[g]``: the ``floor(uniform[g] * count)``-th of game ``g``'s legal actions in id
     order (``ArrayGames.sample_legal``), counted without a mask."""
     for g in range(t.shape[0]):
-        if done[g]:
-            continue
-        r = t[g]
-        p = r.current
-        hand = r.hands[p]
-        if r.phase == PLAY:  # ids 8 * card + slot: cards ascending, then slots
-            slots = _slots(r, p)
-            count = 0
-            for suit in range(NUM_SUITS):
-                free = (slots >> (8 * suit)) & 255
-                count += _bit_count(hand & _SUIT_BITS[suit]) * _bit_count(free)
-            pick = int(uniform[g] * count)
-            for card in range(NUM_CARDS):
-                if not (hand >> card) & 1:
-                    continue
-                free = (slots >> (8 * _SUIT[card])) & 255
-                n = _bit_count(free)
-                if pick >= n:
-                    pick -= n
-                    continue
-                for slot in range(8):
-                    if (free >> slot) & 1:
-                        if pick == 0:
-                            out[g] = 8 * card + slot
-                            break
-                        pick -= 1
-                break
-        elif r.phase == EXCHANGE:  # picks ascending, then "done"
-            left = hand
-            for k in range(r.selection_size):
-                left &= ~(np.int64(1) << r.selection[k])
-            count = _bit_count(left) + (1 if r.selection_size > 0 else 0)
-            pick = int(uniform[g] * count)
-            out[g] = EXCHANGE_DONE
-            for card in range(NUM_CARDS):
-                if (left >> card) & 1:
+        if not done[g]:
+            out[g] = _sample_one(t[g], uniform[g], three_for_one)
+
+
+@kernel
+def _sample_one(r, uniform, three_for_one):
+    """The ``floor(uniform * count)``-th of game ``r``'s legal actions in id order."""
+    action = 0
+    p = r.current
+    hand = r.hands[p]
+    if r.phase == PLAY:  # ids 8 * card + slot: cards ascending, then slots
+        slots = _slots(r, p)
+        count = 0
+        for suit in range(NUM_SUITS):
+            free = (slots >> (8 * suit)) & 255
+            count += _bit_count(hand & _SUIT_BITS[suit]) * _bit_count(free)
+        pick = int(uniform * count)
+        for card in range(NUM_CARDS):
+            if not (hand >> card) & 1:
+                continue
+            free = (slots >> (8 * _SUIT[card])) & 255
+            n = _bit_count(free)
+            if pick >= n:
+                pick -= n
+                continue
+            for slot in range(8):
+                if (free >> slot) & 1:
                     if pick == 0:
-                        out[g] = EXCHANGE_PICK + card
+                        action = 8 * card + slot
                         break
                     pick -= 1
-        else:  # TROPHY: claims ascending, then "stop"
-            count = 1
-            for suit in range(NUM_SUITS):
-                if _can_claim(r, p, suit, three_for_one):
-                    count += 1
-            pick = int(uniform[g] * count)
-            out[g] = STOP_CLAIMING
-            for suit in range(NUM_SUITS):
-                if _can_claim(r, p, suit, three_for_one):
-                    if pick == 0:
-                        out[g] = CLAIM_TROPHY + suit
-                        break
-                    pick -= 1
+            break
+    elif r.phase == EXCHANGE:  # picks ascending, then "done"
+        left = hand
+        for k in range(r.selection_size):
+            left &= ~(np.int64(1) << r.selection[k])
+        count = _bit_count(left) + (1 if r.selection_size > 0 else 0)
+        pick = int(uniform * count)
+        action = EXCHANGE_DONE
+        for card in range(NUM_CARDS):
+            if (left >> card) & 1:
+                if pick == 0:
+                    action = EXCHANGE_PICK + card
+                    break
+                pick -= 1
+    else:  # TROPHY: claims ascending, then "stop"
+        count = 1
+        for suit in range(NUM_SUITS):
+            if _can_claim(r, p, suit, three_for_one):
+                count += 1
+        pick = int(uniform * count)
+        action = STOP_CLAIMING
+        for suit in range(NUM_SUITS):
+            if _can_claim(r, p, suit, three_for_one):
+                if pick == 0:
+                    action = CLAIM_TROPHY + suit
+                    break
+                pick -= 1
+    return action
 
 
 @kernel

@@ -49,6 +49,7 @@ GAME = Game(
         "prior": "heuristic",
         "margin": 0.05,
         "value": rollout_value,
+        "array_value": "hot_envs.batched.heisse_karten:rollout_values",
     },
     search_simulations=4000,  # a random rollout costs about 0.06 ms
     features="hot_envs.agents.features:karten_features",

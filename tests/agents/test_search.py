@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from hot_envs import heisse_karten, heisse_luft
-from hot_envs.agents import SearchAgent, agent_rollout, make_agent
+from hot_envs.agents import SearchAgent, agent_rollout, make_agent, random_rollout
 from hot_envs.agents.random_agent import RandomAgent
 from hot_envs.agents.search import engine_module
 
@@ -203,3 +203,25 @@ def test_prior_stays_in_the_race_and_wins_ties():
 def test_bad_budgets(kwargs):
     with pytest.raises(ValueError):
         SearchAgent("heisse-luft", **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("engine", "options", "moves"),
+    [(heisse_luft, {}, 20), (heisse_karten, {"num_players": 2}, 10)]
+    + [(heisse_karten, {"num_players": 5}, 12)],
+)
+def test_rollouts_in_arrays_estimate_what_rollouts_one_by_one_do(engine, options, moves):
+    """Random rollouts run in arrays by default and one game at a time for a rollout callable:
+    both estimate each action's value from the same determinisations' distribution."""
+    state = midgame(engine, options, moves, seed=moves)
+    seat = state.current_player
+    view = state.view(seat)
+    actions = state.legal_actions()[:4]
+    in_arrays = SearchAgent(engine, 10, seed=1)
+    one_by_one = SearchAgent(engine, 10, seed=2, rollout=random_rollout)
+    in_arrays._rollouts.start(engine.State.from_view(view, 3), 400 * len(actions))
+    n = 400
+    means = np.array(in_arrays._playouts(view, n, actions)) / n
+    expected = np.array(one_by_one._playouts(view, n, actions)) / n
+    assert np.abs(means - expected).max() < 0.25  # four standard errors of returns in [-1, 1]
+    assert np.abs(means).max() > 0  # the games were played to an end
