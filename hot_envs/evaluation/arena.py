@@ -248,8 +248,13 @@ def _play_groups(
     total = sum(len(task[1]) for task in tasks)
     bar = progress_bar(total) if progress else None
     records: list[GameRecord] = []
-    workers = min(workers or os.cpu_count() or 1, len(tasks)) if tasks else 1
     in_batches = plays_in_batches(tasks)
+    if in_batches and workers is None:
+        # all cores, but a worker process pays its imports and kernels: each gets a full batch
+        from hot_envs.evaluation.batch import BATCH
+
+        workers = max(1, min(os.cpu_count() or 1, len(tasks) // BATCH))
+    workers = min(workers or os.cpu_count() or 1, len(tasks)) if tasks else 1
 
     def finished(group: list[GameRecord]) -> None:
         records.extend(group)
@@ -560,7 +565,9 @@ def ratings(result: MatchResult, passes: int = 10) -> list[dict[str, float]]:
     """Plackett–Luce ratings (openskill) of every agent: mu, sigma and ordinal (mu − 3 sigma).
 
     openskill updates game by game, so the last games weigh most; the ratings are the mean over
-    ``passes`` seeded shuffles of the game order.
+    ``passes`` seeded shuffles of the game order. The updates are openskill's ``PlackettLuce``
+    model with its defaults (:func:`plackett_luce`: its numbers, bit for bit, without its
+    objects — a rating of thousands of games costs a tenth).
     """
     from openskill.models import PlackettLuce
 
@@ -568,10 +575,11 @@ def ratings(result: MatchResult, passes: int = 10) -> list[dict[str, float]]:
     rng = np.random.default_rng(result.seed)
     mu = np.zeros(len(result.agents))
     sigma = np.zeros(len(result.agents))
+    games = [_rated_game(result, record) for record in result.records]
     for _ in range(passes):
         current = [(model.mu, model.sigma)] * len(result.agents)
         for k in rng.permutation(len(result.records)):
-            _rate_game(model, result, result.records[k], current)
+            _rate_game(model, *games[k], current)
         mu += [m for m, _ in current]
         sigma += [s for _, s in current]
     mu, sigma = mu / passes, sigma / passes
@@ -581,18 +589,81 @@ def ratings(result: MatchResult, passes: int = 10) -> list[dict[str, float]]:
     ]
 
 
-def _rate_game(
-    model: Any, result: MatchResult, record: GameRecord, current: list[tuple[float, float]]
-) -> None:
-    """One openskill update; an agent in several seats takes the mean of its seats' updates."""
+def _rated_game(result: MatchResult, record: GameRecord) -> tuple[list[int], list[int]]:
+    """The agent in each seat and each seat's rank (0 the best; tied returns share a rank)."""
     lineup = result.lineups[record.matchup]
     agent_at = [lineup[slot] for slot in record.seats]
-    teams = [[model.rating(*current[a])] for a in agent_at]
     ranks = [sum(other > r for other in record.returns) for r in record.returns]
-    updated = model.rate(teams, ranks=ranks)
+    return agent_at, ranks
+
+
+def _rate_game(
+    model: Any, agent_at: list[int], ranks: list[int], current: list[tuple[float, float]]
+) -> None:
+    """One openskill update, each seat a team of one; an agent in several seats takes the mean
+    of its seats' updates (summed in seat order, then divided: numpy's mean of a few)."""
+    updated = plackett_luce(
+        [current[a][0] for a in agent_at], [current[a][1] for a in agent_at], ranks, model
+    )
     for a in set(agent_at):
-        mine = [team[0] for team, b in zip(updated, agent_at, strict=True) if b == a]
-        current[a] = (
-            float(np.mean([r.mu for r in mine])),
-            float(np.mean([r.sigma for r in mine])),
-        )
+        mine = [u for u, b in zip(updated, agent_at, strict=True) if b == a]
+        mu = sigma = 0.0
+        for m, s in mine:
+            mu += m
+            sigma += s
+        current[a] = (mu / len(mine), sigma / len(mine))
+
+
+def plackett_luce(
+    mus: list[float], sigmas: list[float], ranks: list[int], model: Any
+) -> list[tuple[float, float]]:
+    """``model.rate([[model.rating(mu, sigma)] ...], ranks=ranks)``'s new (mu, sigma) of each
+    one-player team, for an openskill ``PlackettLuce`` ``model`` with its defaults (no weights,
+    no limit on sigma), in the same float operations — Weng and Lin's update (JMLR 12, 2011,
+    Algorithm 4): sigma widened by tau first; the teams taken in rank order, a tie's teams
+    sharing its first position; ``c`` from every team's sigma² + beta²; each team's
+    ``exp(mu / c)`` over the sums of the teams ranked no better. tests/evaluation check it
+    against openskill's own numbers."""
+    k = len(mus)
+    tau_squared = model.tau * model.tau
+    order = sorted(range(k), key=ranks.__getitem__)
+    sorted_ranks = [ranks[i] for i in order]
+    rank, first = [], 0
+    for i, r in enumerate(sorted_ranks):
+        if i > 0 and sorted_ranks[i - 1] < r:
+            first = i
+        rank.append(first)
+    mu = [mus[i] for i in order]
+    sigma = [math.sqrt(sigmas[i] * sigmas[i] + tau_squared) for i in order]
+    squared = [s**2 for s in sigma]
+    beta_squared = model.beta**2
+    total = 0.0
+    for s2 in squared:
+        total += s2 + beta_squared
+    c = math.sqrt(total)
+    strength = [math.exp(m / c) for m in mu]
+    sum_q = [0.0] * k
+    for i in range(k):
+        for q in range(k):
+            if rank[i] >= rank[q]:
+                sum_q[q] += strength[i]
+    ties = [rank.count(r) for r in rank]
+    out: list[tuple[float, float]] = [(0.0, 0.0)] * k
+    for i in range(k):
+        omega = delta = 0.0
+        for q in range(k):
+            if rank[q] <= rank[i]:
+                p = strength[i] / sum_q[q]
+                delta += p * (1 - p) / ties[q]
+                if q == i:
+                    omega += (1 - p) / ties[q]
+                else:
+                    omega -= p / ties[q]
+        omega *= squared[i] / c
+        delta *= squared[i] / c**2
+        delta *= math.sqrt(squared[i]) / c  # gamma
+        share = sigma[i] ** 2 / squared[i]
+        new_mu = mu[i] + share * omega
+        new_sigma = sigma[i] * math.sqrt(max(1 - share * delta, model.kappa))
+        out[order[i]] = (new_mu, new_sigma)
+    return out

@@ -85,10 +85,11 @@ def play_groups(
     rows = _Rows(games, engine, options)
     pending: Iterator[tuple] = iter(tasks)
     finished: list = []
+    shared: dict[str, Any] = {}
     for row in range(games.num_games):
         task = next(pending, None)
         if task is not None:
-            rows.start_group(row, _new_group(task, build, seed_of, engine, options))
+            rows.start_group(row, _new_group(task, build, seed_of, engine, options, shared))
     while rows.active.any():
         for row in rows.step():
             group = rows.groups[row]
@@ -105,17 +106,24 @@ def play_groups(
             if task is None:
                 rows.active[row] = False
             else:
-                rows.start_group(row, _new_group(task, build, seed_of, engine, options))
+                rows.start_group(row, _new_group(task, build, seed_of, engine, options, shared))
     return finished
 
 
 def _new_group(
-    task: tuple, build: Callable, seed_of: Callable, engine: Any, options: dict
+    task: tuple, build: Callable, seed_of: Callable, engine: Any, options: dict, shared: dict
 ) -> _Group:
+    """A group's agents and deal. A checkpoint that plays its argmax draws nothing, so one
+    copy of it (in ``shared``, by spec) serves every group rather than one loaded per group."""
     game, lineup, matchup, group, seed, _ = task
-    agents = [
-        build(spec, game, seed_of(seed, matchup, group, slot)) for slot, spec in enumerate(lineup)
-    ]
+    agents = []
+    for slot, spec in enumerate(lineup):
+        agent = shared.get(spec) if isinstance(spec, str) else None
+        if agent is None:
+            agent = build(spec, game, seed_of(seed, matchup, group, slot))
+            if isinstance(spec, str) and _argmax_checkpoint(agent):
+                shared[spec] = agent
+        agents.append(agent)
     keys = [spec if isinstance(spec, str) else id(spec) for spec in lineup]
     deal_seed = seed_of(seed, group)
     state = engine.State.new(seed=deal_seed, **options)
