@@ -38,7 +38,7 @@ import warnings
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -433,8 +433,7 @@ class MatchResult:
             "summary": self.summary(),
             # Actions are kept in games.jsonl (game_records), not here.
             "games": [
-                {k: v for k, v in asdict(record).items() if k != "actions"}
-                for record in self.records
+                {name: getattr(record, name) for name in _SAVED_FIELDS} for record in self.records
             ],
         }
 
@@ -454,6 +453,10 @@ class MatchResult:
             )
             for r in self.records
         ]
+
+
+_SAVED_FIELDS = tuple(f.name for f in fields(GameRecord) if f.name != "actions")
+"""A game's fields in ``MatchResult.to_dict`` (its actions go to games.jsonl)."""
 
 
 def unique_names(specs: Sequence[AgentSpec]) -> list[str]:
@@ -576,9 +579,16 @@ def ratings(result: MatchResult, passes: int = 10) -> list[dict[str, float]]:
     mu = np.zeros(len(result.agents))
     sigma = np.zeros(len(result.agents))
     games = [_rated_game(result, record) for record in result.records]
+    compiled = _compiled_passes(model, games, len(result.agents))
     for _ in range(passes):
+        order = rng.permutation(len(result.records))
+        if compiled is not None:
+            mu_now, sigma_now = compiled(order)
+            mu += mu_now
+            sigma += sigma_now
+            continue
         current = [(model.mu, model.sigma)] * len(result.agents)
-        for k in rng.permutation(len(result.records)):
+        for k in order:
             _rate_game(model, *games[k], current)
         mu += [m for m, _ in current]
         sigma += [s for _, s in current]
@@ -587,6 +597,33 @@ def ratings(result: MatchResult, passes: int = 10) -> list[dict[str, float]]:
         {"agent": name, "mu": float(m), "sigma": float(s), "ordinal": float(m - 3 * s)}
         for name, m, s in zip(result.agents, mu, sigma, strict=True)
     ]
+
+
+def _compiled_passes(model: Any, games: list, num_agents: int) -> Callable | None:
+    """A pass of the updates in the compiled kernel (:mod:`hot_envs.evaluation.rating_kernel`):
+    ``pass(order) -> (mu, sigma)`` of every agent; ``None`` without numba."""
+    from hot_envs.batched import COMPILED
+
+    if not COMPILED or not games:
+        return None
+    from hot_envs.evaluation.rating_kernel import rate_games
+
+    width = max(len(agent_at) for agent_at, _ in games)
+    agents = np.zeros((len(games), width), dtype=np.int64)
+    ranks = np.zeros((len(games), width), dtype=np.int64)
+    seats = np.array([len(agent_at) for agent_at, _ in games], dtype=np.int64)
+    for g, (agent_at, rank) in enumerate(games):
+        agents[g, : len(agent_at)] = agent_at
+        ranks[g, : len(rank)] = rank
+    constants = float(model.beta), float(model.kappa), float(model.tau)
+
+    def one_pass(order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        mu = np.full(num_agents, float(model.mu))
+        sigma = np.full(num_agents, float(model.sigma))
+        rate_games(order.astype(np.int64), agents, ranks, seats, mu, sigma, *constants)
+        return mu, sigma
+
+    return one_pass
 
 
 def _rated_game(result: MatchResult, record: GameRecord) -> tuple[list[int], list[int]]:

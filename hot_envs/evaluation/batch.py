@@ -81,12 +81,13 @@ def play_groups(
         return []
     game, options = tasks[0][0], tasks[0][5] or {}
     engine = get_game(game).engine
-    games = batched.make(game, min(BATCH, len(tasks)), **options)
-    rows = _Rows(games, engine, options)
+    size = min(BATCH, len(tasks))
+    games = batched.make(game, 2 * size, **options)  # rows to play, then their groups' deals
+    rows = _Rows(games, engine, options, size)
     pending: Iterator[tuple] = iter(tasks)
     finished: list = []
     shared: dict[str, Any] = {}
-    for row in range(games.num_games):
+    for row in range(size):
         task = next(pending, None)
         if task is not None:
             rows.start_group(row, _new_group(task, build, seed_of, engine, options, shared))
@@ -137,10 +138,11 @@ def _new_group(
 class _Rows:
     """The rows of one array engine, each playing one group's games in turn."""
 
-    def __init__(self, games: batched.ArrayGames, engine: Any, options: dict) -> None:
-        self.games = games
+    def __init__(self, games: batched.ArrayGames, engine: Any, options: dict, size: int) -> None:
+        self.games = games  # rows 0 .. size - 1 play; row size + r keeps the deal of row r
         self.engine = engine
         self.options = options
+        self.size = size
         b, n = games.num_games, games.num_players
         self.active = np.zeros(b, dtype=bool)
         self.groups: list[_Group | None] = [None] * b
@@ -155,6 +157,7 @@ class _Rows:
 
     def start_group(self, row: int, group: _Group) -> None:
         self.groups[row] = group
+        self.games.load_state(self.size + row, group.deal)
         self.start_game(row, 0)
 
     def start_game(self, row: int, rotation: int) -> None:
@@ -163,7 +166,7 @@ class _Rows:
         group = self.groups[row]
         n = len(group.agents)
         seats = tuple((seat + rotation) % n for seat in range(n))
-        _load(self.games, row, group.deal)
+        self.games.copy_games([self.size + row], [row])
         for agent in group.agents:
             if callable(getattr(agent, "reset", None)):
                 agent.reset()
@@ -252,7 +255,7 @@ class _Rows:
         if state.is_terminal():
             self.returns[row] = tuple(state.returns())
             return True
-        _load(self.games, row, state)
+        self.games.load_state(row, state)
         return False
 
     def _check(self, rows: np.ndarray, current: np.ndarray, actions: np.ndarray) -> None:
@@ -272,16 +275,6 @@ class _Rows:
         except (ValueError, TypeError) as error:
             raise ValueError(f"agent {spec!r} in seat {seat}: {error}") from None
         raise ValueError(f"agent {spec!r} in seat {seat}: action {chosen[j]} is illegal")
-
-
-def _load(games: batched.ArrayGames, row: int, state: Any) -> None:
-    """Row ``row`` set to the per-game ``state`` (a game in progress), straight from the
-    State where the engine takes one, else through its dict."""
-    load_state = getattr(games, "load_state", None)
-    if load_state is not None:
-        load_state(row, state)
-    else:
-        games.load(row, state.to_dict())
 
 
 def decide(
