@@ -18,9 +18,9 @@ its numpy export (``final.npz`` + ``final.json``: loads with numpy only, ``hot-e
 
 The run directory (``--out``, default ``runs/rllib-<game>-<timestamp>/``) holds ``args.json``,
 ``progress.jsonl`` (one line per iteration), ``rllib_checkpoint/`` (the newest checkpoint,
-swapped in atomically: :mod:`hot_envs.rllib.runs`), ``latest.{npz,json}`` (its numpy export) and
-``final.{npz,json}``. Ctrl-C or SIGTERM saves both, prints the command that resumes the run and
-exits 130 / 143; ``--resume RUN_DIR`` continues from the checkpoint's iteration to the run's
+swapped in atomically: :mod:`hot_envs.training.rllib_runs`), ``latest.{npz,json}`` (its numpy
+export) and ``final.{npz,json}``. Ctrl-C or SIGTERM saves both, prints the command that resumes the
+run and exits 130 / 143; ``--resume RUN_DIR`` continues from the checkpoint's iteration to the run's
 ``--iterations`` (docs/rllib.md, "Stopping, resuming and lost nodes").
 """
 
@@ -31,8 +31,10 @@ import json
 import math
 import os
 import shlex
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
@@ -131,8 +133,8 @@ def parse_args(argv: list[str] | None) -> Args:
 
 def resumed_args(cli: dict[str, Any]) -> Args:
     """The ``Args`` of ``--resume RUN_DIR``: the run's ``args.json`` with the few options a
-    resume may set anew (:func:`hot_envs.rllib.runs.resume_settings`)."""
-    from hot_envs.rllib.runs import resume_settings
+    resume may set anew (:func:`hot_envs.training.rllib_runs.resume_settings`)."""
+    from hot_envs.training.rllib_runs import resume_settings
 
     return Args(**resume_settings(cli, {f.name for f in fields(Args)}))
 
@@ -154,7 +156,8 @@ def build_config(args: Args, **model_config: Any):
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     from hot_envs.rllib.env import TurnBasedEnv
-    from hot_envs.rllib.league import (
+    from hot_envs.rllib.module import FixedAgentRLModule, MaskedPPOTorchRLModule
+    from hot_envs.training.rllib_league import (
         MAIN,
         LeagueCallback,
         LeagueMapping,
@@ -162,7 +165,6 @@ def build_config(args: Args, **model_config: Any):
         make_league,
         shared_mapping,
     )
-    from hot_envs.rllib.module import FixedAgentRLModule, MaskedPPOTorchRLModule
 
     model_config = {
         "hidden": args.hidden,
@@ -234,18 +236,32 @@ def build_config(args: Args, **model_config: Any):
     return config
 
 
+def shipped_package(temp_dir: str | None = None) -> str:
+    """The folder of the hot_envs package as the workers of a cluster import it: with the training
+    package inside, whose RLlib league runs on the env runners. An installed wheel has it there;
+    a source checkout keeps it beside the package (pyproject.toml's package-dir), so the two are
+    copied together into a folder of ``temp_dir`` (default the system's)."""
+    from hot_envs import core
+
+    package, inside = Path(core.__file__).parents[1], Path(__file__).parent  # hot_envs.training
+    if inside.parent == package:
+        return str(package)
+    staged = Path(tempfile.mkdtemp(prefix="hot_envs-shipped-", dir=temp_dir)) / "hot_envs"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(package, staged, ignore=ignore)
+    shutil.copytree(inside, staged / "training", ignore=ignore)
+    return str(staged)
+
+
 def init_ray(args: Args, temp_dir: str | None = None) -> bool:
     """This machine (``ray.init()``), or the cluster at ``--address`` with hot_envs shipped to
     its workers. Returns whether Ray was started here (an already running one is used as is)."""
     import ray
 
-    from hot_envs import core
-
     if ray.is_initialized():
         return False
     if args.address:
-        package = str(Path(core.__file__).parents[1])  # the hot_envs package's folder
-        ray.init(address=args.address, runtime_env={"py_modules": [package]})
+        ray.init(address=args.address, runtime_env={"py_modules": [shipped_package(temp_dir)]})
         return True
     # A private single-machine Ray: no token needed between its own processes, and a CPU for
     # every runner and learner even on a small machine (else Ray would wait for free CPUs).
@@ -357,13 +373,13 @@ def train(args: Args, on_iteration: Callable[[Any, dict[str, Any]], None] | None
 
     ``on_iteration(algorithm, row)`` is called after each iteration's progress line. SIGINT and
     SIGTERM (while this runs) save a checkpoint and ``latest``, print the resume command and
-    raise :class:`hot_envs.rllib.runs.Interrupted`."""
+    raise :class:`hot_envs.training.rllib_runs.Interrupted`."""
     import torch
 
     from hot_envs.rllib.env import TurnBasedEnv
-    from hot_envs.rllib.export import export_checkpoint
-    from hot_envs.rllib.league import LeagueCallback
-    from hot_envs.rllib.runs import (
+    from hot_envs.training.rllib_export import export_checkpoint
+    from hot_envs.training.rllib_league import LeagueCallback
+    from hot_envs.training.rllib_runs import (
         StopOnSignal,
         latest_checkpoint,
         read_run_state,
@@ -470,7 +486,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     import ray
 
-    from hot_envs.rllib.runs import StopOnSignal
+    from hot_envs.training.rllib_runs import StopOnSignal
 
     code = 0
     ours = not ray.is_initialized()  # a Ray this process did not start is left running

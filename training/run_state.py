@@ -50,19 +50,11 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from hot_envs.agents.checkpoint import atomic_file, fsync_dir, read_metadata
 from hot_envs.training.export import export_checkpoint, sb3_custom_objects
+from hot_envs.training.run_folder import STATE_FILE, Interrupted, write_atomically
 
-STATE_FILE = "run_state.json"
 FORMAT = "hot_envs-run-state"
 FORMAT_VERSION = 1
 RESUMABLE = {"game", "resume", "out", "progress_bar", "checkpoint_minutes"}  # may go with RUN_DIR
-
-
-class Interrupted(KeyboardInterrupt):
-    """SIGINT or SIGTERM outside learning: the run ends with exit code ``128 + signum``."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
 
 
 class StopSignals:
@@ -380,8 +372,7 @@ class Checkpointer(BaseCallback):
             "resume": resume_command(self.game, self.out),
             "args": self.args,
         }
-        with atomic_file(self.out / STATE_FILE) as file:
-            file.write((json.dumps(state, indent=2, default=str) + "\n").encode())
+        write_atomically(self.out / STATE_FILE, json.dumps(state, indent=2, default=str) + "\n")
         for suffix in (".zip", ".npz", ".json"):  # the copies people open
             with atomic_file((self.out / "latest").with_suffix(suffix)) as file:
                 file.write((folders / name / f"latest{suffix}").read_bytes())

@@ -30,7 +30,8 @@ from hot_envs.agents.shipped import find_checkpoint
 from hot_envs.core.arguments import BACKENDS, non_negative_int, positive_int
 from hot_envs.core.games import DEFAULT_GAME, GAMES, get_game
 from hot_envs.envs.single_agent import SingleAgentEnv
-from hot_envs.training.run_state import STATE_FILE, continuing_args, is_run_dir
+from hot_envs.training.run_folder import STATE_FILE
+from hot_envs.training.run_state import continuing_args, is_run_dir
 
 try:
     import tomllib

@@ -70,14 +70,8 @@ from hot_envs.training.finetune import CriticWarmup, TeacherAnchor
 from hot_envs.training.imitation import Demonstrations, behaviour_cloning, collect, dagger
 from hot_envs.training.league import LeagueCallback
 from hot_envs.training.policies import ActionScorerPolicy, StateCriticPolicy, widen
-from hot_envs.training.run_state import (
-    Checkpointer,
-    Interrupted,
-    Resume,
-    StopSignals,
-    is_run_dir,
-    report_stop,
-)
+from hot_envs.training.run_folder import Interrupted
+from hot_envs.training.run_state import Checkpointer, Resume, StopSignals, is_run_dir, report_stop
 from hot_envs.training.settings import (
     Args,
     EvalSettings,

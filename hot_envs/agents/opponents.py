@@ -7,13 +7,13 @@ an agent (used as is, shared by the seats and games that draw it), an agent spec
 built once, on first use, seeded from the drawing env's generator.
 
 **The self-play league** (:class:`League`) is the roster and sampling rule of both training
-backends (:mod:`hot_envs.training.league` for SB3, :mod:`hot_envs.rllib.league` for RLlib): fixed
-opponents with weights, and snapshots of the learner. A share ``snapshot_share`` of the opponent
-draws goes to the snapshots, split evenly over the newest ``max_snapshots`` (adding one more drops
-the oldest); the rest goes to the fixed opponents in proportion to their weights. Without
-snapshots yet the fixed opponents get every draw; without fixed opponents (or with weights that
-sum to 0) the snapshots do. :meth:`League.weights` gives every opponent's probability; each
-opponent seat of an episode draws from them independently.
+backends (:mod:`hot_envs.training.league` for SB3, :mod:`hot_envs.training.rllib_league` for
+RLlib): fixed opponents with weights, and snapshots of the learner. A share ``snapshot_share`` of
+the opponent draws goes to the snapshots, split evenly over the newest ``max_snapshots`` (adding
+one more drops the oldest); the rest goes to the fixed opponents in proportion to their weights.
+Without snapshots yet the fixed opponents get every draw; without fixed opponents (or with
+weights that sum to 0) the snapshots do. :meth:`League.weights` gives every opponent's
+probability; each opponent seat of an episode draws from them independently.
 
 *Prioritised fictitious self-play* (``pfsp``, AlphaStar's rule): the snapshot share is split
 ∝ (1 − score)², with score the learner's recent score against that snapshot

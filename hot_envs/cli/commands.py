@@ -38,7 +38,6 @@ Agent specs: ``random``, ``heuristic``, ``search[:BUDGET]``, a checkpoint file, 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -53,6 +52,7 @@ from hot_envs.core.arguments import (
     positive_float,
     positive_int,
     split_backend,
+    training_entry,
 )
 from hot_envs.core.errors import UsageError, usage_errors
 from hot_envs.core.games import GAMES, get_game
@@ -191,9 +191,9 @@ def train(argv: list[str]) -> int:
     the default: torch and sb3-contrib needed) or :func:`hot_envs.training.rllib_train.main` (Ray
     RLlib)."""
     backend, rest = split_backend(argv)
-    module, extra = BACKENDS[backend]
+    extra = BACKENDS[backend]
     try:
-        train_main = importlib.import_module(module).main
+        train_main = training_entry(backend)
     except ImportError as error:
         raise UsageError(
             f"the {backend} backend needs the {extra} extra: pip install -e '.[{extra}]' "
@@ -327,7 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
 def exploit(args: argparse.Namespace) -> dict:
     """``hot-envs exploit``: :func:`hot_envs.training.exploit.exploit`, then its table."""
     try:
-        from hot_envs.training import exploit as best_response
+        best_response = training_entry("exploit")
     except ImportError as error:
         raise UsageError(
             f"exploit trains with MaskablePPO and needs the train extra: pip install -e "

@@ -6,7 +6,8 @@ level. ``import hot_envs.arena`` (or ``from hot_envs.single_agent import SingleA
 pickle that names such a module) still works: :class:`MovedModules`, on ``sys.meta_path`` from
 ``import hot_envs`` on, answers each old name with the module itself under its new name — one
 module object, so ``hot_envs.arena is hot_envs.evaluation.arena``. Nothing is imported before it
-is asked for.
+is asked for. (The RLlib backend's league, export and run folders moved into the training
+package: :data:`TO_TRAINING`.)
 """
 
 from __future__ import annotations
@@ -44,6 +45,16 @@ MOVED = {
 """Each module that moved: its name at the top level → the package it is in now."""
 
 ALIASES = {f"hot_envs.{name}": f"hot_envs.{package}.{name}" for name, package in MOVED.items()}
+
+TO_TRAINING = {
+    "rllib.league": "rllib_league",
+    "rllib.export": "rllib_export",
+    "rllib.runs": "rllib_runs",
+}
+"""The RLlib backend's training parts, moved from ``hot_envs.rllib`` to the training package, where
+the SB3 backend's are: the old name → the module's name in ``hot_envs.training``."""
+
+ALIASES |= {f"hot_envs.{old}": f"hot_envs.training.{new}" for old, new in TO_TRAINING.items()}
 
 
 class MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):

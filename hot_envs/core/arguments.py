@@ -1,11 +1,14 @@
 """Argument types and the training backend choice, shared by the ``hot-envs`` command line
 (:mod:`hot_envs.cli`) and the training script's (:mod:`hot_envs.training.settings`,
-:mod:`hot_envs.training.train`), so that neither imports the other."""
+:mod:`hot_envs.training.train`), so that neither imports the other; and the seam through which
+the command line reaches training (:func:`training_entry`)."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
+from importlib.metadata import distributions
+from typing import Any
 
 
 def int_at_least(low: int) -> Callable[[str], int]:
@@ -39,11 +42,30 @@ def positive_float(text: str) -> float:
     return value
 
 
-# hot-envs train --backend NAME: the module whose main(argv) trains, and the extra it needs.
-BACKENDS = {
-    "sb3": ("hot_envs.training.train", "train"),
-    "rllib": ("hot_envs.training.rllib_train", "rllib"),
-}
+# hot-envs train --backend NAME: the extra each backend needs; its main(argv) is the training
+# entry point of that name (training_entry).
+BACKENDS = {"sb3": "train", "rllib": "rllib"}
+
+# The one seam between the library and its training: the training package names what
+# `hot-envs train` and `hot-envs exploit` run as entry points of this group (pyproject.toml's
+# [project.entry-points."hot_envs.trainers"]: sb3, rllib, exploit), and the command line finds
+# them by name, so that no module of the library names a module of training.
+TRAINING_ENTRY_POINTS = "hot_envs.trainers"
+
+
+def training_entry(name: str) -> Any:
+    """What the training package registered as ``name`` in :data:`TRAINING_ENTRY_POINTS`,
+    imported. ``ImportError`` where it cannot be imported (its extra is missing) or the installed
+    package has no such entry point (reinstall: ``pip install -e .``)."""
+    # Every copy of the package's metadata on the path, not only the first: a source checkout
+    # may hold an older one (a build's hot_envs.egg-info) ahead of the installed one.
+    for distribution in distributions(name="hot_envs"):
+        for entry in distribution.entry_points.select(group=TRAINING_ENTRY_POINTS, name=name):
+            return entry.load()
+    raise ImportError(
+        f"no {TRAINING_ENTRY_POINTS} entry point {name!r} in the installed hot_envs"
+        " (reinstall it: pip install -e .)"
+    )
 
 
 def split_backend(argv: Sequence[str]) -> tuple[str, list[str]]:

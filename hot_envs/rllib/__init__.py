@@ -1,9 +1,12 @@
-"""Ray RLlib (new API stack) for both games: a turn-based ``MultiAgentEnv``, a masked PPO
-``RLModule``, self-play and league wiring, and export to the project's numpy checkpoints.
+"""Ray RLlib (new API stack) for both games: a turn-based ``MultiAgentEnv`` and a masked PPO
+``RLModule``.
 
 Needs the ``rllib`` extra (``pip install -e ".[rllib]"``); ``import hot_envs`` never imports Ray.
-The training script is ``training/rllib_train.py`` (``hot-envs train GAME --backend rllib``);
-docs/rllib.md explains the pieces.
+Training on them lives with the rest of training: the script ``training/rllib_train.py``
+(``hot-envs train GAME --backend rllib``), its league, export and run folders
+(:mod:`hot_envs.training.rllib_league`, :mod:`hot_envs.training.rllib_export`,
+:mod:`hot_envs.training.rllib_runs`; their earlier names ``hot_envs.rllib.league``, ``.export``
+and ``.runs`` still import, :mod:`hot_envs.core.aliases`). docs/rllib.md explains the pieces.
 
 ======================================  ======================================================
 module                                  what it holds
@@ -11,11 +14,6 @@ module                                  what it holds
 :mod:`hot_envs.rllib.env`               :class:`TurnBasedEnv`: obs only for the seat to move,
                                         every seat's reward at the end, illegal actions counted
 :mod:`hot_envs.rllib.module`            :class:`MaskedPPOTorchRLModule`, :class:`FixedAgentRLModule`
-:mod:`hot_envs.rllib.league`            policy mappings (shared self-play, league), snapshots,
-                                        the illegal-action metric callback
-:mod:`hot_envs.rllib.export`            RLlib checkpoint → ``NAME.npz`` + ``NAME.json``
-:mod:`hot_envs.rllib.runs`              atomic checkpoints of a run directory, ``--resume``
-                                        settings, Ctrl-C / SIGTERM as a clean stop
 ======================================  ======================================================
 """
 

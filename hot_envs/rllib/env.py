@@ -12,7 +12,7 @@ what :class:`hot_envs.agents.checkpoint.CheckpointAgent` reads.
 * An action that is not legal (out of range or masked out) is **counted** (``illegal_actions``,
   and ``infos[agent]["illegal_action"] = True``) and ends the game with −1 for its player and 0
   for the others, as PettingZoo's ``TerminateIllegalWrapper`` does; the env never raises for it.
-  :class:`hot_envs.rllib.league.IllegalActionMetrics` reports the count per iteration.
+  :class:`hot_envs.training.rllib_league.IllegalActionMetrics` reports the count per iteration.
 * A **negative** action ``-(k + 1)`` hands the move to fixed agent ``k`` of ``fixed_agents``
   (agent specs such as ``"heuristic"``, :func:`hot_envs.agents.make_agent`), which the env plays
   with the engine's view — how heuristic opponents join a league: the policy mapping sends a

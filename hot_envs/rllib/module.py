@@ -6,7 +6,7 @@ the logits of illegal actions to the dtype's minimum, so sampling never picks th
 probability is exactly 0 (``finfo.min`` rather than ``-inf``: no NaN in the softmax or entropy
 when a terminal observation masks every action). ``pi`` is a plain ``Linear``/activation stack,
 the same MLP :class:`hot_envs.agents.checkpoint.NumpyPolicy` runs, so export is a copy
-(:mod:`hot_envs.rllib.export`).
+(:mod:`hot_envs.training.rllib_export`).
 
 ``model_config`` keys: ``hidden`` (default ``[256, 256]``), ``activation`` (``"tanh"`` or
 ``"relu"``), ``torch_threads`` (set in every process that builds the module — env runners and

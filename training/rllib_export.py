@@ -19,8 +19,8 @@ from ray.rllib.core.rl_module.rl_module import RLModule
 
 from hot_envs.agents.checkpoint import mlp_arrays, write_checkpoint
 from hot_envs.core.games import GAMES
-from hot_envs.rllib.league import MAIN
 from hot_envs.rllib.module import ACTIVATIONS, MaskedPPOTorchRLModule
+from hot_envs.training.rllib_league import MAIN
 
 MODULE_PATH = Path("learner_group", "learner", "rl_module")
 

@@ -36,10 +36,12 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any
 
+from hot_envs.training.run_folder import STATE_FILE, Interrupted, write_atomically
+
 CHECKPOINT = "rllib_checkpoint"
 PARTIAL = CHECKPOINT + ".partial"
 PREVIOUS = CHECKPOINT + ".previous"
-RUN_STATE = "run_state.json"
+RUN_STATE = STATE_FILE
 
 
 # What a resumed run may set anew: where and how fast it runs, and how far it goes. Everything
@@ -99,13 +101,6 @@ def save_checkpoint(save: Callable[[Path], Any], run: Path, state: dict[str, Any
     return current
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """``path`` gets ``text`` whole or keeps what it had (written beside it, then renamed)."""
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(text)
-    os.replace(partial, path)
-
-
 def is_complete(folder: Path) -> bool:
     return (folder / RUN_STATE).is_file()
 
@@ -144,22 +139,6 @@ def wait_for_env_runners(algorithm: Any, timeout_s: float = 600.0, poll_s: float
         algorithm.restore_env_runners(group)
         time.sleep(poll_s)
     return group.num_healthy_remote_workers()
-
-
-class Interrupted(KeyboardInterrupt):
-    """SIGINT or SIGTERM arrived; ``exit_code`` is ``128 + signal`` (130 or 143).
-
-    A ``KeyboardInterrupt``, so Ray and Tune pass it on as they pass on Ctrl-C (an ``Exception``
-    raised in Ray's signal check comes out wrapped in a ``SystemError``)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)  # the only argument: copies rebuild it from args
-        self.signum = int(signum)
-        self.exit_code = 128 + self.signum
-        self.saved = False  # set by whoever saved the run after it
-
-    def __str__(self) -> str:
-        return signal.Signals(self.signum).name
 
 
 class StopOnSignal:
