@@ -48,7 +48,7 @@ def sb3(game: str, players: int, n_envs: int, timesteps: int, seed: int) -> dict
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     from hot_envs.envs.single_agent import SingleAgentEnv
-    from hot_envs.training.train import parse_args
+    from hot_envs.training.settings import parse_args
 
     torch.set_num_threads(1)
     choice = len(get_game(game).players) > 1

@@ -80,15 +80,10 @@ from hot_envs.envs.vector import VectorSingleAgentEnv  # noqa: E402
 from hot_envs.envs.vector_sb3 import SB3VectorEnv  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # hot_envs from a source checkout
+from hot_envs.training.callbacks import UpdateThreads  # noqa: E402
 from hot_envs.training.export import numpy_policy  # noqa: E402
-from hot_envs.training.train import (  # noqa: E402
-    Args,
-    UpdateThreads,
-    build_model,
-    default_n_envs,
-    parse_args,
-    policy_input,
-)
+from hot_envs.training.settings import Args, parse_args  # noqa: E402
+from hot_envs.training.train import build_model, default_n_envs, policy_input  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
 TARGET = 5.0  # the batched set-up's goal: this many times the training default's steps/s
