@@ -306,10 +306,9 @@ def _decide_key(
     if callable(getattr(first, "candidates", None)):
         # the array heuristics and styles: one call of the kernels (the candidates depend on the
         # class and its tolerance, the same for one spec), then each agent draws its own
+        # (the wrappers' agents are the agents themselves)
         legal, top, counts = first.candidates(games, which)
-        return draw_rows(
-            [form.agent for form in (_form(games, a, forms) for a in agents)], legal, top, counts
-        )
+        return draw_rows(agents, legal, top, counts)
     if _argmax_checkpoint(agents[0]):
         return np.asarray(first.act_arrays(games, which), dtype=np.int64)  # draws nothing
     chosen = np.empty(len(which), dtype=np.int64)
