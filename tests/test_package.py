@@ -81,3 +81,12 @@ def test_the_rules_ship_for_the_browser_tables_rules_page(wheel) -> None:
         for name in wheel.namelist()
         if name.startswith("hot_envs/guide/") and name != "hot_envs/guide/rules.md"
     ]  # the rest of docs/ stays out
+
+
+def test_the_wheel_names_what_the_command_line_trains_with(wheel) -> None:
+    """The seam between the library and training (hot_envs.core.arguments.training_entry)."""
+    info = next(name for name in wheel.namelist() if name.endswith(".dist-info/entry_points.txt"))
+    text = wheel.read(info).decode()
+    assert "[hot_envs.trainers]" in text
+    for line in ("sb3 = hot_envs.training.train:main", "exploit = hot_envs.training.exploit"):
+        assert line in text
