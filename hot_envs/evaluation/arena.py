@@ -235,19 +235,42 @@ def _run_groups(
 ) -> list[GameRecord]:
     """Run ``play_group(*task)`` for every task, in parallel, with a progress bar; each finished
     group goes to ``on_group`` at once."""
-    with one_blas_thread():
-        return _play_groups(tasks, workers, progress, on_group)
+    records: list[GameRecord] = []
+
+    def finished(_: int, group: list[GameRecord]) -> None:
+        records.extend(group)
+        if on_group is not None:
+            on_group(group)
+
+    bar = progress_bar(sum(len(task[1]) for task in tasks)) if progress else None
+    play_tasks(tasks, workers, finished, bar)
+    if bar is not None:
+        bar.close()
+    records.sort(key=lambda r: (r.matchup, r.index))
+    return records
 
 
-def _play_groups(
+def play_tasks(
     tasks: list[tuple],
     workers: int | None,
-    progress: bool,
-    on_group: Callable[[list[GameRecord]], None] | None,
-) -> list[GameRecord]:
-    total = sum(len(task[1]) for task in tasks)
-    bar = progress_bar(total) if progress else None
-    records: list[GameRecord] = []
+    on_group: Callable[[int, list[GameRecord]], None],
+    bar: Any = None,
+) -> None:
+    """Play ``play_group(*task)`` for every task — in batches on the array engines where it can
+    (:func:`plays_in_batches`), else one game at a time — in this process or in ``workers``
+    processes (``None``: all cores; in batches, as many as have a full batch each). Each
+    finished group's records go at once to ``on_group(position of its task, records)`` and
+    move ``bar``. The gauntlet plays all its matchups' tasks in one call."""
+    with one_blas_thread():
+        _play_tasks(tasks, workers, on_group, bar)
+
+
+def _play_tasks(
+    tasks: list[tuple],
+    workers: int | None,
+    on_group: Callable[[int, list[GameRecord]], None],
+    bar: Any,
+) -> None:
     in_batches = plays_in_batches(tasks)
     if in_batches and workers is None:
         # all cores, but a worker process pays its imports and kernels: each gets a full batch
@@ -256,24 +279,21 @@ def _play_groups(
         workers = max(1, min(os.cpu_count() or 1, len(tasks) // BATCH))
     workers = min(workers or os.cpu_count() or 1, len(tasks)) if tasks else 1
 
-    def finished(group: list[GameRecord]) -> None:
-        records.extend(group)
-        if on_group is not None:
-            on_group(group)
+    def finished(position: int, group: list[GameRecord]) -> None:
+        on_group(position, group)
         if bar is not None:
             bar.update(len(group))
 
     if workers <= 1 and in_batches:
         play_batches(tasks, finished)
     elif workers <= 1:
-        for task in tasks:
-            finished(play_group(*task))
+        for position, task in enumerate(tasks):
+            finished(position, play_group(*task))
     else:
         # batched: a few chunks of groups per worker (a chunk's groups are reported, and kept
         # by a resumable run, when it ends); else one group per job
         size = math.ceil(len(tasks) / (4 * workers)) if in_batches else 1
-        chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
-        remaining = dict(enumerate(chunks))
+        remaining = {start: tasks[start : start + size] for start in range(0, len(tasks), size)}
         for attempt in range(_POOL_ATTEMPTS):
             try:
                 _run_pool(remaining, min(workers, len(remaining)), finished, in_batches)
@@ -285,12 +305,8 @@ def _play_groups(
                     f"an arena worker process died; the {len(remaining)} job(s) not yet "
                     "finished are played again in a fresh pool (same deals, same seeds)",
                     RuntimeWarning,
-                    stacklevel=3,
+                    stacklevel=4,
                 )
-    if bar is not None:
-        bar.close()
-    records.sort(key=lambda r: (r.matchup, r.index))
-    return records
 
 
 _POOL_ATTEMPTS = 2  # a pool whose worker died (killed by the OS, say) is replaced once
@@ -299,36 +315,37 @@ _POOL_ATTEMPTS = 2  # a pool whose worker died (killed by the OS, say) is replac
 def _run_pool(
     remaining: dict[int, list[tuple]],
     workers: int,
-    finished: Callable[[list[GameRecord]], None],
+    finished: Callable[[int, list[GameRecord]], None],
     in_batches: bool,
 ) -> None:
-    """Play the ``remaining`` chunks of tasks in one process pool; each finished one leaves
-    ``remaining`` (so a broken pool's caller knows what is left; groups are deterministic, so
-    playing one again gives the same games)."""
+    """Play the ``remaining`` chunks of tasks (by the position of their first) in one process
+    pool; each finished one leaves ``remaining`` (so a broken pool's caller knows what is left;
+    groups are deterministic, so playing one again gives the same games)."""
     with ProcessPoolExecutor(max_workers=workers) as pool:
         futures = {
-            pool.submit(_play_chunk, chunk, in_batches): key for key, chunk in remaining.items()
+            pool.submit(_play_chunk, chunk, in_batches): start for start, chunk in remaining.items()
         }
         try:
             for future in as_completed(futures):
                 groups = future.result()
-                del remaining[futures[future]]
-                for group in groups:
-                    finished(group)
+                start = futures[future]
+                del remaining[start]
+                for position, group in groups:
+                    finished(start + position, group)
         except BaseException:
             for future in futures:
                 future.cancel()
             raise
 
 
-def _play_chunk(tasks: list[tuple], in_batches: bool) -> list[list[GameRecord]]:
-    """A worker's job: the groups of ``tasks``, each group's records apart."""
-    groups: list[list[GameRecord]] = []
+def _play_chunk(tasks: list[tuple], in_batches: bool) -> list[tuple[int, list[GameRecord]]]:
+    """A worker's job: the groups of ``tasks``, each group's records with its task's position."""
+    groups: list[tuple[int, list[GameRecord]]] = []
     with one_blas_thread():
         if in_batches:
-            play_batches(tasks, groups.append)
+            play_batches(tasks, lambda position, group: groups.append((position, group)))
         else:
-            groups += [play_group(*task) for task in tasks]
+            groups += [(position, play_group(*task)) for position, task in enumerate(tasks)]
     return groups
 
 
@@ -355,10 +372,11 @@ def plays_in_batches(tasks: list[tuple]) -> bool:
     )
 
 
-def play_batches(tasks: list[tuple], on_group: Callable[[list[GameRecord]], None]) -> None:
-    """Play ``tasks`` (``play_group``'s arguments; one game and set of options) in batches on
-    the game's array engine: the records ``play_group`` writes for each (module docstring of
-    :mod:`hot_envs.evaluation.batch`), each group's to ``on_group`` as it ends."""
+def play_batches(tasks: list[tuple], on_group: Callable[[int, list[GameRecord]], None]) -> None:
+    """Play ``tasks`` (``play_group``'s arguments) in batches on the game's array engine, one
+    engine per game and set of options: the records ``play_group`` writes for each (module
+    docstring of :mod:`hot_envs.evaluation.batch`), each group's to ``on_group(position of its
+    task, records)`` as it ends."""
     from hot_envs.evaluation import batch
 
     def record(
@@ -378,12 +396,17 @@ def play_batches(tasks: list[tuple], on_group: Callable[[list[GameRecord]], None
             tuple(game.actions),
         )
 
-    by_kind: dict[tuple, list[tuple]] = {}
-    for task in tasks:  # one array engine per game and set of options
-        key = (task[0], repr(sorted((task[5] or {}).items())))
-        by_kind.setdefault(key, []).append(task)
-    for same in by_kind.values():
-        batch.play_groups(same, _agent, derive_seed, record, on_group)
+    by_kind: dict[str, list[int]] = {}
+    for position, task in enumerate(tasks):  # one array engine per game and set of options
+        by_kind.setdefault(repr((task[0], sorted((task[5] or {}).items()))), []).append(position)
+    for positions in by_kind.values():
+        batch.play_groups(
+            [tasks[p] for p in positions],
+            _agent,
+            derive_seed,
+            record,
+            lambda k, group, positions=positions: on_group(positions[k], group),
+        )
 
 
 def progress_bar(total: int, unit: str = "game", desc: str = "games") -> Any:

@@ -48,6 +48,7 @@ class _Group:
     """One group in a row: its agents, its deal and the games played so far."""
 
     task: tuple  # play_group's arguments: (game, lineup, matchup, group, seed, options)
+    position: int  # the task's position in play_groups' list
     agents: list[Any]  # per lineup slot
     keys: list[Any]  # per lineup slot: agents of one key decide together (decide)
     deal_seed: int
@@ -71,12 +72,13 @@ def play_groups(
     build: Callable[[Any, str, int], Any],
     seed_of: Callable[..., int],
     record: Callable[..., Any],
-    on_group: Callable[[list], None] | None = None,
+    on_group: Callable[[int, list], None] | None = None,
 ) -> list:
     """Play every task (``play_group``'s arguments, one game and one set of options) in batches;
     ``build(spec, game, seed)`` makes an agent, ``seed_of(*parts)`` derives seeds and
     ``record(...)`` makes a ``GameRecord`` — the arena's own, so both paths share them. Each
-    finished group's records go to ``on_group`` at once; returns them all."""
+    finished group's records go to ``on_group(position of its task, records)`` at once;
+    returns them all."""
     if not tasks:
         return []
     game, options = tasks[0][0], tasks[0][5] or {}
@@ -84,7 +86,7 @@ def play_groups(
     size = min(BATCH, len(tasks))
     games = batched.make(game, 2 * size, **options)  # rows to play, then their groups' deals
     rows = _Rows(games, engine, options, size)
-    pending: Iterator[tuple] = iter(tasks)
+    pending: Iterator[tuple[int, tuple]] = iter(enumerate(tasks))
     finished: list = []
     shared: dict[str, Any] = {}
     for row in range(size):
@@ -102,7 +104,7 @@ def play_groups(
                 continue
             finished.extend(group.records)
             if on_group is not None:
-                on_group(group.records)
+                on_group(group.position, group.records)
             task = next(pending, None)
             if task is None:
                 rows.active[row] = False
@@ -112,10 +114,16 @@ def play_groups(
 
 
 def _new_group(
-    task: tuple, build: Callable, seed_of: Callable, engine: Any, options: dict, shared: dict
+    item: tuple[int, tuple],
+    build: Callable,
+    seed_of: Callable,
+    engine: Any,
+    options: dict,
+    shared: dict,
 ) -> _Group:
     """A group's agents and deal. A checkpoint that plays its argmax draws nothing, so one
     copy of it (in ``shared``, by spec) serves every group rather than one loaded per group."""
+    position, task = item
     game, lineup, matchup, group, seed, _ = task
     agents = []
     for slot, spec in enumerate(lineup):
@@ -132,7 +140,7 @@ def _new_group(
         raise ValueError(
             f"the lineup has {len(lineup)} agents for a {state.num_players}-player game"
         )
-    return _Group(task, agents, keys, deal_seed, state, state._rng)
+    return _Group(task, position, agents, keys, deal_seed, state, state._rng)
 
 
 class _Rows:

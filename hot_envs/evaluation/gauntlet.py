@@ -38,7 +38,8 @@ from hot_envs.evaluation.arena import (
     AgentStats,
     GameRecord,
     MatchResult,
-    play_matchups,
+    game_options,
+    play_tasks,
     progress_bar,
     ratings,
     unique_names,
@@ -168,7 +169,7 @@ def gauntlet(
             count = costly_games if costly and costly_games else games
             plan += [(n, who, spec, math.ceil(count / n) * n) for who in lone]
     bar = progress_bar(sum(p[3] for p in plan), desc=f"gauntlet {title}") if progress else None
-    played = {key[:3]: _play(game, *key, seed, folder, workers, bar) for key in plan}
+    played = _play(game, plan, seed, folder, workers, bar)
     if bar is not None:
         bar.close()
     for n in sizes:
@@ -218,59 +219,59 @@ def _table_sizes(game: str, players: int | Sequence[int] | str | None) -> list[i
 
 def _play(
     game: str,
-    n: int,
-    lone: str,
-    opponent: str,
-    games: int,
+    plan: list[tuple[int, str, str, int]],
     seed: int,
     folder: Path | None,
     workers: int | None,
     bar: Any,
-) -> list[GameRecord]:
-    """``lone`` alone against ``n − 1`` copies of ``opponent``: ``games`` games, the deals kept
-    in ``folder`` played no more. One matchup per call, so the deals and the agents' seeds are
-    the same whichever opponents are played with it."""
-    groups = games // n
-    path = (
-        None
-        if folder is None
-        else folder / "partial" / _partial_name(game, n, lone, opponent, seed)
-    )
-    kept = {g: group for g, group in _read_partial(path, n).items() if g < groups}
-    if bar is not None:
-        bar.update(sum(map(len, kept.values())))
-    if len(kept) < groups:
-        file = None
+) -> dict[tuple[int, str, str], list[GameRecord]]:
+    """Each ``(n, lone, opponent, games)`` of ``plan``: ``lone`` alone against ``n − 1`` copies
+    of ``opponent``, ``games`` games, the deals kept in ``folder`` played no more. Each is its
+    own matchup 0 (:func:`~hot_envs.evaluation.arena.play_matchups`), so its deals and the
+    agents' seeds are the same whichever opponents are played with it; all of them are played
+    in one call (:func:`~hot_envs.evaluation.arena.play_tasks`: in batches, the matchups side by
+    side)."""
+    kept, tasks, owner, paths = {}, [], [], {}
+    for n, lone, opponent, games in plan:
+        key = (n, lone, opponent)
+        groups = games // n
+        path = (
+            None
+            if folder is None
+            else folder / "partial" / _partial_name(game, n, lone, opponent, seed)
+        )
+        kept[key] = {g: group for g, group in _read_partial(path, n).items() if g < groups}
+        if bar is not None:
+            bar.update(sum(map(len, kept[key].values())))
+        if len(kept[key]) == groups:
+            continue
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            file = path.open("a")
+            paths[key] = path
+        options = game_options(game, n)
+        lineup = [lone] + [opponent] * (n - 1)
+        for g in range(groups):
+            if g not in kept[key]:
+                tasks.append((game, lineup, 0, g, seed, options))
+                owner.append(key)
+    files = {key: path.open("a") for key, path in paths.items()}
 
-        def keep(group: list[GameRecord]) -> None:
-            if file is not None:
-                file.writelines(json.dumps(asdict(r)) + "\n" for r in group)
-                file.flush()
-            if bar is not None:
-                bar.update(len(group))
+    def keep(position: int, group: list[GameRecord]) -> None:
+        key = owner[position]
+        if key in files:
+            files[key].writelines(json.dumps(asdict(r)) + "\n" for r in group)
+            files[key].flush()
+        kept[key][group[0].index // key[0]] = group
 
-        try:
-            result = play_matchups(
-                game,
-                [lone, opponent],
-                [(0,) + (1,) * (n - 1)],
-                games,
-                seed=seed,
-                players=n,
-                workers=workers,
-                progress=False,
-                skip={(0, g) for g in kept},
-                on_group=keep,
-            )
-        finally:
-            if file is not None:
-                file.close()
-        for record in result.records:
-            kept.setdefault(record.index // n, []).append(record)
-    return sorted((r for group in kept.values() for r in group), key=lambda r: r.index)
+    try:
+        play_tasks(tasks, workers, keep, bar)
+    finally:
+        for file in files.values():
+            file.close()
+    return {
+        key: sorted((r for group in groups.values() for r in group), key=lambda r: r.index)
+        for key, groups in kept.items()
+    }
 
 
 def _stats(records: list[GameRecord], name: str) -> AgentStats:

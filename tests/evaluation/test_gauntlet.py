@@ -131,14 +131,16 @@ def test_a_second_run_plays_nothing_new_and_a_longer_one_only_the_new_deals(
     first = gauntlet("heisse-karten", "low-dumper", games=4, out=tmp_path, opponents=OPPONENTS,
                      progress=False)  # fmt: skip
     played = []
-    real = gauntlet_module.play_matchups
+    real = gauntlet_module.play_tasks
 
-    def counting(*args, **kwargs):
-        result = real(*args, **kwargs)
-        played.extend(result.records)
-        return result
+    def counting(tasks, workers, on_group, bar=None):
+        def seen(position, group):
+            played.extend(group)
+            on_group(position, group)
 
-    monkeypatch.setattr(gauntlet_module, "play_matchups", counting)
+        real(tasks, workers, seen, bar)
+
+    monkeypatch.setattr(gauntlet_module, "play_tasks", counting)
     again = gauntlet("heisse-karten", "low-dumper", games=4, out=tmp_path, opponents=OPPONENTS,
                      progress=False)  # fmt: skip
     assert played == []
