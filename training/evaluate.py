@@ -21,6 +21,7 @@ from typing import Any
 from stable_baselines3.common.callbacks import BaseCallback
 
 from hot_envs.agents.checkpoint import update_metadata
+from hot_envs.agents.suite import held_out_pool
 from hot_envs.evaluation.arena import play_match
 from hot_envs.training.export import export_checkpoint
 
@@ -92,13 +93,15 @@ def compare(
     player_counts: Sequence[int],
     seed: int = 0,
     workers: int = 1,
-    held_out: dict[str, int] | None = None,
+    held_out: dict[str, int] | int | None = None,
 ) -> list[dict[str, Any]]:
     """Rows for :func:`format_comparison`: ``start`` and ``final`` against each opponent (spec →
     games; the same deals for both) and each ``held_out`` opponent (tagged ``"held_out": True``:
     the suite's held-out pool, :func:`hot_envs.agents.suite.held_out_pool`, opponents training never
-    meets), then ``final`` against ``start`` over ``games`` games (opponent ``"start"``), each
-    row tagged with ``checkpoint``."""
+    meets; spec → games, or one count of games for each of the pool), then ``final`` against
+    ``start`` over ``games`` games (opponent ``"start"``), each row tagged with ``checkpoint``."""
+    if isinstance(held_out, int):
+        held_out = {spec: held_out for spec in held_out_pool(game)}
     rows = []
     tagged = [(o, c, False) for o, c in opponents.items()]
     tagged += [(o, c, True) for o, c in (held_out or {}).items()]

@@ -140,6 +140,15 @@ def sb3_custom_objects(meta: dict[str, Any]) -> dict[str, Any]:
     return {"policy_class": ActionScorerPolicy}
 
 
+def trained_model(checkpoint: str | Path, game: str) -> tuple[Any, dict[str, Any], Path]:
+    """``checkpoint``'s training model (its ``.zip`` through ``MaskablePPO.load``, on the CPU), its
+    metadata (checked to be ``game``'s) and the ``.zip``'s path."""
+    meta = read_metadata(checkpoint, game)
+    zip_path = find_checkpoint(checkpoint).with_suffix(".zip")
+    model = MaskablePPO.load(zip_path, device="cpu", custom_objects=sb3_custom_objects(meta))
+    return model, meta, zip_path
+
+
 def load_scorer_model(checkpoint: str | Path, purpose: str) -> tuple[Any, dict[str, Any]]:
     """``checkpoint``'s training model (its ``.zip``) and metadata, for a tool that rebuilds an
     action scorer's network (``purpose`` names it in the errors): ``FileNotFoundError`` without

@@ -47,11 +47,9 @@ from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
 from hot_envs.agents.arrays import ActionScorerInput
-from hot_envs.agents.checkpoint import read_metadata, update_metadata
+from hot_envs.agents.checkpoint import update_metadata
 from hot_envs.agents.features import SPECS
 from hot_envs.agents.opponents import FixedOpponent, League, LeagueRules
-from hot_envs.agents.shipped import find_checkpoint
-from hot_envs.agents.suite import held_out_pool
 from hot_envs.core.arguments import split_backend
 from hot_envs.core.blas import one_blas_thread
 from hot_envs.core.games import get_game
@@ -65,7 +63,7 @@ from hot_envs.training.evaluate import (
     plot_learning_curve,
 )
 from hot_envs.training.exploiters import ExploiterCallback, ExploiterRules
-from hot_envs.training.export import export_checkpoint, sb3_custom_objects
+from hot_envs.training.export import export_checkpoint, sb3_custom_objects, trained_model
 from hot_envs.training.finetune import CriticWarmup, TeacherAnchor
 from hot_envs.training.imitation import Demonstrations, behaviour_cloning, collect, dagger
 from hot_envs.training.league import LeagueCallback
@@ -352,11 +350,8 @@ def make_learner(
         bc_history, previous, resumed_from = resume.part("run")
         return learner(model, league, resumed_from, previous, bc_history)
     if config.resume:
-        metadata = read_metadata(config.resume, config.game)
-        zip_path = find_checkpoint(config.resume).with_suffix(".zip")
-        objects = sb3_custom_objects(metadata)
+        source, metadata, zip_path = trained_model(config.resume, config.game)
         trained_with = metadata.get("training", {}).get("config", {}).get("critic", "observation")
-        source = MaskablePPO.load(zip_path, device="cpu", custom_objects=objects)
         network = {k: v for k, v in source.policy_kwargs.items() if k != "critic_state_size"}
         scorers = ppo.policy == "action_scorer" and "state_arch" in network  # both of them
         grown = scorers and network != network_keywords(ppo, config.game)
@@ -372,7 +367,7 @@ def make_learner(
                 device="cpu",
                 tensorboard_log=tensorboard_log,
                 verbose=config.verbose,
-                custom_objects=objects,
+                custom_objects=sb3_custom_objects(metadata),
                 **ppo_settings(ppo, envs.num_envs),
             )
         print(f"resumed from {zip_path} at step {model.num_timesteps}")
@@ -714,9 +709,7 @@ def final_table(
         eval_settings.eval_players or config.players or [2],
         config.seed + 2,
         eval_settings.eval_workers,
-        held_out={spec: eval_settings.held_out_games for spec in held_out_pool(config.game)}
-        if eval_settings.held_out_games
-        else None,
+        held_out=eval_settings.held_out_games or None,
     )
     update_metadata(final, evaluation={"final": rows, "periodic": evaluation.history})
     print(format_comparison(rows, f"start {out / 'start'} and final {final}"))
