@@ -171,6 +171,8 @@ class SearchAgent:
         self._rng = np.random.default_rng(seed)  # determinisations
         self._random = random.Random(seed)  # rollouts: Python's generator is faster per call
         self.last_values: dict[int, tuple[float, int]] = {}  # action -> (mean return, rollouts)
+        # Called after every batch of rollouts; whoever must stop a search raises in it.
+        self.on_rollouts: Callable[[], None] | None = None
         self.rollout = rollout
         self._policy: RolloutPolicy | None = None  # a per-game policy: one game at a time
         self._rollouts: ArrayRollouts | None = None  # else rollouts in arrays
@@ -232,9 +234,18 @@ class SearchAgent:
         seat = view["player"]
         if self._rollouts is not None:
             seeds = self._rng.integers(2**63, size=count).tolist()
-            return self._rollouts.play(seeds, actions, seat).sum(axis=0).tolist()
+            totals = self._rollouts.play(seeds, actions, seat).sum(axis=0).tolist()
+            if self.on_rollouts is not None:
+                self.on_rollouts()
+            return totals
         worlds = [self.State.from_view(view, int(self._rng.integers(2**63))) for _ in range(count)]
-        return [sum(self._playout(world, a, seat) for world in worlds) for a in actions]
+        totals = [0.0] * len(actions)
+        for world in worlds:
+            for k, action in enumerate(actions):
+                totals[k] += self._playout(world, action, seat)
+                if self.on_rollouts is not None:
+                    self.on_rollouts()
+        return totals
 
     def _playout(self, world: GameState, action: int, seat: int) -> float:
         """Play ``action`` in a copy of ``world``, finish the game by the rollout policy and

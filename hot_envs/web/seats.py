@@ -53,7 +53,7 @@ class SeatAgent:
 
     def __init__(self, spec: str, game: str, seed: int | None) -> None:
         self.spec, self.game, self.seed = spec, game, seed
-        self.deadline = math.inf  # read by a search's rollout scoring
+        self.deadline = math.inf  # read by a search after each batch of rollouts
         self.agent = _table_agent(spec, game, seed, self)
         self.slow = not _quick(spec)
         self._stand_in: Agent | None = None
@@ -158,15 +158,8 @@ def _table_agent(spec: str, game: str, seed: int | None, seat: SeatAgent) -> Age
 
 
 def _stop_at_the_cap(agent: SearchAgent, seat: SeatAgent) -> None:
-    """Make ``agent`` look at ``seat``'s deadline after every rollout: ``value`` scores each
-    finished rollout, so that is where a search can be stopped without reaching into it."""
-    inner = agent.value
-
-    def value(state: GameState, player: int) -> float:
-        seat.check_clock()
-        return state.returns()[player] if inner is None else inner(state, player)
-
-    agent.value = value
+    """Make ``agent`` look at ``seat``'s deadline after every batch of rollouts."""
+    agent.on_rollouts = seat.check_clock
 
 
 def _quick(spec: str) -> bool:

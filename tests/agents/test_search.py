@@ -225,3 +225,23 @@ def test_rollouts_in_arrays_estimate_what_rollouts_one_by_one_do(engine, options
     expected = np.array(one_by_one._playouts(view, n, actions)) / n
     assert np.abs(means - expected).max() < 0.25  # four standard errors of returns in [-1, 1]
     assert np.abs(means).max() > 0  # the games were played to an end
+
+
+@pytest.mark.parametrize("rollout", [None, random_rollout], ids=["in arrays", "one by one"])
+def test_on_rollouts_can_stop_a_search(rollout):
+    """The hook runs after every batch of rollouts; what it raises ends the decision (how the
+    browser table holds a search to its clock)."""
+    state = midgame(heisse_luft, {}, 10, seed=3)
+    seat = state.current_player
+    agent = SearchAgent(heisse_luft, simulations=10**6, rollout=rollout, seed=0)
+    calls = []
+
+    def stop():
+        calls.append(1)
+        if len(calls) == 3:
+            raise TimeoutError
+
+    agent.on_rollouts = stop
+    with pytest.raises(TimeoutError):
+        agent.act(observe(heisse_luft, state, seat), state.view(seat))
+    assert len(calls) == 3
