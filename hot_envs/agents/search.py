@@ -199,7 +199,7 @@ class SearchAgent:
         rounds = math.ceil(math.log2(len(candidates)))
         if self._rollouts is not None:  # one world to deal the others from
             world = self.State.from_view(view, int(self._rng.integers(2**63)))
-            most = self.simulations // rounds if self.seconds is None else _BATCH
+            most = min(self.simulations // rounds, _MOST) if self.seconds is None else _BATCH
             self._rollouts.start(world, max(most, len(candidates)))
         start = time.perf_counter()
         for r in range(rounds):
@@ -210,7 +210,10 @@ class SearchAgent:
                 deals, deadline = math.inf, start + self.seconds * (r + 1) / rounds
             done = 0
             while done < deals and (done == 0 or time.perf_counter() < deadline):
-                batch = deals if self.seconds is None else max(1, _BATCH // len(candidates))
+                if self.seconds is None:
+                    batch = min(deals - done, max(1, _MOST // len(candidates)))
+                else:
+                    batch = max(1, _BATCH // len(candidates))
                 for action, total in zip(candidates, self._playouts(view, batch, candidates)):
                     totals[action] += total
                     counts[action] += batch
@@ -265,6 +268,7 @@ class SearchAgent:
 
 
 _BATCH = 64  # with a time budget: rollouts per batch (at least one determinisation)
+_MOST = 4096  # rollouts per batch at most, whatever the budget
 
 ArrayValue = Callable[[Any, np.ndarray, np.ndarray], np.ndarray]
 
