@@ -209,7 +209,6 @@ class _Rows:
             actions[which] = _decide_key(self.games, which, agents, self.forms)
             self.seconds[which, seats] += (time.process_time() - start) / len(members)
             self.decisions[which, seats] += 1
-        self._check(rows, current, actions)
         ended = []
         chance = chance_rows(self.games, rows, actions[rows])
         if chance.any():
@@ -219,7 +218,11 @@ class _Rows:
                 ended.append(row)
         where = self.active.copy()
         where[rows[chance]] = False
-        rewards, done = self.games.step(actions, where)
+        try:
+            rewards, done = self.games.step(actions, where)  # checks every action first
+        except ValueError:
+            self._check(rows, current, actions)
+            raise
         stepped = rows[~chance]
         for row, action in zip(stepped.tolist(), actions[stepped].tolist(), strict=True):
             self.games_now[row].actions.append(action)
@@ -258,7 +261,12 @@ class _Rows:
         chance event: :func:`chance_rows`), the position loaded back; whether the game ended."""
         now = self.games_now[row]
         state = self.engine.State.from_dict(self.games.state_dict(row), seed=now.rng)
-        state.apply(action)
+        try:
+            state.apply(action)
+        except (ValueError, TypeError) as error:
+            seat = state.current_player
+            spec = self.groups[row].task[1][now.seats[seat]]
+            raise ValueError(f"agent {spec!r} in seat {seat}: {error}") from None
         now.actions.append(action)
         if state.is_terminal():
             self.returns[row] = tuple(state.returns())
@@ -267,7 +275,8 @@ class _Rows:
         return False
 
     def _check(self, rows: np.ndarray, current: np.ndarray, actions: np.ndarray) -> None:
-        """An illegal action is the ``ValueError`` ``play_group`` raises, naming the spec."""
+        """After the engine refused an action: the ``ValueError`` ``play_group`` raises for the
+        first illegal one, naming the agent's spec and seat."""
         mask = self.games.legal_mask()
         chosen = actions[rows]
         inside = (chosen >= 0) & (chosen < mask.shape[1])
