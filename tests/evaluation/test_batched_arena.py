@@ -155,3 +155,19 @@ def test_chance_rows_mark_the_draws_that_reshuffle():
         marked += flagged
         assert flagged or not grew  # every reshuffle was foreseen
     assert met > 20
+
+
+def test_a_gauntlet_in_batches_is_the_gauntlet_one_game_at_a_time(monkeypatch):
+    from hot_envs.evaluation.gauntlet import gauntlet
+
+    def play():
+        return gauntlet(
+            "heisse-karten", "card-counter", players=[2, 4], games=16, progress=False,
+            opponents=["heuristic:0.2", "trick-avoider", "random"],
+        )  # fmt: skip
+
+    one, many = both(play, monkeypatch)
+    assert one.rows == many.rows
+    assert one.summary == many.summary
+    assert one.ratings == many.ratings
+    assert one.table() == many.table()
