@@ -23,7 +23,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from hot_envs.agents.checkpoint import CheckpointAgent
-from hot_envs.agents.opponents import FixedOpponent, League
+from hot_envs.agents.opponents import FixedOpponent, League, Opponent
 from hot_envs.training.export import numpy_policy
 
 __all__ = ["FixedOpponent", "League", "LeagueCallback", "learner_score"]
@@ -50,6 +50,11 @@ class LeagueCallback(BaseCallback):
         self.recent: dict[str, list[float]] = defaultdict(list)  # PFSP's window of fixed ones
         self.agents: dict[str, CheckpointAgent] = {}  # the snapshots in the pool
         self.restored = False
+
+    def first_opponents(self) -> list[Opponent]:
+        """The envs' opponents before learning starts: the league's fixed ones with their
+        weights (a continued run's as restored); the snapshots join when learning starts."""
+        return [Opponent(*entry) for entry in self.league.initial_entries()]
 
     def state(self) -> dict[str, Any]:
         """What :meth:`restore` needs to go on where the league stands now (picklable)."""

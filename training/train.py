@@ -117,7 +117,7 @@ def run(settings: Args, stop: StopSignals) -> int:
     set_random_seed(config.seed)
     torch.set_num_threads(config.torch_threads)  # numpy's BLAS: one thread (main)
     league = make_league(settings.league, config, resume)
-    envs = stop.closing(make_envs(config, settings.ppo, league.league, resume, stop))
+    envs = stop.closing(make_envs(config, settings.ppo, league, resume, stop))
     learner = make_learner(settings, envs, league, out, resume)
     learner.exploiters = make_exploiters(
         settings.league, config, settings.ppo, envs.num_envs, resume, stop
@@ -197,13 +197,16 @@ def make_exploiters(
 
 
 def make_envs(
-    config: RunSettings, ppo: PPOSettings, league: League, resume: Resume | None, stop: StopSignals
+    config: RunSettings,
+    ppo: PPOSettings,
+    league: LeagueCallback,
+    resume: Resume | None,
+    stop: StopSignals,
 ) -> VecEnv:
     """The learner's envs, starting with the league's fixed opponents. A continued run plays
     new games."""
-    opponents = [Opponent(*entry) for entry in league.initial_entries()]
     seed = resume.env_seed(config.seed) if resume else config.seed
-    return game_envs(config, ppo, opponents, seed, stop)
+    return game_envs(config, ppo, league.first_opponents(), seed, stop)
 
 
 def game_envs(
