@@ -17,6 +17,7 @@ spec                             agent
 ``search[:BUDGET[:ROLLOUT]]``    :class:`SearchAgent` with the game's :data:`SEARCH_PRESETS`;
                                  BUDGET = rollouts per decision (``400``) or seconds per decision
                                  (``0.5s``); ROLLOUT = the rollout policy's spec (``random``, …)
+``search-strong``                the search at ten times its preset's rollouts (``STRONG_SEARCH``)
 ``ismcts[:SIMULATIONS]``         OpenSpiel's information-set MCTS with random rollouts,
                                  SIMULATIONS a decision (default 100;
                                  :mod:`hot_envs.openspiel.ismcts`, the ``openspiel`` extra)
@@ -55,6 +56,8 @@ __all__ = ["SEARCH_PRESETS", "SPEC_HELP", "STYLES", "make_agent"]
 # What ``search`` means per game (the game's ``search`` settings): the strongest settings
 # measured against the heuristic at under 0.5 s (CPU) per decision (docs/agents.md).
 SEARCH_PRESETS: dict[str, dict] = {game.name: dict(game.search) for game in GAMES.values()}
+# ``search-strong``: the preset at this many times its rollouts (docs/agents.md).
+STRONG_SEARCH = 10
 # STYLE[:EPSILON] specs: name → (game, module, class), each of one game only.
 STYLES = {
     style: (game.name, *entry.split(":"))
@@ -65,7 +68,7 @@ _IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 SPEC_HELP = (
     "random, heuristic[:EPSILON], a style[:EPSILON] "
     f"({', '.join(STYLES)}), search[:BUDGET[:ROLLOUT]] (BUDGET: rollouts, or seconds as "
-    "0.5s; ROLLOUT: an agent spec), ismcts[:SIMULATIONS] (OpenSpiel's ISMCTS), "
+    "0.5s; ROLLOUT: an agent spec), search-strong (ten times the rollouts), ismcts[:SIMULATIONS] (OpenSpiel's ISMCTS), "
     "anchored[:WEIGHT[:POLICY]] (POLICY: a checkpoint's "
     "logits plus WEIGHT on the heuristic's move), a checkpoint file or a shipped checkpoint's name "
     f"({', '.join(shipped_names())}; earlier: {', '.join(earlier_names())}), "
@@ -91,6 +94,11 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         return _style_agent(spec, name, arg, game, seed)
     if name == "search":
         return _search_agent(spec, arg, game, seed)
+    if name == "search-strong":
+        if arg:
+            raise ValueError(f"agent spec {spec!r}: search-strong takes no options")
+        budget = STRONG_SEARCH * SEARCH_PRESETS[game]["simulations"]
+        return _search_agent(spec, str(budget), game, seed)
     if name == "ismcts":
         return _ismcts_agent(spec, arg, game, seed)
     if name == "anchored":

@@ -77,6 +77,13 @@ trick taken before and who took it (they lead the next, HK-3.3).""",
         ("search:30", "training", "the search agent at 30 rollouts a decision", True),
         ("search:120", "training", "the search agent at 120 rollouts a decision", True),
         (
+            "search-strong",
+            "training",
+            "the search agent at ten times its default rollouts (6,000 a decision): the strongest "
+            "opponent shipped",
+            True,
+        ),
+        (
             "heisse_karten_v0_2026_12_01",
             "training",
             "the MLP policy shipped on 2026-12-01, the teacher of the shipped one (anchored to "

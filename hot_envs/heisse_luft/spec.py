@@ -84,6 +84,13 @@ Table: Stage N  terrain  prizes  P0: cards (sum)  P1: cards (sum)  last: Pn
         ("search:20", "training", "the search agent at 20 rollouts a decision", True),
         ("search:80", "training", "the search agent at 80 rollouts a decision", True),
         (
+            "search-strong",
+            "training",
+            "the search agent at ten times its default rollouts (4,000 a decision): the strongest "
+            "opponent shipped",
+            True,
+        ),
+        (
             "heisse_luft_v0_2026_12_01",
             "training",
             "the policy shipped on 2026-12-01 before its last PPO sitting (the shipped one's "

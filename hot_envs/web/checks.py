@@ -16,7 +16,7 @@ from hot_envs.web.tables import HUMAN, RequestError, Table, new_seed, short
 # A browser may pick these agents and the checkpoints that ship with hot_envs; others (checkpoint
 # files, ``module:factory``) only when the person who started the server named them
 # (``hot-envs serve --agents …``): a spec can import code or read files on the server's machine.
-BUILTIN_AGENTS = ("random", "heuristic", "search")
+BUILTIN_AGENTS = ("random", "heuristic", "search", "search-strong")
 # A search's budget, per decision. Its rollout policy plays every ply of every rollout, so it
 # must be a leaf agent: a search there would multiply the budgets (and a checkpoint or the
 # operator's agents would multiply the cost of a rollout).
@@ -63,6 +63,8 @@ def _builtin(spec: str) -> bool:
         return not arg
     if name == "heuristic":
         return True  # make_agent says what is wrong with an epsilon
+    if name == "search-strong":
+        return not arg
     if name != "search":
         return False
     budget, _, rollout = arg.partition(":")

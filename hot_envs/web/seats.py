@@ -138,9 +138,12 @@ class Referee:
         self.pool.shutdown(wait=False, cancel_futures=True)
 
 
+SEARCHES = ("search", "search-strong")  # the specs of a SearchAgent, held to the seat's clock
+
+
 def _table_agent(spec: str, game: str, seed: int | None, seat: SeatAgent) -> Agent:
     """The agent ``spec`` names, built for a browser table."""
-    if spec.partition(":")[0] == "search":
+    if spec.partition(":")[0] in SEARCHES:
         agent = make_agent(spec, game, seed)
         if isinstance(agent, SearchAgent):
             _stop_at_the_cap(agent, seat)
@@ -169,7 +172,7 @@ def _quick(spec: str) -> bool:
 
 def _is_checkpoint_spec(spec: str) -> bool:
     """Whether ``make_agent`` reads ``spec`` as a checkpoint (the order it tries the forms)."""
-    if spec.partition(":")[0] in ("random", "heuristic", "search"):
+    if spec.partition(":")[0] in ("random", "heuristic", *SEARCHES):
         return False
     return spec.endswith(SUFFIXES) or Path(spec).is_file() or is_checkpoint(spec)
 

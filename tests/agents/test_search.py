@@ -245,3 +245,18 @@ def test_on_rollouts_can_stop_a_search(rollout):
     with pytest.raises(TimeoutError):
         agent.act(observe(heisse_luft, state, seat), state.view(seat))
     assert len(calls) == 3
+
+
+@pytest.mark.parametrize("game", ["heisse-luft", "heisse-karten"])
+def test_search_strong_is_the_preset_at_ten_times_its_rollouts(game):
+    from hot_envs.agents import SEARCH_PRESETS
+    from hot_envs.agents.suite import training_pool
+
+    strong = make_agent("search-strong", game, 0)
+    preset = make_agent("search", game, 0)
+    assert strong.simulations == 10 * SEARCH_PRESETS[game]["simulations"] == 10 * preset.simulations
+    assert (strong.rollout_plies, strong.margin) == (preset.rollout_plies, preset.margin)
+    assert type(strong.prior) is type(preset.prior)
+    assert "search-strong" in training_pool(game)
+    with pytest.raises(ValueError, match="no options"):
+        make_agent("search-strong:100", game, 0)

@@ -19,9 +19,9 @@ from hot_envs.web.store import StoreFull, TableStore
 from hot_envs.web.tables import Table
 from tests.web.conftest import Client
 
-# The slowest agent a browser may seat: 2,000 rollouts, each played to the end by the Heiße
-# Luft heuristic — about 40 s a decision on one core without the cap.
-SLOWEST = "search:2000:heuristic"
+# The slowest agent a browser may seat: a search of 2 s a decision, its rollouts played to the
+# end by the heuristic — four times the cap, however fast its rollouts run.
+SLOWEST = "search:2s:heuristic"
 
 
 class Sleeper:
@@ -100,11 +100,21 @@ def test_a_search_with_a_leaf_rollout_within_the_budget_is_offered(client):
         client.ok("POST", "/api/games", {"game": "heisse-karten", "seats": ["human", spec]})
 
 
+def test_the_strong_search_is_offered_by_name_only(client, store):
+    assert "search-strong" in client.ok("GET", "/api/agents")["agents"]
+    client.ok("POST", "/api/games", {"game": "heisse-luft", "seats": ["human", "search-strong"]})
+    before = len(store)
+    status, answer = client.call(
+        "POST", "/api/games", {"game": "heisse-luft", "seats": ["human", "search-strong:9"]}
+    )
+    assert status == 400 and "not offered here" in answer["error"] and len(store) == before
+
+
 def test_a_search_past_the_cap_stops_and_the_heuristic_moves(capped):
     snap = capped.ok("POST", "/api/games", {"game": "heisse-luft", "seats": [SLOWEST, "human"]})
     start = time.monotonic()
     snap = capped.ok("POST", f"/api/games/{snap['id']}/step")
-    assert time.monotonic() - start < 3.0  # capped at 0.5 s, not the 40 s it would take
+    assert time.monotonic() - start < 3.0  # capped at 0.5 s, not the 2 s it would take
     assert snap["log"] == [snap["log"][0]] and snap["log"][0]["timed_out"] is True
     assert snap["to_move"] == 1 and snap["moves"]  # the human's turn: a legal move was played
 
