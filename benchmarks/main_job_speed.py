@@ -1,13 +1,14 @@
 """The Heiße Luft main job's PPO steps in its time limit, against the same job at an earlier commit.
 
-Runs ``hot-envs train heisse-luft`` — the README's main job, its own config
-(``training/configs/heisse_luft.toml``) — from today's tree and from commit ``BEFORE`` (its
-``hot_envs``, ``training`` and ``checkpoints`` taken from git into a temporary folder and
-imported from there, as an installed package lays them out), one after the other, round by
-round in alternating order, and reads each run's PPO steps from its ``final.json``. Only what
-does not touch learning is cut for the measurement: fewer cloned decisions and smaller final
-tables (``--bc-decisions``, ``--eval-games``); the PPO phase is the config's, ``--time-limit``
-seconds of it (the main job's 300 by default). The ratio is the median of the rounds' ratios;
+Runs ``hot-envs train heisse-luft`` — the README's main job, each tree with its own config
+(``training/configs/heisse_luft.toml``: its PPO settings are part of what is measured) — from
+today's tree and from commit ``BEFORE`` (its ``hot_envs``, ``training`` and ``checkpoints``
+taken from git into a temporary folder and imported from there, as an installed package lays
+them out), one after the other, round by round in alternating order, and reads each run's PPO
+steps from its ``final.json``. Only what does not touch learning is cut for the measurement:
+fewer cloned decisions and smaller final tables (``--bc-decisions``, ``--eval-games``); the PPO
+phase is the config's, ``--time-limit`` seconds of it (the main job's 300 by default). The
+ratio is the median of the rounds' ratios;
 steps per wall-clock second depend on what else the machine runs, so run it on an idle one.
 
     python benchmarks/main_job_speed.py [--rounds 1] [--time-limit 300] [--out DIR]
@@ -37,9 +38,9 @@ TARGET = 2.0
 CONFIG = REPOSITORY / "training" / "configs" / "heisse_luft.toml"
 
 
-def measured_config(folder: Path, bc_decisions: int, eval_games: int) -> Path:
-    """The main job's config with the cloning and the final tables cut (not the PPO)."""
-    text = CONFIG.read_text(encoding="utf-8")
+def measured_config(config: Path, folder: Path, bc_decisions: int, eval_games: int) -> Path:
+    """The main job's ``config`` with the cloning and the final tables cut (not the PPO)."""
+    text = config.read_text(encoding="utf-8")
     for key, value in (
         ("bc_decisions", bc_decisions),
         ("final_eval_games", eval_games),
@@ -48,6 +49,7 @@ def measured_config(folder: Path, bc_decisions: int, eval_games: int) -> Path:
     ):
         text = re.sub(rf"(?m)^{key} = [0-9_]+", f"{key} = {value}", text)
     path = folder / "heisse_luft_measured.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -76,11 +78,19 @@ def main(argv: list[str] | None = None) -> None:
         tqdm(total=2 * args.rounds, desc="main jobs", unit="run") as bar,
     ):
         folder = Path(tmp)
-        config = measured_config(folder, args.bc_decisions, args.eval_games)
+        configs = {
+            "now": measured_config(CONFIG, folder / "now", args.bc_decisions, args.eval_games),
+            "before": measured_config(
+                before / "hot_envs" / CONFIG.relative_to(REPOSITORY),
+                folder / "before",
+                args.bc_decisions,
+                args.eval_games,
+            ),
+        }
 
         def measure(which: str, r: int) -> float:
             tree = before if which == "before" else None
-            return run_job(tree, config, args.time_limit, folder / f"{which}{r}")
+            return run_job(tree, configs[which], args.time_limit, folder / f"{which}{r}")
 
         row = take_turns(args.rounds, measure, bar)
     row["case"] = f"{args.rounds} round(s)"
