@@ -102,6 +102,12 @@ class OpponentPool:
             raise ValueError("every opponent in the pool has weight 0")
         return names[rng.choice(len(names), p=weights / weights.sum())]
 
+    def rebuild(self) -> None:
+        """Build every entry anew on its next use, seeded then: what a seeded reset needs, so
+        that the same seed replays the opponents' moves too (an agent given as an object is
+        kept as it is)."""
+        self._built.clear()
+
     def agent(self, name: str, game: str, rng: np.random.Generator) -> Agent:
         """Entry ``name`` as an agent, built on first use (seeded from ``rng``)."""
         if name not in self._built:

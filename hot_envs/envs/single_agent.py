@@ -147,6 +147,8 @@ class SingleAgentEnv(DrivenEnv, gymnasium.Env):
         if seed is None and self._initial_seed is not None:
             seed, self._initial_seed = self._initial_seed, None
         super().reset(seed=seed)
+        if seed is not None:  # the opponents seeded anew too: the same seed, the same episode
+            self.driver.pool.rebuild()
         options = options or {}
         self.driver.reset([self.np_random], options.get("state"), options.get("learner_seat"))
         return self.driver.observations[0].copy(), self.driver.info(0)
