@@ -334,18 +334,15 @@ class ArrayRollouts:
         return returns[:rows, seat].reshape(deals, k)
 
     def _games_for(self, world: GameState, rows: int) -> Any:
-        """Array games for ``world``'s options, with room for ``rows`` games, none in play."""
-        from hot_envs import batched
+        """Array games that can hold ``world``, with room for ``rows`` games, none in play."""
         from hot_envs.agents.arrays import as_array_agent
 
-        options = dict(world.options)
-        if self.game == "heisse-karten":
-            options = {"num_players": world.num_players, **options}
-            options.pop("first_leader", None)  # each loaded game keeps its own
+        arrays = get_game(self.game).load("batched")
+        options = arrays.options_for(world)
         key = tuple(sorted(options.items()))
         if self._games is None or self._key != key or self._games.num_games < rows:
             size = max(rows, 2 * self._games.num_games if self._key == key and self._games else 64)
-            self._games, self._key = batched.make(self.game, size, **options), key
+            self._games, self._key = arrays(size, **options), key
         if self._policy is None and self.agent is not None:
             self._policy = as_array_agent(self.game, self.agent)
         return self._games

@@ -62,6 +62,12 @@ class ArrayGames:
         self.players = np.full(self.num_games, num_players, dtype=np.int64)  # seats per game
         self._all = np.ones(self.num_games, dtype=bool)
 
+    @classmethod
+    def options_for(cls, state: Any) -> dict[str, Any]:
+        """The options of games that can hold the per-game engine's ``state``
+        (:meth:`load_state`): ``cls(num_games, **options_for(state))``."""
+        return dict(state.options)
+
     # -- the contract ---------------------------------------------------------------------------
 
     @property

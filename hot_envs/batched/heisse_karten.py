@@ -123,6 +123,12 @@ class ArrayHeisseKarten(ArrayGames):
         self.first_leader = np.full(b, resolved["first_leader"], dtype=np.int64)
         self._deck = np.zeros(NUM_CARDS, dtype=np.int64)  # scratch for shuffling
 
+    @classmethod
+    def options_for(cls, state: State) -> dict[str, Any]:
+        """``state``'s seat count and options; each loaded game keeps its own first leader."""
+        options = {k: v for k, v in state.options.items() if k != "first_leader"}
+        return {"num_players": state.num_players, **options}
+
     # -- the kernels' calls ---------------------------------------------------------------------
 
     def _deal(self, where: np.ndarray) -> None:

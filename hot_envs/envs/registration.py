@@ -21,16 +21,21 @@ from __future__ import annotations
 
 import gymnasium
 
+from hot_envs.core.games import GAMES
+
 __all__ = ["GYMNASIUM_IDS", "register"]
 
 ENTRY_POINT = "hot_envs.envs.single_agent:SingleAgentEnv"
 VECTOR_ENTRY_POINT = "hot_envs.envs.vector:VectorSingleAgentEnv"
 
+
+def _gymnasium_id(name: str) -> str:
+    """``heisse-luft`` → ``hot_envs/HeisseLuft-v0``."""
+    return "hot_envs/" + "".join(part.capitalize() for part in name.split("-")) + "-v0"
+
+
 #: Gymnasium id → the game it plays (a name :func:`hot_envs.core.games.get_game` takes).
-GYMNASIUM_IDS = {
-    "hot_envs/HeisseLuft-v0": "heisse-luft",
-    "hot_envs/HeisseKarten-v0": "heisse-karten",
-}
+GYMNASIUM_IDS = {_gymnasium_id(game.name): game.name for game in GAMES.values()}
 
 
 def register() -> None:
