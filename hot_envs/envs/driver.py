@@ -90,11 +90,11 @@ class DriverOptions:
     entries for one: agents, specs, factories, ``(source, weight)`` pairs; default
     ``["random"]``); ``learner_seat`` (a seat or ``"rotate"``); ``players`` (Heiße Karten: a
     player count, or counts drawn uniformly per game; ``num_players=`` as the AEC env names it
-    is the same); ``game_options`` (engine options such as ``turn_limit``); ``shaping``
-    (coefficient c of the potential-based shaping, 0 = off); ``policy_input`` (a policy's
-    :class:`PolicyInput`, emitted in place of the observation); ``critic_state`` (training
-    only: the full state, hidden cards included, after the policy's entries, for a centralised
-    critic; the actor reads the first ``actor_size``)."""
+    is the same); ``game_options`` (engine options such as ``turn_limit``; not the player
+    count, a ``ValueError``); ``shaping`` (coefficient c of the potential-based shaping, 0 =
+    off); ``policy_input`` (a policy's :class:`PolicyInput`, emitted in place of the
+    observation); ``critic_state`` (training only: the full state, hidden cards included, after
+    the policy's entries, for a centralised critic; the actor reads the first ``actor_size``)."""
 
     game: str = DEFAULT_GAME
     opponents: OpponentPool | Iterable[Opponent | OpponentSource | tuple] | None = None
@@ -117,6 +117,15 @@ class DriverOptions:
         if unknown:
             raise TypeError(f"unexpected keyword argument {', '.join(map(repr, unknown))}")
         return cls(game, **options)
+
+    def __post_init__(self) -> None:
+        # The player count is an option of its own: in game_options it would clash with it.
+        if self.game_options and "num_players" in self.game_options:
+            count = self.game_options["num_players"]
+            raise ValueError(
+                f"game_options takes no player count: give num_players={count!r} (or "
+                f"players={count!r}) as an argument of its own"
+            )
 
 
 _Class = TypeVar("_Class", bound=type)

@@ -140,7 +140,20 @@ def test_make_vec_batches_the_games_or_vectorizes_gymnasiums_way() -> None:
     assert not terminated.any() and "illegal_action" not in info
 
 
+@pytest.mark.parametrize("mode", [None, "sync"])
+def test_make_vec_takes_num_players_as_make_does(mode: str | None) -> None:
+    envs = gymnasium.make_vec(HK, num_envs=4, num_players=3, vectorization_mode=mode)
+    _, info = envs.reset(seed=0)
+    assert info["num_players"].tolist() == [3] * 4
+    with pytest.raises(TypeError, match="players= or num_players="):
+        gymnasium.make_vec(HK, num_envs=2, num_players=3, players=3)
+
+
 def test_a_bad_keyword_argument_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match=r"give num_players=3 \(or players=3\)"):
+        gymnasium.make(HK, game_options={"num_players": 3})
+    with pytest.raises(ValueError, match=r"give num_players=3 \(or players=3\)"):
+        gymnasium.make_vec(HK, num_envs=2, game_options={"num_players": 3})
     with pytest.raises(TypeError, match="unexpected keyword argument 'num_player'"):
         gymnasium.make(HK, num_player=2)
     with pytest.raises(ValueError, match="2-player game, not 3"):

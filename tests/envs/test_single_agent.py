@@ -368,6 +368,12 @@ def test_num_players_is_players_as_the_aec_env_names_it():
         SingleAgentEnv("heisse-karten", colour="red")
 
 
+@pytest.mark.parametrize("game", ["heisse-karten", "heisse-luft"])
+def test_a_player_count_in_game_options_says_where_it_goes(game):
+    with pytest.raises(ValueError, match=r"give num_players=3 \(or players=3\)"):
+        SingleAgentEnv(game, game_options={"num_players": 3})
+
+
 def test_the_signature_spells_out_the_options():
     import inspect
 
