@@ -171,3 +171,22 @@ def test_a_gauntlet_in_batches_is_the_gauntlet_one_game_at_a_time(monkeypatch):
     assert one.summary == many.summary
     assert one.ratings == many.ratings
     assert one.table() == many.table()
+
+
+@pytest.mark.parametrize(
+    ("game", "lineup", "options"),
+    [
+        ("heisse-luft", ["heuristic", "random"], {"turn_limit": 30}),  # HL-7.3 cut off
+        ("heisse-luft", ["beginner", "random"], {"starting_player": "random"}),
+        ("heisse-karten", ["heuristic", "random", "card-counter"], {"first_leader": "random"}),
+        ("heisse-karten", ["heuristic", "random"], {"target": 40}),  # rounds to a target
+        ("heisse-karten", ["heuristic", "low-dumper", "random", "trick-taker", "card-counter"],
+         {"reward_mode": "score"}),
+    ],
+)  # fmt: skip
+def test_every_option_of_the_games_plays_alike(game, lineup, options, monkeypatch):
+    def play():
+        return play_match(game, lineup, 20, seed=6, workers=1, progress=False, options=options)
+
+    one, many = both(play, monkeypatch)
+    assert_same(one, many)
