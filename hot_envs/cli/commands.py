@@ -188,13 +188,16 @@ def run_gauntlet(args: argparse.Namespace) -> dict:
 
 def train(argv: list[str]) -> int:
     """``hot-envs train [--backend sb3|rllib] …`` runs :func:`hot_envs.training.train.main` (sb3,
-    the default: torch and sb3-contrib needed) or :func:`hot_envs.training.rllib_train.main` (Ray
-    RLlib)."""
+    the default: torch and sb3-contrib needed), :func:`hot_envs.training.rllib_train.main` (Ray
+    RLlib) or the ``main`` another installed package adds as a ``hot_envs.trainers`` entry point
+    (:func:`hot_envs.core.arguments.training_entry`)."""
     backend, rest = split_backend(argv)
-    extra = BACKENDS[backend]
     try:
         train_main = training_entry(backend)
     except ImportError as error:
+        if backend not in BACKENDS:  # another package's
+            raise UsageError(f"the {backend} backend does not import ({error.msg})") from None
+        extra = BACKENDS[backend]
         raise UsageError(
             f"the {backend} backend needs the {extra} extra: pip install -e '.[{extra}]' "
             f"({error.msg})"

@@ -142,3 +142,24 @@ def test_bad_gauntlet_requests_are_one_line_before_any_game(monkeypatch, capsys)
     ]:
         assert main(["gauntlet", "heisse-karten", *argv]) == 2
         assert message in capsys.readouterr().err
+
+
+def test_another_package_can_add_a_training_backend(tmp_path, monkeypatch, capsys) -> None:
+    """A package that names a main(argv) in the hot_envs.trainers entry points is a backend of
+    `hot-envs train` (hot_envs.core.arguments.training_entry)."""
+    info = tmp_path / "my_backend-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: my-backend\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        "[hot_envs.trainers]\nmine = my_backend:main\nbroken = my_backend_missing:main\n"
+    )
+    (tmp_path / "my_backend.py").write_text(
+        "def main(argv):\n    print('trained', argv)\n    return 0\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["train", "--backend", "mine", "heisse-luft", "--steps", "5"]) == 0
+    assert capsys.readouterr().out == "trained ['heisse-luft', '--steps', '5']\n"
+    assert main(["train", "--backend", "broken", "heisse-luft"]) == 2
+    assert "the broken backend does not import" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # a name no package adds
+        main(["train", "--backend", "nobody", "heisse-luft"])
