@@ -6,8 +6,11 @@ of ``N`` games on the same deal, seats rotated by one each game, so every lineup
 every seat equally often and meets the same cards (duplicate play); game counts are rounded up to
 a multiple of ``N``. Deal ``d`` is seeded from ``(seed, d)`` and the agents of each group from
 ``(seed, matchup, group, slot)``, so the same seed gives the same games whatever the number of
-workers. Groups run in parallel (``concurrent.futures``); the agents are built from their specs
-inside the workers, so nothing but strings crosses process boundaries. Every game keeps its deal
+workers. With numba the groups play in batches on the game's array engine, many side by side
+(:mod:`hot_envs.evaluation.batch`: the same games, records and tables; :data:`BATCHES`), else
+one game at a time; either way in this process or in worker processes (``concurrent.futures``);
+the agents are built from their specs inside the workers, so nothing but strings crosses process
+boundaries. Every game keeps its deal
 seed and its actions, so it can be replayed (:meth:`MatchResult.game_records`,
 :mod:`hot_envs.evaluation.records`).
 
