@@ -10,14 +10,15 @@ workers. With numba the groups play in batches on the game's array engine, many 
 (:mod:`hot_envs.evaluation.batch`: the same games, records and tables; :data:`BATCHES`), else
 one game at a time; either way in this process or in worker processes (``concurrent.futures``);
 the agents are built from their specs inside the workers, so nothing but strings crosses process
-boundaries. Every game keeps its deal
-seed and its actions, so it can be replayed (:meth:`MatchResult.game_records`,
-:mod:`hot_envs.evaluation.records`).
+boundaries. Every game keeps its deal seed and its actions, so it can be replayed
+(:meth:`MatchResult.game_records`, :mod:`hot_envs.evaluation.records`).
 
 The Python API also takes agent objects (anything with ``act(observation, view)``) in place of
 specs. Objects are not rebuilt per group: by default a run with an object plays every game in
 this process (``workers=1``); with ``workers`` > 1 each worker gets a pickled copy, so the object
-must pickle, and what a copy learns stays in its worker.
+must pickle, and what a copy learns stays in its worker. An object plays in batches only if it
+decides in arrays (``act_arrays``: one agent for many games, no memory of a game; its draws then
+come in the batch's order), else one game at a time.
 
 Per agent the arena reports wins, draws and losses, the *win share* (a win counts 1, a win shared
 by W tied players 1/W each — so a 2-player draw counts ½) with its 95 % Wilson interval, the mean
