@@ -321,6 +321,16 @@ class ArrayGames:
 
 
 @kernel
+def bit_count(bits):
+    """The number of set bits of ``bits`` (≥ 0): the cards of a hand held as a bit set."""
+    count = 0
+    while bits != 0:
+        bits &= bits - 1
+        count += 1
+    return count
+
+
+@kernel
 def _pick_legal(mask: np.ndarray, uniform: np.ndarray, out: np.ndarray) -> None:
     """``out[b]``: the ``floor(uniform[b] * count)``-th legal action of row ``b``."""
     for b in range(mask.shape[0]):

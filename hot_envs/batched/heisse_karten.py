@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from hot_envs.batched.base import ArrayGames, check_num_games
+from hot_envs.batched.base import ArrayGames, bit_count, check_num_games
 from hot_envs.batched.jit import kernel
 from hot_envs.batched.streams import below, shuffle
 from hot_envs.heisse_karten import serialize
@@ -65,6 +65,27 @@ _TRICKS_DONE = LAYOUT.offset("tricks_done")
 _MATCH_ROUND = LAYOUT.offset("match_round")
 _TARGET_MATCH = LAYOUT.offset("target_match")
 _NO_TARGET = -1
+# The arrays with one row per game (``ArrayGames.copy_games`` copies them).
+_GAME_ARRAYS = (
+    "hands",
+    "pile",
+    "top",
+    "end",
+    "set_aside",
+    "aside",
+    "trick",
+    "trick_len",
+    "leader",
+    "played_seat",
+    "played_card",
+    "played_len",
+    "taken",
+    "taken_len",
+    "scores",
+    "totals",
+    "round_index",
+    "first_leader",
+)
 
 
 class ArrayHeisseKarten(ArrayGames):
@@ -240,27 +261,7 @@ class ArrayHeisseKarten(ArrayGames):
         }
 
     def _game_arrays(self) -> list[np.ndarray]:
-        return [
-            *super()._game_arrays(),
-            self.hands,
-            self.pile,
-            self.top,
-            self.end,
-            self.set_aside,
-            self.aside,
-            self.trick,
-            self.trick_len,
-            self.leader,
-            self.played_seat,
-            self.played_card,
-            self.played_len,
-            self.taken,
-            self.taken_len,
-            self.scores,
-            self.totals,
-            self.round_index,
-            self.first_leader,
-        ]
+        return [*super()._game_arrays(), *(getattr(self, name) for name in _GAME_ARRAYS)]
 
     def _determinise(self, games: np.ndarray, seat: int) -> None:
         _determinise(
@@ -518,7 +519,7 @@ def _determinise(games, seat, rng, players, hands, pile, top, end, set_aside, as
         n = 0
         for s in range(players[b]):
             if s != seat:
-                count = _bit_count(hands[b, s])
+                count = bit_count(hands[b, s])
                 hand = 0
                 for k in range(count):
                     hand |= 1 << (pool[n + k] - 1)
@@ -540,22 +541,13 @@ def _random_cards(skip, rng, current, hands, out):
         if skip[b]:
             continue
         bits = hands[b, current[b]]
-        pick = below(rng, b, _bit_count(bits))
+        pick = below(rng, b, bit_count(bits))
         for k in range(NUM_ACTIONS):
             if bits >> k & 1:
                 if pick == 0:
                     out[b] = k
                     break
                 pick -= 1
-
-
-@kernel
-def _bit_count(bits):
-    count = 0
-    while bits != 0:
-        bits &= bits - 1
-        count += 1
-    return count
 
 
 @kernel

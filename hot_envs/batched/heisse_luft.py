@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from hot_envs.batched.base import ArrayGames
+from hot_envs.batched.base import ArrayGames, bit_count
 from hot_envs.batched.jit import kernel
 from hot_envs.batched.streams import below, shuffle
 from hot_envs.heisse_luft import serialize
@@ -934,13 +934,13 @@ def _sample_one(r, uniform, three_for_one):
         count = 0
         for suit in range(NUM_SUITS):
             free = (slots >> (8 * suit)) & 255
-            count += _bit_count(hand & _SUIT_BITS[suit]) * _bit_count(free)
+            count += bit_count(hand & _SUIT_BITS[suit]) * bit_count(free)
         pick = int(uniform * count)
         for card in range(NUM_CARDS):
             if not (hand >> card) & 1:
                 continue
             free = (slots >> (8 * _SUIT[card])) & 255
-            n = _bit_count(free)
+            n = bit_count(free)
             if pick >= n:
                 pick -= n
                 continue
@@ -955,7 +955,7 @@ def _sample_one(r, uniform, three_for_one):
         left = hand
         for k in range(r.selection_size):
             left &= ~(np.int64(1) << r.selection[k])
-        count = _bit_count(left) + (1 if r.selection_size > 0 else 0)
+        count = bit_count(left) + (1 if r.selection_size > 0 else 0)
         pick = int(uniform * count)
         action = EXCHANGE_DONE
         for card in range(NUM_CARDS):
@@ -978,16 +978,6 @@ def _sample_one(r, uniform, three_for_one):
                     break
                 pick -= 1
     return action
-
-
-@kernel
-def _bit_count(bits):
-    """The number of set bits of ``bits`` (≥ 0)."""
-    count = 0
-    while bits != 0:
-        bits &= bits - 1
-        count += 1
-    return count
 
 
 @kernel
