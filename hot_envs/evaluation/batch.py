@@ -3,23 +3,26 @@
 :func:`play_groups` plays the arena's groups (one deal, once per seat rotation:
 :func:`hot_envs.evaluation.arena.play_group`) side by side: each of up to ``BATCH`` rows of
 one array engine plays one group's games one after another, and every step decides the seat to
-move of every row at once — per agent spec one call (:func:`decide`), then one step of the
-engine. The records are the ones :func:`~hot_envs.evaluation.arena.play_group` writes:
+move of every row at once — per agent spec one call, then one step of the engine. The records
+are the ones :func:`~hot_envs.evaluation.arena.play_group` writes:
 
 * **The same deals.** A group's deal is the per-game engine's ``State.new(seed=deal_seed)``,
-  loaded into the row (``load``). Chance events later in a game come from that State's own
-  generator, as they do when the per-game engine plays: the one action of a row that may draw
-  from it — HL-3.5 a draw from an empty draw pile reshuffles the discard pile; HK-4.4 the last
-  card of a round of a match deals the next round — is played by the per-game engine on that
-  generator and the position loaded back (:func:`chance_rows`). So ``records.replay`` replays
-  every game, as before.
+  loaded into a row of its own (``load_state``) and copied into the playing row for each
+  rotation (``copy_games``). Chance events later in a game come from that State's own
+  generator, as they do when the per-game engine plays (:func:`chance_rows` finds the actions
+  that may meet one): HL-3.5 before a placement that draws from an empty draw pile, the discard
+  pile is laid as the draw pile in the generator's order, and the engine's step draws from it;
+  an exchange that runs the draw pile dry (HL-3.4) and the last card of a round of a match
+  (HK-4.4, the next round is dealt) are played by the per-game engine on the generator and the
+  position loaded back. So ``records.replay`` replays every game, as before.
 * **The same decisions.** Each group builds its own agents from their specs with the same seeds,
   and a group's games are played in order, so every agent meets its decisions in the order it
   meets them one game at a time: an agent that draws numbers (ties broken at random,
   ``epsilon``, sampling) draws the same ones. Agents of one spec decide together: the array
   heuristics and styles in one call of their kernels, each agent then drawing its own ties
   (:func:`hot_envs.agents.arrays.draw_rows`); a checkpoint that plays its argmax in one forward
-  pass; any other agent on its own rows (``act_arrays``, or ``act`` on each game's state through
+  pass (one copy serving every group: it draws nothing); any other agent on its own rows
+  (``act_arrays``, or ``act`` on each game's state through
   :class:`~hot_envs.agents.arrays.PerGameAgent`).
 
 The time of a call is shared equally by the decisions it made (``GameRecord.seconds``).
@@ -292,27 +295,6 @@ class _Rows:
         except (ValueError, TypeError) as error:
             raise ValueError(f"agent {spec!r} in seat {seat}: {error}") from None
         raise ValueError(f"agent {spec!r} in seat {seat}: action {chosen[j]} is illegal")
-
-
-def decide(
-    games: batched.ArrayGames,
-    rows: np.ndarray,
-    deciders: list[Any],
-    keys: list[Any],
-    forms: dict[int, Any],
-) -> Iterator[tuple[np.ndarray, float, np.ndarray]]:
-    """The actions of ``deciders[j]`` (an agent) in game ``rows[j]``, by agent key (its spec):
-    yields ``(members, seconds, actions)`` — the positions ``j`` decided together, the process
-    time it took, their actions. ``forms`` caches each agent's array agent."""
-    by_key: dict[Any, list[int]] = {}
-    for j, key in enumerate(keys):
-        by_key.setdefault(key, []).append(j)
-    for members in by_key.values():
-        members = np.asarray(members, dtype=np.int64)
-        agents = [deciders[j] for j in members.tolist()]
-        start = time.process_time()
-        chosen = _decide_key(games, rows[members], agents, forms)
-        yield members, time.process_time() - start, chosen
 
 
 def _decide_key(
