@@ -7,8 +7,8 @@ from git: :mod:`benchmarks.earlier`), the two taking turns, and counts the proce
 process and its children (the arena's worker processes): everything the command costs — the
 imports, the games, the ratings and the report.
 
-    python -m benchmarks.evaluation_speed            # every case, one round
-    python -m benchmarks.evaluation_speed --rounds 3 --only gauntlet
+    python benchmarks/evaluation_speed.py            # every case, one round
+    python benchmarks/evaluation_speed.py --rounds 3 --only gauntlet
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import resource
 import sys
 from pathlib import Path
 
-from benchmarks.earlier import earlier_tree, ratio_table, run_on, take_turns, write_results
+from earlier import earlier_tree, ratio_table, run_on, take_turns, write_results
 
 
 def non_search(game: str) -> list[str]:
