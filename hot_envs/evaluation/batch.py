@@ -10,11 +10,11 @@ are the ones :func:`~hot_envs.evaluation.arena.play_group` writes:
   loaded into a row of its own (``load_state``) and copied into the playing row for each
   rotation (``copy_games``). Chance events later in a game come from that State's own
   generator, as they do when the per-game engine plays (:func:`chance_rows` finds the actions
-  that may meet one): HL-3.5 before a placement that draws from an empty draw pile, the discard
-  pile is laid as the draw pile in the generator's order, and the engine's step draws from it;
-  an exchange that runs the draw pile dry (HL-3.4) and the last card of a round of a match
-  (HK-4.4, the next round is dealt) are played by the per-game engine on the generator and the
-  position loaded back. So ``records.replay`` replays every game, as before.
+  that may meet one): HL-3.5 before a placement or an exchange that draws from an empty draw
+  pile, the discard pile is laid under the draw pile in the generator's order, and the engine's
+  step draws from it; the last card of a round of a match (HK-4.4, the next round is dealt) is
+  played by the per-game engine on the generator and the position loaded back. So
+  ``records.replay`` replays every game, as before.
 * **The same decisions.** Each group builds its own agents from their specs with the same seeds,
   and a group's games are played in order, so every agent meets its decisions in the order it
   meets them one game at a time: an agent that draws numbers (ties broken at random,
@@ -213,6 +213,7 @@ class _Rows:
             self.seconds[which, seats] += (time.process_time() - start) / len(members)
             self.decisions[which, seats] += 1
         ended = []
+        self._picked: list[tuple[int, int]] = []
         chance = chance_rows(self.games, rows, actions[rows])
         if chance.any():
             chance[chance] = ~self._reshuffle(rows[chance], actions[rows[chance]])
@@ -226,6 +227,7 @@ class _Rows:
         except ValueError:
             self._check(rows, current, actions)
             raise
+        self._after_step()
         stepped = rows[~chance]
         for row, action in zip(stepped.tolist(), actions[stepped].tolist(), strict=True):
             self.games_now[row].actions.append(action)
@@ -237,27 +239,56 @@ class _Rows:
         return sorted(ended)
 
     def _reshuffle(self, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        """HL-3.5 before a placement (HL-3.2) that draws from an empty draw pile, the discard
-        pile becomes the draw pile in the order the game's own generator gives it
-        (``State._draw``: ``rng.permutation``), so that the engine's step draws from it as the
-        per-game engine would — nothing else happens between the placement and its draw.
-        Which of ``rows`` were reshuffled so (the others, exchanges, go through the per-game
-        engine)."""
+        """HL-3.5 the reshuffles the actions of ``rows`` meet, laid in the arrays before the
+        engine's step in the order the game's own generator gives them (``State._draw``:
+        ``rng.permutation`` of the discard pile when the draw pile is empty), so that the step
+        draws what the per-game engine draws. A placement (HL-3.2) draws one card from an empty
+        draw pile: the discard pile becomes the draw pile. An exchange (HL-3.4) first discards
+        its picks, then draws as many, the old draw pile first: the discard pile with the picks
+        goes under the old draw pile, and after the step the picks the engine discarded leave
+        the discard pile again (:meth:`_after_step`). Returns which rows were laid so (all of
+        them; Heiße Karten's chance goes through the per-game engine)."""
+        self._picked = []
         if self.games.game_name != "heisse-luft":
             return np.zeros(len(rows), dtype=bool)
         from hot_envs.batched.heisse_luft import PLAY
+        from hot_envs.heisse_luft.facts import EXCHANGE_DONE, EXCHANGE_PICK
 
         t = self.games.table.view(np.ndarray)
-        placing = t["phase"][rows] == PLAY
-        draw, discard = t["draw"], t["discard"]
+        draw, discard, selection = t["draw"], t["discard"], t["selection"]
         draw_size, discard_size = t["draw_size"], t["discard_size"]
-        for row in rows[placing].tolist():
-            m = int(discard_size[row])
-            order = self.games_now[row].rng.permutation(m)
-            draw[row, :m] = discard[row, :m][order]
-            discard[row, :m] = 0
-            draw_size[row], discard_size[row] = m, 0
-        return placing
+        for row, action in zip(rows.tolist(), actions.tolist(), strict=True):
+            old = int(draw_size[row])
+            pile = discard[row, : discard_size[row]].tolist()
+            picks: list[int] = []
+            if t["phase"][row] != PLAY:  # the exchange's picks, in the order picked
+                picks = selection[row, : t["selection_size"][row]].tolist()
+                if action != EXCHANGE_DONE:
+                    picks.append(action - EXCHANGE_PICK)
+            pile += picks
+            order = self.games_now[row].rng.permutation(len(pile))
+            laid = [pile[i] for i in order] + draw[row, :old].tolist()
+            draw[row, : len(laid)] = laid
+            draw_size[row] = len(laid)
+            discard[row, :] = 0
+            discard_size[row] = 0
+            if picks:
+                self._picked.append((row, len(picks)))
+        return np.ones(len(rows), dtype=bool)
+
+    def _after_step(self) -> None:
+        """The picks of an exchange laid by :meth:`_reshuffle` were discarded again by the
+        step, before any card the turn's end discarded (HL-3.6): they leave the pile, which the
+        reshuffle had emptied."""
+        if not self._picked:
+            return
+        t = self.games.table.view(np.ndarray)
+        discard, discard_size = t["discard"], t["discard_size"]
+        for row, m in self._picked:
+            size = int(discard_size[row])
+            discard[row, : size - m] = discard[row, m:size].copy()
+            discard[row, size - m : size] = 0
+            discard_size[row] = size - m
 
     def _play_one(self, row: int, action: int) -> bool:
         """``action`` in row ``row`` by the per-game engine on the game's own generator (a
@@ -350,11 +381,11 @@ def _argmax_checkpoint(agent: Any) -> bool:
 
 
 def chance_rows(games: batched.ArrayGames, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
-    """Which of ``actions`` (one per game ``rows[j]``) may meet a chance event, to be played by
-    the per-game engine on the game's own generator: in Heiße Luft a draw with too few cards in
-    the draw pile (HL-3.5: a placement draws one card, HL-3.2; an exchange as many as it
-    discards, HL-3.4); in Heiße Karten the last card in the players' hands when the match has
-    rounds left to deal (HK-3.4, HK-4.4)."""
+    """Which of ``actions`` (one per game ``rows[j]``) may meet a chance event, whose draws must
+    come from the game's own generator: in Heiße Luft a draw with too few cards in the draw pile
+    (HL-3.5: a placement draws one card, HL-3.2; an exchange as many as it discards, HL-3.4); in
+    Heiße Karten the last card in the players' hands when the match has rounds left to deal
+    (HK-3.4, HK-4.4)."""
     if games.game_name == "heisse-luft":
         from hot_envs.batched.heisse_luft import EXCHANGE, PLAY
         from hot_envs.heisse_luft.facts import EXCHANGE_DONE, MAX_EXCHANGE

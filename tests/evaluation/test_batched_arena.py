@@ -190,3 +190,22 @@ def test_every_option_of_the_games_plays_alike(game, lineup, options, monkeypatc
 
     one, many = both(play, monkeypatch)
     assert_same(one, many)
+
+
+def test_exchanges_that_run_the_draw_pile_dry_are_laid_in_the_arrays_alike(monkeypatch):
+    laid = []
+    after = batch._Rows._after_step
+
+    def counting(self):
+        laid.extend(self._picked)  # HL-3.4 exchanges whose draws met a reshuffle (HL-3.5)
+        after(self)
+
+    monkeypatch.setattr(batch._Rows, "_after_step", counting)
+
+    def play():
+        return play_match("heisse-luft", ["random", "high-hoarder:0.3"], 160, seed=9,
+                          workers=1, progress=False)  # fmt: skip
+
+    one, many = both(play, monkeypatch)
+    assert len(laid) > 5
+    assert_same(one, many)
