@@ -11,9 +11,11 @@ per-game memory. The training driver (:mod:`hot_envs.envs.driver`) seats its opp
 * an agent with its own ``act_arrays`` — :class:`~hot_envs.agents.checkpoint.CheckpointAgent`
   (one forward pass for every decision) and :class:`~hot_envs.agents.random_agent.RandomAgent` —
   is used as it is;
-* a game's heuristic (exactly its class) decides through the game's array kernels (the spec's
-  ``arrays`` module: ``ArrayHeuristic``), choosing what its ``act`` chooses and drawing the same
-  numbers, decision by decision;
+* a game's heuristic and each style of its opponent suite (exactly their classes) decide
+  through the game's array kernels (the spec's ``arrays`` module: ``ArrayHeuristic``,
+  ``ArrayStyle``), choosing what their ``act`` chooses and drawing the same numbers, decision by
+  decision; agents of one class and tolerance find their candidates for many games in one call
+  (``candidates``) and each draws its own (:func:`draw_rows`, the arena's batches);
 * any other agent plays through :class:`PerGameAgent`: ``act(observation, view)`` on the
   per-game engine's state of each game, as the arena plays it.
 
