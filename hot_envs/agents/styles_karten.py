@@ -15,6 +15,10 @@ spec                    how it plays
 ``card-counter``        counts the cards (the view's ``played``) and plays the card with the most
                         expected points for this trick alone, no thought for later tricks
 ======================  ==========================================================================
+
+Each also decides many games of the array engine at once, with the same moves and draws:
+:class:`hot_envs.agents.array_karten.ArrayStyle` (through
+:func:`hot_envs.agents.arrays.as_array_agent`), the arena's batches and the training driver.
 """
 
 from __future__ import annotations

@@ -20,6 +20,10 @@ spec                    how it plays
 
 Every one claims a trophy whenever it can (HL-6) and, when stuck (HL-3.4), throws the cards its
 style values least.
+
+Each also decides many games of the array engine at once, with the same moves and draws:
+:class:`hot_envs.agents.array_luft.ArrayStyle` (through
+:func:`hot_envs.agents.arrays.as_array_agent`), the arena's batches and the training driver.
 """
 
 from __future__ import annotations
