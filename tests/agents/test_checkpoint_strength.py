@@ -83,6 +83,7 @@ def test_an_interrupted_run_plays_only_the_deals_it_had_not_finished(
     (out / "partial" / name).write_text("\n".join([*lines[:2], lines[2][:20], lines[2]]) + "\n")
     played = []
     play_group = arena.play_group
+    monkeypatch.setattr(arena, "BATCHES", False)  # one game at a time: through play_group
     monkeypatch.setattr(arena, "play_group", lambda *a: played.append(a[3]) or play_group(*a))
     strength.main(argv)
     assert played == [1, 2]  # deal 0 was kept; deal 2 was incomplete
