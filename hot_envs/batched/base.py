@@ -14,6 +14,7 @@ side and compare every state, mask, observation, reward and ending.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -308,6 +309,27 @@ class ArrayGames:
         returns = np.zeros((self.num_games, self.num_players), dtype=np.float64)
         self._finish_randomly(where & ~self._done, returns)
         return returns
+
+    # -- chance met outside the streams --------------------------------------------------------
+
+    def chance_rows(self, games: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Which of ``actions`` (one per game ``games[j]``, legal) may meet a chance event in
+        the step, bool ``(len(games),)``: what a caller that draws chance from elsewhere (the
+        per-game engine's generator, as the arena does) must lay first or play itself."""
+        return np.zeros(len(games), dtype=bool)
+
+    def lay_chance(
+        self, games: np.ndarray, actions: np.ndarray, permutation: Callable[[int, int], Any]
+    ) -> tuple[np.ndarray, Any]:
+        """Lay the chance events that :meth:`chance_rows` found for ``games`` in the arrays, in
+        the order ``permutation(j, n)`` (a permutation of ``range(n)`` for game ``games[j]``)
+        gives, so that the step draws what the per-game engine draws with that generator.
+        Returns which games were laid (the others' chance the caller plays itself) and what
+        :meth:`settle_chance` needs after the step."""
+        return np.zeros(len(games), dtype=bool), None
+
+    def settle_chance(self, laid: Any) -> None:
+        """Put right after the step what :meth:`lay_chance` laid ahead of it."""
 
     def _game_arrays(self) -> list[np.ndarray]:
         """Every array with one row per game: what :meth:`copy_games` copies."""
