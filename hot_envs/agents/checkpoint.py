@@ -164,7 +164,13 @@ class NumpyPolicy:
     def logits(self, observation: np.ndarray) -> np.ndarray:
         """Action logits (unmasked) for one observation or a batch."""
         w, b, _ = self._first
-        x = np.asarray(observation, dtype=np.float32) @ w + b
+        observation = np.asarray(observation, dtype=np.float32)
+        if observation.ndim == 2:  # a batch: its non-zero entries only, in a compiled kernel
+            from hot_envs.agents.sparse import first_layer
+
+            x = first_layer(observation, w, b)
+        else:
+            x = observation @ w + b
         if self._output is None:
             return x
         x = self._act(x)

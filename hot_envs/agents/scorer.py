@@ -64,8 +64,10 @@ class NumpyScorer:
         if observation.ndim == 1:
             nonzero = (observation != 0).nonzero()[0]
             x = act(observation[nonzero] @ self._state_first[nonzero] + b)
-        else:
-            x = act(observation @ w.T + b)
+        else:  # a batch: its non-zero entries only, in a compiled kernel
+            from hot_envs.agents.sparse import first_layer
+
+            x = act(first_layer(observation, self._state_first, b))
         for layer in self._state_hidden:
             x = act(layer(x))
         return x
@@ -80,9 +82,11 @@ class NumpyScorer:
         x = features @ self._scorer_features
         state = embedding @ self._scorer_embedding
         x += state[..., None, :] if decision is None else state[decision]
-        x = act(x + self._scorer_bias)
+        x += self._scorer_bias  # in place: the rows × width arrays are the cost of a batch
+        act(x, out=x)
         for layer in self._scorer_hidden:
-            x = act(layer(x))
+            x = layer(x)
+            act(x, out=x)
         w, b = self.scorer[-1]
         return (x @ w[0]) + b[0]
 
@@ -126,7 +130,9 @@ class _Layer:
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         if len(self.blocks) == 1:
-            return x @ self.blocks[0][2] + self.bias
+            out = x @ self.blocks[0][2]
+            out += self.bias
+            return out
         out = np.empty(x.shape[:-1] + self.bias.shape, dtype=np.result_type(x, self.bias))
         for rows, cols, weight in self.blocks:
             np.matmul(x[..., cols], weight, out=out[..., rows])

@@ -282,6 +282,10 @@ def _play_tasks(
 
         workers = max(1, min(os.cpu_count() or 1, len(tasks) // BATCH))
     workers = min(workers or os.cpu_count() or 1, len(tasks)) if tasks else 1
+    if in_batches:  # numba's implementations, once, before any worker is forked
+        from hot_envs.evaluation.batch import load_compiler
+
+        load_compiler()
 
     def finished(position: int, group: list[GameRecord]) -> None:
         on_group(position, group)
