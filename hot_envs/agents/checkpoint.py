@@ -321,9 +321,8 @@ class CheckpointAgent:
         seats = np.full(games.num_games, -1, dtype=np.int64)
         seats[which] = games.current_player[which]
         observations = games.observe(seats)[which]
-        masks = games.legal_mask()[which]
         if not isinstance(self.policy, NumpyScorer):
-            logits = self.policy.masked_logits(observations, masks)
+            logits = self.policy.masked_logits(observations, games.legal_mask()[which])
             return draw(logits, self.rng) if self.sample else logits.argmax(axis=1)
         spec = self.policy.spec
         packed = np.zeros((len(which), spec.input_size), dtype=np.float32)

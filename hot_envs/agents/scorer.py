@@ -81,8 +81,14 @@ class NumpyScorer:
         act = self._act
         x = features @ self._scorer_features
         state = embedding @ self._scorer_embedding
-        x += state[..., None, :] if decision is None else state[decision]
-        x += self._scorer_bias  # in place: the rows × width arrays are the cost of a batch
+        # in place: the arrays of rows × width are the cost of a batch
+        if decision is None:
+            x += state[..., None, :]
+            x += self._scorer_bias
+        else:
+            from hot_envs.agents.sparse import add_rows
+
+            add_rows(x, state, decision, self._scorer_bias)
         act(x, out=x)
         for layer in self._scorer_hidden:
             x = layer(x)

@@ -46,3 +46,23 @@ def _sparse_product(x, weight, bias, out):
                     row[h] += v * w[h]
         for h in range(width):
             row[h] += bias[h]
+
+
+def add_rows(x: np.ndarray, state: np.ndarray, decision: np.ndarray, bias: np.ndarray) -> None:
+    """``x += state[decision]; x += bias`` in one pass over ``x`` (rows × width, float32,
+    C-contiguous), no gathered copy: the same float32 sums in the same order."""
+    if not COMPILED:
+        x += state[decision]
+        x += bias
+        return
+    _add_rows(x, np.ascontiguousarray(state), decision, bias)
+
+
+@kernel
+def _add_rows(x, state, decision, bias):
+    width = x.shape[1]
+    for r in range(x.shape[0]):
+        row = x[r]
+        add = state[decision[r]]
+        for h in range(width):
+            row[h] = (row[h] + add[h]) + bias[h]
