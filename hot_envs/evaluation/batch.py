@@ -30,6 +30,7 @@ The time of a call is shared equally by the decisions it made (``GameRecord.seco
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -131,11 +132,16 @@ def _new_group(
     game, lineup, matchup, group, seed, _ = task
     agents = []
     for slot, spec in enumerate(lineup):
-        agent = shared.get(spec) if isinstance(spec, str) else None
+        agent = None
+        if isinstance(spec, str):
+            agent = shared.get(spec)
+            if agent is None and spec not in shared:
+                agent = shared[spec] = _loaded_checkpoint(spec, game)
         if agent is None:
             agent = build(spec, game, seed_of(seed, matchup, group, slot))
             if isinstance(spec, str) and _argmax_checkpoint(agent):
                 shared[spec] = agent
+                _keep_checkpoint(spec, game, agent)
         agents.append(agent)
     keys = [spec if isinstance(spec, str) else id(spec) for spec in lineup]
     deal_seed = seed_of(seed, group)
@@ -145,6 +151,40 @@ def _new_group(
             f"the lineup has {len(lineup)} agents for a {state.num_players}-player game"
         )
     return _Group(task, position, agents, keys, deal_seed, state, state._rng)
+
+
+_LOADED: dict[tuple[str, str, str], tuple[tuple, Any]] = {}
+"""Argmax checkpoints this process has loaded, by (spec, game, working folder): the arena's
+worker plays several chunks of groups, each a :func:`play_groups` call, and one copy serves
+them all, as one serves every group of a call. An entry holds the files' stat: a checkpoint
+written again since (a training run's) is loaded again."""
+
+
+def _loaded_checkpoint(spec: str, game: str) -> Any:
+    """The argmax checkpoint ``spec`` names, as this process loaded it, if its files have not
+    changed since; else ``None``."""
+    entry = _LOADED.get((spec, game, os.getcwd()))
+    if entry is None or entry[0] != _stamp(spec):
+        return None
+    return entry[1]
+
+
+def _keep_checkpoint(spec: str, game: str, agent: Any) -> None:
+    stamp = _stamp(spec)
+    if stamp is not None:
+        _LOADED[(spec, game, os.getcwd())] = (stamp, agent)
+
+
+def _stamp(spec: str) -> tuple | None:
+    """The stat of checkpoint ``spec``'s metadata and weights (``None``: not found)."""
+    from hot_envs.agents.shipped import find_checkpoint
+
+    try:
+        stem = find_checkpoint(spec)
+        files = [os.stat(stem.with_suffix(suffix)) for suffix in (".json", ".npz")]
+    except (OSError, ValueError):
+        return None
+    return tuple((f.st_mtime_ns, f.st_size, f.st_ino) for f in files)
 
 
 class _Rows:
@@ -206,9 +246,14 @@ class _Rows:
         for code in np.unique(keys).tolist():
             members = np.flatnonzero(keys == code)
             which, seats = rows[members], current[members]
-            agents = [
-                self.agent_at[r][s] for r, s in zip(which.tolist(), seats.tolist(), strict=True)
-            ]
+            first = self.agent_at[int(which[0])][int(seats[0])]
+            if _argmax_checkpoint(first):  # one network for the key: no list of its agents
+                agents = [first]
+            else:
+                agents = [
+                    self.agent_at[r][s]
+                    for r, s in zip(which.tolist(), seats.tolist(), strict=True)
+                ]
             start = time.process_time()
             actions[which] = _decide_key(self.games, which, agents, self.forms)
             self.seconds[which, seats] += (time.process_time() - start) / len(members)
@@ -332,7 +377,8 @@ class _Rows:
 def _decide_key(
     games: Any, which: np.ndarray, agents: list[Any], forms: dict[int, Any]
 ) -> np.ndarray:
-    """Agents of one spec deciding games ``which`` (ascending), one game each or more."""
+    """Agents of one spec deciding games ``which`` (ascending), one game each or more (an
+    argmax checkpoint: its one agent for them all)."""
     first = _form(games, agents[0], forms)
     if callable(getattr(first, "candidates", None)):
         # the array heuristics and styles: one call of the kernels (the candidates depend on the
