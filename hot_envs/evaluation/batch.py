@@ -94,27 +94,31 @@ def play_groups(
     pending: Iterator[tuple[int, tuple]] = iter(enumerate(tasks))
     finished: list = []
     shared: dict[str, Any] = {}
+    starts: list[tuple[int, int]] = []  # (row, rotation): the games to start, all at once
     for row in range(size):
         task = next(pending, None)
         if task is not None:
             rows.start_group(row, _new_group(task, build, seed_of, engine, options, shared))
+            starts.append((row, 0))
+    rows.start_games(starts)
     while rows.active.any():
+        starts = []
         for row in rows.step():
             group = rows.groups[row]
             game_now = rows.games_now[row]
             seconds, decisions = rows.finish(row)
             group.records.append(record(group, game_now, rows.returns[row], seconds, decisions))
             if game_now.rotation + 1 < len(group.agents):
-                rows.start_game(row, game_now.rotation + 1)
+                starts.append((row, game_now.rotation + 1))
                 continue
             finished.extend(group.records)
             if on_group is not None:
                 on_group(group.position, group.records)
             task = next(pending, None)
-            if task is None:
-                rows.active[row] = False
-            else:
+            if task is not None:
                 rows.start_group(row, _new_group(task, build, seed_of, engine, options, shared))
+                starts.append((row, 0))
+        rows.start_games(starts)
     return finished
 
 
@@ -208,17 +212,29 @@ class _Rows:
         self.forms: dict[int, Any] = {}  # id(agent) → (agent, its array agent)
 
     def start_group(self, row: int, group: _Group) -> None:
+        """The row's next group: its deal loaded beside the row (:meth:`start_games` then
+        starts its first game)."""
         self.groups[row] = group
         self.games.load_state(self.size + row, group.deal)
-        self.start_game(row, 0)
 
-    def start_game(self, row: int, rotation: int) -> None:
+    def start_games(self, starts: list[tuple[int, int]]) -> None:
+        """:meth:`start_game` for each ``(row, rotation)``, the deals copied in one call."""
+        if not starts:
+            return
+        rows = [row for row, _ in starts]
+        self.games.copy_games([self.size + row for row in rows], rows)
+        for row, rotation in starts:
+            self.start_game(row, rotation, copied=True)
+
+    def start_game(self, row: int, rotation: int, copied: bool = False) -> None:
         """Rotation ``rotation`` of the row's group: lineup slot ``(seat + rotation) % N`` in
-        each seat, the deal loaded, the agents reset (as ``play_group`` does)."""
+        each seat, the deal loaded (unless ``copied`` already), the agents reset (as
+        ``play_group`` does)."""
         group = self.groups[row]
         n = len(group.agents)
         seats = tuple((seat + rotation) % n for seat in range(n))
-        self.games.copy_games([self.size + row], [row])
+        if not copied:
+            self.games.copy_games([self.size + row], [row])
         for agent in group.agents:
             if callable(getattr(agent, "reset", None)):
                 agent.reset()
