@@ -9,9 +9,9 @@ are the ones :func:`~hot_envs.evaluation.arena.play_group` writes:
 * **The same deals.** A group's deal is the per-game engine's ``State.new(seed=deal_seed)``,
   loaded into a row of its own (``load_state``) and copied into the playing row for each
   rotation (``copy_games``). Chance events later in a game come from that State's own
-  generator, as they do when the per-game engine plays (:func:`chance_rows` finds the actions
-  that may meet one): HL-3.5 before a placement or an exchange that draws from an empty draw
-  pile, the discard pile is laid under the draw pile in the generator's order, and the engine's
+  generator, as they do when the per-game engine plays (the engine's ``chance_rows`` finds
+  the actions that may meet one): HL-3.5 before a placement or an exchange that draws from an
+  empty draw pile, the discard pile is laid under the draw pile in the generator's order, and the engine's
   step draws from it; the last card of a round of a match (HK-4.4, the next round is dealt) is
   played by the per-game engine on the generator and the position loaded back. So
   ``records.replay`` replays every game, as before.
@@ -275,10 +275,12 @@ class _Rows:
             self.seconds[which, seats] += (time.process_time() - start) / len(members)
             self.decisions[which, seats] += 1
         ended = []
-        self._picked: list[tuple[int, int]] = []
-        chance = chance_rows(self.games, rows, actions[rows])
-        if chance.any():
-            chance[chance] = ~self._reshuffle(rows[chance], actions[rows[chance]])
+        chance = self.games.chance_rows(rows, actions[rows])
+        laid = None
+        if chance.any():  # laid in the arrays where the engine can, else played by the State
+            met = rows[chance]
+            done_by_arrays, laid = self.games.lay_chance(met, actions[met], self._permutation(met))
+            chance[chance] = ~done_by_arrays
         for row in rows[chance].tolist():
             if self._play_one(row, int(actions[row])):
                 ended.append(row)
@@ -289,7 +291,7 @@ class _Rows:
         except ValueError:
             self._check(rows, current, actions)
             raise
-        self._after_step()
+        self.games.settle_chance(laid)
         stepped = rows[~chance]
         for row, action in zip(stepped.tolist(), actions[stepped].tolist(), strict=True):
             self.games_now[row].actions.append(action)
@@ -300,57 +302,11 @@ class _Rows:
             self.active[row] = False
         return sorted(ended)
 
-    def _reshuffle(self, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        """HL-3.5 the reshuffles the actions of ``rows`` meet, laid in the arrays before the
-        engine's step in the order the game's own generator gives them (``State._draw``:
-        ``rng.permutation`` of the discard pile when the draw pile is empty), so that the step
-        draws what the per-game engine draws. A placement (HL-3.2) draws one card from an empty
-        draw pile: the discard pile becomes the draw pile. An exchange (HL-3.4) first discards
-        its picks, then draws as many, the old draw pile first: the discard pile with the picks
-        goes under the old draw pile, and after the step the picks the engine discarded leave
-        the discard pile again (:meth:`_after_step`). Returns which rows were laid so (all of
-        them; Heiße Karten's chance goes through the per-game engine)."""
-        self._picked = []
-        if self.games.game_name != "heisse-luft":
-            return np.zeros(len(rows), dtype=bool)
-        from hot_envs.batched.heisse_luft import PLAY
-        from hot_envs.heisse_luft.facts import EXCHANGE_DONE, EXCHANGE_PICK
-
-        t = self.games.table.view(np.ndarray)
-        draw, discard, selection = t["draw"], t["discard"], t["selection"]
-        draw_size, discard_size = t["draw_size"], t["discard_size"]
-        for row, action in zip(rows.tolist(), actions.tolist(), strict=True):
-            old = int(draw_size[row])
-            pile = discard[row, : discard_size[row]].tolist()
-            picks: list[int] = []
-            if t["phase"][row] != PLAY:  # the exchange's picks, in the order picked
-                picks = selection[row, : t["selection_size"][row]].tolist()
-                if action != EXCHANGE_DONE:
-                    picks.append(action - EXCHANGE_PICK)
-            pile += picks
-            order = self.games_now[row].rng.permutation(len(pile))
-            laid = [pile[i] for i in order] + draw[row, :old].tolist()
-            draw[row, : len(laid)] = laid
-            draw_size[row] = len(laid)
-            discard[row, :] = 0
-            discard_size[row] = 0
-            if picks:
-                self._picked.append((row, len(picks)))
-        return np.ones(len(rows), dtype=bool)
-
-    def _after_step(self) -> None:
-        """The picks of an exchange laid by :meth:`_reshuffle` were discarded again by the
-        step, before any card the turn's end discarded (HL-3.6): they leave the pile, which the
-        reshuffle had emptied."""
-        if not self._picked:
-            return
-        t = self.games.table.view(np.ndarray)
-        discard, discard_size = t["discard"], t["discard_size"]
-        for row, m in self._picked:
-            size = int(discard_size[row])
-            discard[row, : size - m] = discard[row, m:size].copy()
-            discard[row, size - m : size] = 0
-            discard_size[row] = size - m
+    def _permutation(self, rows: np.ndarray) -> Callable[[int, int], Any]:
+        """``permutation(j, n)``: the order game ``rows[j]``'s own generator gives a shuffle of
+        ``n`` cards (``lay_chance``), drawn as the per-game engine draws it."""
+        now = [self.games_now[row] for row in rows.tolist()]
+        return lambda j, n: now[j].rng.permutation(n)
 
     def _play_one(self, row: int, action: int) -> bool:
         """``action`` in row ``row`` by the per-game engine on the game's own generator (a
@@ -472,42 +428,3 @@ def _argmax_checkpoint(agent: Any) -> bool:
     from hot_envs.agents.checkpoint import CheckpointAgent
 
     return type(agent) is CheckpointAgent and not agent.sample
-
-
-def chance_rows(games: batched.ArrayGames, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
-    """Which of ``actions`` (one per game ``rows[j]``) may meet a chance event, whose draws must
-    come from the game's own generator: in Heiße Luft a draw with too few cards in the draw pile
-    (HL-3.5: a placement draws one card, HL-3.2; an exchange as many as it discards, HL-3.4); in
-    Heiße Karten the last card in the players' hands when the match has rounds left to deal
-    (HK-3.4, HK-4.4)."""
-    if games.game_name == "heisse-luft":
-        from hot_envs.batched.heisse_luft import EXCHANGE, PLAY
-        from hot_envs.heisse_luft.facts import EXCHANGE_DONE, MAX_EXCHANGE
-
-        t = games.table.view(np.ndarray)  # fields of a plain structured array: quicker
-        phase, draw_size = t["phase"][rows], t["draw_size"][rows]
-        draws = np.where(phase == PLAY, 1, 0)
-        exchange = phase == EXCHANGE
-        picked = t["selection_size"][rows] + (actions != EXCHANGE_DONE)
-        draws[exchange] = np.where(
-            (actions[exchange] == EXCHANGE_DONE) | (picked[exchange] == MAX_EXCHANGE),
-            picked[exchange],
-            0,
-        )
-        discard = t["discard_size"][rows] + exchange * draws
-        return (draws > 0) & (draw_size < draws) & (discard > 0)
-    if games.options.get("rounds", 1) <= 1:
-        return np.zeros(len(rows), dtype=bool)
-    cards = np.zeros(len(rows), dtype=np.int64)
-    for seat in range(games.hands.shape[1]):
-        cards += _popcount(games.hands[rows, seat])
-    return cards <= 1
-
-
-def _popcount(bits: np.ndarray) -> np.ndarray:
-    bits = bits.astype(np.uint64)
-    count = np.zeros(bits.shape, dtype=np.int64)
-    while bits.any():
-        count += (bits & np.uint64(1)).astype(np.int64)
-        bits >>= np.uint64(1)
-    return count

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from hot_envs import batched
+from hot_envs.batched.heisse_luft import ArrayHeisseLuft
 from hot_envs.evaluation import arena, batch
 from hot_envs.evaluation.arena import play_match, play_matchups, round_robin
 from hot_envs.evaluation.records import replay
@@ -145,7 +146,7 @@ def test_chance_rows_mark_the_draws_that_reshuffle():
             games.reset_done()
         action = games.sample_legal(rng)
         before = games.state_dict(0)
-        flagged = bool(batch.chance_rows(games, np.array([0]), action[:1])[0])
+        flagged = bool(games.chance_rows(np.array([0]), action[:1])[0])
         games.step(action)
         after = games.state_dict(0)
         grew = len(after["draw_pile"]) > len(before["draw_pile"]) or (
@@ -194,13 +195,13 @@ def test_every_option_of_the_games_plays_alike(game, lineup, options, monkeypatc
 
 def test_exchanges_that_run_the_draw_pile_dry_are_laid_in_the_arrays_alike(monkeypatch):
     laid = []
-    after = batch._Rows._after_step
+    settle = ArrayHeisseLuft.settle_chance
 
-    def counting(self):
-        laid.extend(self._picked)  # HL-3.4 exchanges whose draws met a reshuffle (HL-3.5)
-        after(self)
+    def counting(self, picked):
+        laid.extend(picked or ())  # HL-3.4 exchanges whose draws met a reshuffle (HL-3.5)
+        settle(self, picked)
 
-    monkeypatch.setattr(batch._Rows, "_after_step", counting)
+    monkeypatch.setattr(ArrayHeisseLuft, "settle_chance", counting)
 
     def play():
         return play_match("heisse-luft", ["random", "high-hoarder:0.3"], 160, seed=9,
