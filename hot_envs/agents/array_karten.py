@@ -32,6 +32,7 @@ import numpy as np
 from hot_envs.agents import features as ft
 from hot_envs.agents import heuristic_karten as hk
 from hot_envs.agents import styles_karten as sk
+from hot_envs.agents.arrays import ArrayStyleBase
 from hot_envs.batched.heisse_karten import ArrayHeisseKarten
 from hot_envs.batched.jit import kernel
 from hot_envs.heisse_karten.facts import CARD_VALUE, NUM_CARDS, TRICK_RANK
@@ -125,23 +126,13 @@ STYLE_CODES = {
 }
 
 
-class ArrayStyle:
+class ArrayStyle(ArrayStyleBase):
     """A style of :mod:`~hot_envs.agents.styles_karten` deciding for the seat to move in many
     games at once, from the engine's arrays: what its ``act`` plays, decision by decision in
     the order given, drawing the same numbers from ``agent.rng`` (the card counter's ties,
     ``epsilon``'s draws)."""
 
-    def __init__(self, agent: Any) -> None:
-        if type(agent) not in STYLE_CODES:
-            raise TypeError(
-                f"{agent!r} is not one of the styles {[c.__name__ for c in STYLE_CODES]}"
-            )
-        self.agent = agent
-        self.code = STYLE_CODES[type(agent)]
-
-    def act_arrays(self, games: ArrayHeisseKarten, which: Any) -> np.ndarray:
-        """As :meth:`ArrayHeuristic.act_arrays`, with the style's choice."""
-        return self.agent.draw_many(*self.candidates(games, which))
+    codes = STYLE_CODES
 
     def candidates(self, games: ArrayHeisseKarten, which: Any) -> tuple[np.ndarray, ...]:
         """As :meth:`ArrayHeuristic.candidates`: one choice for the styles that never draw,
@@ -152,9 +143,6 @@ class ArrayStyle:
             which, games._current, *_arrays(games), self.code, tolerance, legal, top, counts
         )
         return legal, top, counts
-
-    def __repr__(self) -> str:
-        return f"ArrayStyle({self.agent!r})"
 
 
 def _scratch(games: ArrayHeisseKarten, which: Any) -> tuple[np.ndarray, ...]:
@@ -211,13 +199,10 @@ def _trick_value(base, keeps, later, share, mean, stays, below):
 
 
 @kernel
-def _score_hand(b, seat, n, hands, trick, trick_len, played_card, played_len, count, total, out):
-    """The heuristic's numbers for each card ``k + 1`` of ``seat``'s hand in game ``b``:
-    ``out[k]`` = (score, the share of unseen cards beating it, value now, value usually,
-    chance to take the trick; the terms 0 on a lead). ``count``/``total`` (49 each) are
-    scratch: ``hk.Unseen``'s prefix counts and value sums over the cards in trick-rank order
-    (HK-3.2), the unseen cards being those neither in the hand nor played this round (HK-5)."""
-    bits = hands[b, seat]
+def _unseen(b, bits, played_card, played_len, count, total):
+    """``hk.Unseen`` in game ``b`` for the hand ``bits``: ``count``/``total`` (49 each) its
+    prefix counts and value sums over the cards in trick-rank order (HK-3.2), the unseen cards
+    being those neither in the hand nor played this round (HK-5); returns their mean value."""
     seen = bits
     for i in range(played_len[b]):
         seen |= 1 << (played_card[b, i] - 1)
@@ -232,13 +217,32 @@ def _score_hand(b, seat, n, hands, trick, trick_len, played_card, played_len, co
             count[slot] = count[slot - 1] + 1
             total[slot] = total[slot - 1] + _VALUE[card]
     unseen = count[NUM_CARDS]
-    mean = total[NUM_CARDS] / unseen if unseen else 0.0
-    length = trick_len[b]
+    return total[NUM_CARDS] / unseen if unseen else 0.0
+
+
+@kernel
+def _trick_so_far(b, trick, length):
+    """The points of game ``b``'s trick so far and its highest trick rank (HK-3.2)."""
     base = 0
     best = 0
     for i in range(length):
         base += _VALUE[trick[b, i]]
         best = max(best, _RANK[trick[b, i]])
+    return base, best
+
+
+@kernel
+def _score_hand(b, seat, n, hands, trick, trick_len, played_card, played_len, count, total, out):
+    """The heuristic's numbers for each card ``k + 1`` of ``seat``'s hand in game ``b``:
+    ``out[k]`` = (score, the share of unseen cards beating it, value now, value usually,
+    chance to take the trick; the terms 0 on a lead). ``count``/``total`` (49 each) are
+    scratch: ``hk.Unseen``'s prefix counts and value sums over the cards in trick-rank order
+    (HK-3.2), the unseen cards being those neither in the hand nor played this round (HK-5)."""
+    bits = hands[b, seat]
+    mean = _unseen(b, bits, played_card, played_len, count, total)
+    unseen = count[NUM_CARDS]
+    length = trick_len[b]
+    base, best = _trick_so_far(b, trick, length)
     share = 1.0 / (n - 1)
     later = n - 1 - length
     tempo = _TEMPO[n]
@@ -348,27 +352,10 @@ def _expected_points(
     ones (HK-5: neither in the hand nor played this round), a lead too. ``count``/``total``:
     scratch, as in :func:`_score_hand`."""
     bits = hands[b, seat]
-    seen = bits
-    for i in range(played_len[b]):
-        seen |= 1 << (played_card[b, i] - 1)
-    count[0] = 0
-    total[0] = 0
-    for slot in range(1, NUM_CARDS + 1):
-        card = _BY_RANK[slot - 1]
-        if seen >> (card - 1) & 1:
-            count[slot] = count[slot - 1]
-            total[slot] = total[slot - 1]
-        else:
-            count[slot] = count[slot - 1] + 1
-            total[slot] = total[slot - 1] + _VALUE[card]
+    mean = _unseen(b, bits, played_card, played_len, count, total)
     unseen = count[NUM_CARDS]
-    mean = total[NUM_CARDS] / unseen if unseen else 0.0
     length = trick_len[b]
-    base = 0
-    best = 0
-    for i in range(length):
-        base += _VALUE[trick[b, i]]
-        best = max(best, _RANK[trick[b, i]])
+    base, best = _trick_so_far(b, trick, length)
     share = 1.0 / (n - 1)
     later = n - 1 - length
     for k in range(NUM_CARDS):

@@ -40,6 +40,7 @@ import numpy as np
 from hot_envs.agents import features as ft
 from hot_envs.agents import heuristic_luft as hl
 from hot_envs.agents import styles_luft as sl
+from hot_envs.agents.arrays import ArrayStyleBase
 from hot_envs.batched.heisse_luft import ArrayHeisseLuft
 from hot_envs.batched.jit import kernel
 from hot_envs.heisse_luft.facts import (
@@ -217,23 +218,13 @@ STYLE_CODES = {
 }
 
 
-class ArrayStyle:
+class ArrayStyle(ArrayStyleBase):
     """A style of :mod:`~hot_envs.agents.styles_luft` deciding for the seat to move in many
     games at once, from the engine's arrays: what its ``act`` plays, decision by decision in
     the order given, drawing the same numbers from ``agent.rng`` (ties among its best-scored
     placements, ``epsilon``'s draws)."""
 
-    def __init__(self, agent: Any) -> None:
-        if type(agent) not in STYLE_CODES:
-            raise TypeError(
-                f"{agent!r} is not one of the styles {[c.__name__ for c in STYLE_CODES]}"
-            )
-        self.agent = agent
-        self.code = STYLE_CODES[type(agent)]
-
-    def act_arrays(self, games: ArrayHeisseLuft, which: Any) -> np.ndarray:
-        """As :meth:`ArrayHeuristic.act_arrays`, with the style's choice."""
-        return self.agent.draw_many(*self.candidates(games, which))
+    codes = STYLE_CODES
 
     def candidates(self, games: ArrayHeisseLuft, which: Any) -> tuple[np.ndarray, ...]:
         """As :meth:`ArrayHeuristic.candidates`: the best-scored placements, the one exchange
@@ -247,9 +238,6 @@ class ArrayStyle:
         if over >= 0:
             raise ValueError(f"game {which[over]} is over: nobody is to move")
         return legal, top, counts
-
-    def __repr__(self) -> str:
-        return f"ArrayStyle({self.agent!r})"
 
 
 def _scratch(games: ArrayHeisseLuft, which: Any) -> tuple[np.ndarray, ...]:

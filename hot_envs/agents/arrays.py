@@ -46,6 +46,33 @@ class ArrayAgent(Protocol):
     def act_arrays(self, games: ArrayGames, which: np.ndarray) -> np.ndarray: ...
 
 
+class ArrayStyleBase:
+    """What a game's ``ArrayStyle`` shares (:mod:`~hot_envs.agents.array_luft`,
+    :mod:`~hot_envs.agents.array_karten`): a style of the opponent suite, exactly one of the
+    classes in ``codes`` (a subclass may decide otherwise), whose kernels give ``candidates``
+    and whose own generator draws among them as its ``act`` does."""
+
+    codes: dict[type, int]  # the styles' codes in the game's kernels, by class
+
+    def __init__(self, agent: Any) -> None:
+        if type(agent) not in self.codes:
+            raise TypeError(
+                f"{agent!r} is not one of the styles {[c.__name__ for c in self.codes]}"
+            )
+        self.agent = agent
+        self.code = self.codes[type(agent)]
+
+    def act_arrays(self, games: ArrayGames, which: np.ndarray) -> np.ndarray:
+        """As the heuristic's ``act_arrays``, with the style's choice."""
+        return self.agent.draw_many(*self.candidates(games, which))
+
+    def candidates(self, games: ArrayGames, which: np.ndarray) -> tuple[np.ndarray, ...]:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"ArrayStyle({self.agent!r})"
+
+
 class PerGameAgent:
     """An ordinary agent as an array agent: ``act(observation, view)`` for each game in turn,
     on the per-game engine's state of that game (``State.from_dict(games.state_dict(i))``) —
