@@ -600,46 +600,17 @@ def ratings(result: MatchResult, passes: int = 10) -> list[dict[str, float]]:
 
     openskill updates game by game, so the last games weigh most; the ratings are the mean over
     ``passes`` seeded shuffles of the game order. The updates are openskill's ``PlackettLuce``
-    model with its defaults (:func:`plackett_luce`: its numbers, bit for bit, without its
-    objects — a rating of thousands of games costs a tenth).
+    model with its defaults, made by a kernel (:mod:`hot_envs.evaluation.rating_kernel`: its
+    numbers, bit for bit, without its objects — thousands of games in milliseconds).
     """
     from openskill.models import PlackettLuce
 
-    model = PlackettLuce()
-    rng = np.random.default_rng(result.seed)
-    mu = np.zeros(len(result.agents))
-    sigma = np.zeros(len(result.agents))
-    games = [_rated_game(result, record) for record in result.records]
-    compiled = _compiled_passes(model, games, len(result.agents))
-    for _ in range(passes):
-        order = rng.permutation(len(result.records))
-        if compiled is not None:
-            mu_now, sigma_now = compiled(order)
-            mu += mu_now
-            sigma += sigma_now
-            continue
-        current = [(model.mu, model.sigma)] * len(result.agents)
-        for k in order:
-            _rate_game(model, *games[k], current)
-        mu += [m for m, _ in current]
-        sigma += [s for _, s in current]
-    mu, sigma = mu / passes, sigma / passes
-    return [
-        {"agent": name, "mu": float(m), "sigma": float(s), "ordinal": float(m - 3 * s)}
-        for name, m, s in zip(result.agents, mu, sigma, strict=True)
-    ]
-
-
-def _compiled_passes(model: Any, games: list, num_agents: int) -> Callable | None:
-    """A pass of the updates in the compiled kernel (:mod:`hot_envs.evaluation.rating_kernel`):
-    ``pass(order) -> (mu, sigma)`` of every agent; ``None`` without numba."""
-    from hot_envs.batched import COMPILED
-
-    if not COMPILED or not games:
-        return None
     from hot_envs.evaluation.rating_kernel import rate_games
 
-    width = max(len(agent_at) for agent_at, _ in games)
+    model = PlackettLuce()
+    rng = np.random.default_rng(result.seed)
+    games = [_rated_game(result, record) for record in result.records]
+    width = max((len(agent_at) for agent_at, _ in games), default=1)
     agents = np.zeros((len(games), width), dtype=np.int64)
     ranks = np.zeros((len(games), width), dtype=np.int64)
     seats = np.array([len(agent_at) for agent_at, _ in games], dtype=np.int64)
@@ -647,14 +618,20 @@ def _compiled_passes(model: Any, games: list, num_agents: int) -> Callable | Non
         agents[g, : len(agent_at)] = agent_at
         ranks[g, : len(rank)] = rank
     constants = float(model.beta), float(model.kappa), float(model.tau)
-
-    def one_pass(order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        mu = np.full(num_agents, float(model.mu))
-        sigma = np.full(num_agents, float(model.sigma))
-        rate_games(order.astype(np.int64), agents, ranks, seats, mu, sigma, *constants)
-        return mu, sigma
-
-    return one_pass
+    mu = np.zeros(len(result.agents))
+    sigma = np.zeros(len(result.agents))
+    for _ in range(passes):
+        order = rng.permutation(len(result.records)).astype(np.int64)
+        mu_now = np.full(len(result.agents), float(model.mu))
+        sigma_now = np.full(len(result.agents), float(model.sigma))
+        rate_games(order, agents, ranks, seats, mu_now, sigma_now, *constants)
+        mu += mu_now
+        sigma += sigma_now
+    mu, sigma = mu / passes, sigma / passes
+    return [
+        {"agent": name, "mu": float(m), "sigma": float(s), "ordinal": float(m - 3 * s)}
+        for name, m, s in zip(result.agents, mu, sigma, strict=True)
+    ]
 
 
 def _rated_game(result: MatchResult, record: GameRecord) -> tuple[list[int], list[int]]:
@@ -663,75 +640,3 @@ def _rated_game(result: MatchResult, record: GameRecord) -> tuple[list[int], lis
     agent_at = [lineup[slot] for slot in record.seats]
     ranks = [sum(other > r for other in record.returns) for r in record.returns]
     return agent_at, ranks
-
-
-def _rate_game(
-    model: Any, agent_at: list[int], ranks: list[int], current: list[tuple[float, float]]
-) -> None:
-    """One openskill update, each seat a team of one; an agent in several seats takes the mean
-    of its seats' updates (summed in seat order, then divided: numpy's mean of a few)."""
-    updated = plackett_luce(
-        [current[a][0] for a in agent_at], [current[a][1] for a in agent_at], ranks, model
-    )
-    for a in set(agent_at):
-        mine = [u for u, b in zip(updated, agent_at, strict=True) if b == a]
-        mu = sigma = 0.0
-        for m, s in mine:
-            mu += m
-            sigma += s
-        current[a] = (mu / len(mine), sigma / len(mine))
-
-
-def plackett_luce(
-    mus: list[float], sigmas: list[float], ranks: list[int], model: Any
-) -> list[tuple[float, float]]:
-    """``model.rate([[model.rating(mu, sigma)] ...], ranks=ranks)``'s new (mu, sigma) of each
-    one-player team, for an openskill ``PlackettLuce`` ``model`` with its defaults (no weights,
-    no limit on sigma), in the same float operations — Weng and Lin's update (JMLR 12, 2011,
-    Algorithm 4): sigma widened by tau first; the teams taken in rank order, a tie's teams
-    sharing its first position; ``c`` from every team's sigma² + beta²; each team's
-    ``exp(mu / c)`` over the sums of the teams ranked no better. tests/evaluation check it
-    against openskill's own numbers."""
-    k = len(mus)
-    tau_squared = model.tau * model.tau
-    order = sorted(range(k), key=ranks.__getitem__)
-    sorted_ranks = [ranks[i] for i in order]
-    rank, first = [], 0
-    for i, r in enumerate(sorted_ranks):
-        if i > 0 and sorted_ranks[i - 1] < r:
-            first = i
-        rank.append(first)
-    mu = [mus[i] for i in order]
-    sigma = [math.sqrt(sigmas[i] * sigmas[i] + tau_squared) for i in order]
-    squared = [s**2 for s in sigma]
-    beta_squared = model.beta**2
-    total = 0.0
-    for s2 in squared:
-        total += s2 + beta_squared
-    c = math.sqrt(total)
-    strength = [math.exp(m / c) for m in mu]
-    sum_q = [0.0] * k
-    for i in range(k):
-        for q in range(k):
-            if rank[i] >= rank[q]:
-                sum_q[q] += strength[i]
-    ties = [rank.count(r) for r in rank]
-    out: list[tuple[float, float]] = [(0.0, 0.0)] * k
-    for i in range(k):
-        omega = delta = 0.0
-        for q in range(k):
-            if rank[q] <= rank[i]:
-                p = strength[i] / sum_q[q]
-                delta += p * (1 - p) / ties[q]
-                if q == i:
-                    omega += (1 - p) / ties[q]
-                else:
-                    omega -= p / ties[q]
-        omega *= squared[i] / c
-        delta *= squared[i] / c**2
-        delta *= math.sqrt(squared[i]) / c  # gamma
-        share = sigma[i] ** 2 / squared[i]
-        new_mu = mu[i] + share * omega
-        new_sigma = sigma[i] * math.sqrt(max(1 - share * delta, model.kappa))
-        out[order[i]] = (new_mu, new_sigma)
-    return out

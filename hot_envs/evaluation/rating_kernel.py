@@ -1,7 +1,9 @@
-"""The arena's ratings (:func:`hot_envs.evaluation.arena.ratings`) in a compiled kernel: a pass
-of openskill's Plackett–Luce updates over many games, the float operations of
-:func:`hot_envs.evaluation.arena.plackett_luce` one for one (the same numbers, bit for bit:
-tests/evaluation/test_plackett_luce.py). Without numba the arena keeps its Python loop."""
+"""The arena's ratings (:func:`hot_envs.evaluation.arena.ratings`) in a kernel: a pass of
+openskill's Plackett–Luce updates over many games, in openskill's own float operations (the same
+numbers, bit for bit: tests/evaluation/test_plackett_luce.py) — Weng and Lin's update (JMLR 12,
+2011, Algorithm 4): sigma widened by tau first; the teams taken in rank order, a tie's teams
+sharing its first position; ``c`` from every team's sigma² + beta²; each team's ``exp(mu / c)``
+over the sums of the teams ranked no better. Compiled with numba, plain Python without."""
 
 from __future__ import annotations
 
