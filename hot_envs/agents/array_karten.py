@@ -199,6 +199,18 @@ def _trick_value(base, keeps, later, share, mean, stays, below):
 
 
 @kernel
+def _hand_cards(bits, out):
+    """The cards of the hand ``bits`` as action ids ascending into ``out`` (HK-3.1: the legal
+    actions, as the view lists them); their count."""
+    c = 0
+    for k in range(NUM_CARDS):
+        if bits >> k & 1:
+            out[c] = k
+            c += 1
+    return c
+
+
+@kernel
 def _unseen(b, bits, played_card, played_len, count, total):
     """``hk.Unseen`` in game ``b`` for the hand ``bits``: ``count``/``total`` (49 each) its
     prefix counts and value sums over the cards in trick-rank order (HK-3.2), the unseen cards
@@ -316,12 +328,7 @@ def _best(
     for j in range(which.shape[0]):
         b = which[j]
         seat = current[b]
-        bits = hands[b, seat]
-        c = 0
-        for k in range(NUM_CARDS):
-            if bits >> k & 1:
-                legal[j, c] = k
-                c += 1
+        c = _hand_cards(hands[b, seat], legal[j])
         counts[j, 0] = c
         if c == 1:
             top[j, 0] = legal[j, 0]
@@ -397,12 +404,7 @@ def _style_best(
     for j in range(which.shape[0]):
         b = which[j]
         seat = current[b]
-        bits = hands[b, seat]
-        c = 0
-        for k in range(NUM_CARDS):
-            if bits >> k & 1:
-                legal[j, c] = k
-                c += 1
+        c = _hand_cards(hands[b, seat], legal[j])
         counts[j, 0] = c
         counts[j, 1] = 1
         top[j, 0] = legal[j, 0]  # a forced move, and the low-card dumper's choice
