@@ -1,5 +1,6 @@
-"""The first layer of the numpy policies (:mod:`hot_envs.agents.checkpoint`,
-:mod:`hot_envs.agents.scorer`) over a batch of observations, reading only their non-zero entries.
+"""The numpy policies' (:mod:`hot_envs.agents.checkpoint`, :mod:`hot_envs.agents.scorer`)
+compiled steps over a batch: the first layer reading only the observations' non-zero entries, and
+the action scorer's additions to its action rows (:func:`add_rows`).
 
 About a tenth of an observation is non-zero (a sixth in Heiße Karten's late tricks), so a dense
 ``observations @ weight`` spends most of its work on zeros. One decision at a time the policies
