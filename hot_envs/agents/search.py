@@ -192,7 +192,6 @@ class SearchAgent:
         if len(candidates) == 1:
             self.last_values = {candidates[0]: (0.0, 0)}
             return candidates[0]
-        seat = view["player"]
         default = None if self.prior is None else int(self.prior.act(observation, view))
         totals = dict.fromkeys(candidates, 0.0)
         counts = dict.fromkeys(candidates, 0)
@@ -214,7 +213,8 @@ class SearchAgent:
                     batch = min(deals - done, max(1, _MOST // len(candidates)))
                 else:
                     batch = max(1, _BATCH // len(candidates))
-                for action, total in zip(candidates, self._playouts(view, batch, candidates)):
+                totals_now = self._playouts(view, batch, candidates)
+                for action, total in zip(candidates, totals_now, strict=True):
                     totals[action] += total
                     counts[action] += batch
                 done += batch

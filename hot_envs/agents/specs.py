@@ -68,7 +68,8 @@ _IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 SPEC_HELP = (
     "random, heuristic[:EPSILON], a style[:EPSILON] "
     f"({', '.join(STYLES)}), search[:BUDGET[:ROLLOUT]] (BUDGET: rollouts, or seconds as "
-    "0.5s; ROLLOUT: an agent spec), search-strong (ten times the rollouts), ismcts[:SIMULATIONS] (OpenSpiel's ISMCTS), "
+    "0.5s; ROLLOUT: an agent spec), search-strong (ten times the rollouts), "
+    "ismcts[:SIMULATIONS] (OpenSpiel's ISMCTS), "
     "anchored[:WEIGHT[:POLICY]] (POLICY: a checkpoint's "
     "logits plus WEIGHT on the heuristic's move), a checkpoint file or a shipped checkpoint's name "
     f"({', '.join(shipped_names())}; earlier: {', '.join(earlier_names())}), "

@@ -275,8 +275,16 @@ class ArrayHeisseKarten(ArrayGames):
 
     def _determinise(self, games: np.ndarray, seat: int) -> None:
         _determinise(
-            games, seat, self._rng, self.players, self.hands, self.pile, self.top, self.end,
-            self.set_aside, self.aside,
+            games,
+            seat,
+            self._rng,
+            self.players,
+            self.hands,
+            self.pile,
+            self.top,
+            self.end,
+            self.set_aside,
+            self.aside,
         )
 
     def _finish_randomly(self, where: np.ndarray, returns: np.ndarray) -> None:
@@ -286,7 +294,9 @@ class ArrayHeisseKarten(ArrayGames):
         while not skip.all():
             _random_cards(skip, self._rng, self._current, self.hands, actions)
             self._apply_where(actions, skip, scratch)
-        _match_returns(where, self.players, self.totals, self.round_index, self._score_mode, returns)
+        _match_returns(
+            where, self.players, self.totals, self.round_index, self._score_mode, returns
+        )
         self._done[where] = True
 
     def _load(self, b: int, loaded: State) -> None:

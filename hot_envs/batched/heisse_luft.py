@@ -317,7 +317,9 @@ class ArrayHeisseLuft(ArrayGames):
         _determinise(games, self.table, self._rng, seat)
 
     def _finish_randomly(self, where: np.ndarray, returns: np.ndarray) -> None:
-        _finish_randomly(where, self.table, self._rng, returns, self._three_for_one, self._turn_limit)
+        _finish_randomly(
+            where, self.table, self._rng, returns, self._three_for_one, self._turn_limit
+        )
         self._current[where] = -1
         self._done[where] = True
         self._truncated[where] = self.table.winner[where] == NO_WINNER

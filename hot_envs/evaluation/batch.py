@@ -11,10 +11,10 @@ are the ones :func:`~hot_envs.evaluation.arena.play_group` writes:
   rotation (``copy_games``). Chance events later in a game come from that State's own
   generator, as they do when the per-game engine plays (the engine's ``chance_rows`` finds
   the actions that may meet one): HL-3.5 before a placement or an exchange that draws from an
-  empty draw pile, the discard pile is laid under the draw pile in the generator's order, and the engine's
-  step draws from it; the last card of a round of a match (HK-4.4, the next round is dealt) is
-  played by the per-game engine on the generator and the position loaded back. So
-  ``records.replay`` replays every game, as before.
+  empty draw pile, the discard pile is laid under the draw pile in the generator's order, and
+  the engine's step draws from it; the last card of a round of a match (HK-4.4, the next round
+  is dealt) is played by the per-game engine on the generator and the position loaded back.
+  So ``records.replay`` replays every game, as before.
 * **The same decisions.** Each group builds its own agents from their specs with the same seeds,
   and a group's games are played in order, so every agent meets its decisions in the order it
   meets them one game at a time: an agent that draws numbers (ties broken at random,
@@ -267,8 +267,7 @@ class _Rows:
                 agents = [first]
             else:
                 agents = [
-                    self.agent_at[r][s]
-                    for r, s in zip(which.tolist(), seats.tolist(), strict=True)
+                    self.agent_at[r][s] for r, s in zip(which.tolist(), seats.tolist(), strict=True)
                 ]
             start = time.process_time()
             actions[which] = _decide_key(self.games, which, agents, self.forms)

@@ -12,7 +12,7 @@ import pytest
 
 from hot_envs import batched
 from hot_envs.batched.heisse_luft import ArrayHeisseLuft
-from hot_envs.evaluation import arena, batch
+from hot_envs.evaluation import arena
 from hot_envs.evaluation.arena import play_match, play_matchups, round_robin
 from hot_envs.evaluation.records import replay
 
