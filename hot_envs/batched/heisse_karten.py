@@ -274,18 +274,7 @@ class ArrayHeisseKarten(ArrayGames):
         return cards <= 1
 
     def _determinise(self, games: np.ndarray, seat: int) -> None:
-        _determinise(
-            games,
-            seat,
-            self._rng,
-            self.players,
-            self.hands,
-            self.pile,
-            self.top,
-            self.end,
-            self.set_aside,
-            self.aside,
-        )
+        _determinise(games, seat, *self._round_arrays())
 
     def _finish_randomly(self, where: np.ndarray, returns: np.ndarray) -> None:
         skip = ~where  # the games _apply passes over; it marks each game that ends
@@ -526,10 +515,29 @@ def _legal(mask, current, hands):
 
 
 @kernel
-def _determinise(games, seat, rng, players, hands, pile, top, end, set_aside, aside):
+def _determinise(
+    games,
+    seat,
+    rng,
+    players,
+    hands,
+    pile,
+    top,
+    end,
+    set_aside,
+    aside,
+    trick_len,
+    played_len,
+    taken_len,
+    scores,
+    round_index,
+    first_leader,
+    leader,
+    current,
+):
     """The cards ``seat`` cannot see — the other hands, the draw pile and the set-aside cards
     (HK-2.2) — dealt again from the game's stream in the same sizes: ``State.from_view``'s
-    deal."""
+    deal. Takes the round's arrays as ``_deal`` does (``ArrayHeisseKarten._round_arrays``)."""
     pool = np.empty(NUM_CARDS, dtype=np.int64)
     for b in games:
         n = 0
