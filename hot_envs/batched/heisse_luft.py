@@ -330,7 +330,8 @@ class ArrayHeisseLuft(ArrayGames):
             raise ValueError(
                 f"the state has the options {loaded.options}; these games have {self.options}"
             )
-        r = np.zeros((), dtype=GAME).view(np.recarray)
+        record = np.zeros((), dtype=GAME)
+        r = _Fields(record)
         r.phase, r.current = loaded.phase, loaded.current_player
         for p in (0, 1):
             r.hands[p] = _bit_set(loaded.hands[p])
@@ -360,9 +361,25 @@ class ArrayHeisseLuft(ArrayGames):
         r.trophy_winner = -1 if loaded.trophy_winner is None else loaded.trophy_winner
         r.asking_winner = loaded.asking_winner
         r.winner = NO_WINNER
-        self.table[g] = r
+        self.table[g] = record
         self._current[g] = loaded.current_player
         self._done[g] = self._truncated[g] = False
+
+
+class _Fields:
+    """A one-game record's fields as attributes, read and written in place: the syntax of
+    ``np.recarray`` without its cost (a new view at every access, 0.25 ms a loaded game)."""
+
+    __slots__ = ("_views",)
+
+    def __init__(self, record: np.ndarray) -> None:
+        object.__setattr__(self, "_views", {name: record[name] for name in GAME.names})
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        return self._views[name]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self._views[name][...] = value
 
 
 def _stage_dict(r: np.record, s: int) -> dict:
