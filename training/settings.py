@@ -27,6 +27,7 @@ from hot_envs.agents import make_agent
 from hot_envs.agents.checkpoint import read_metadata
 from hot_envs.agents.opponents import FixedOpponent, LeagueRules
 from hot_envs.agents.shipped import find_checkpoint
+from hot_envs.agents.specs import SEARCH_SPECS
 from hot_envs.core.arguments import BACKENDS, non_negative_int, positive_int
 from hot_envs.core.games import DEFAULT_GAME, GAMES, get_game
 from hot_envs.envs.single_agent import SingleAgentEnv
@@ -423,7 +424,7 @@ def check(args: Args) -> None:
             'critic = "state" learns by PPO alone: the teacher\'s demonstrations hold no state '
             "(clone with the observation's critic, then go on from that checkpoint)"
         )
-    if args.dagger_improve and not args.bc_teacher.partition(":")[0] == "search":
+    if args.dagger_improve and args.bc_teacher.partition(":")[0] not in SEARCH_SPECS:
         raise ValueError(f"dagger_improve needs a search teacher, not {args.bc_teacher!r}")
     if args.resume and not is_run_dir(args.resume):  # the checkpoint decides the network …
         network = read_metadata(args.resume, args.game)["network"]

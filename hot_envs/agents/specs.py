@@ -50,7 +50,7 @@ from hot_envs.agents.search import SearchAgent
 from hot_envs.agents.shipped import SUFFIXES, earlier_names, is_checkpoint, shipped_names
 from hot_envs.core.games import GAMES, get_game
 
-__all__ = ["SEARCH_PRESETS", "SPEC_HELP", "STYLES", "make_agent"]
+__all__ = ["SEARCH_PRESETS", "SEARCH_SPECS", "SPEC_HELP", "STYLES", "make_agent"]
 
 
 # What ``search`` means per game (the game's ``search`` settings): the strongest settings
@@ -58,6 +58,8 @@ __all__ = ["SEARCH_PRESETS", "SPEC_HELP", "STYLES", "make_agent"]
 SEARCH_PRESETS: dict[str, dict] = {game.name: dict(game.search) for game in GAMES.values()}
 # ``search-strong``: the preset at this many times its rollouts (docs/agents.md).
 STRONG_SEARCH = 10
+# The spec names that make a search agent (SearchAgent).
+SEARCH_SPECS = ("search", "search-strong")
 # STYLE[:EPSILON] specs: name → (game, module, class), each of one game only.
 STYLES = {
     style: (game.name, *entry.split(":"))

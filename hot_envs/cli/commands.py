@@ -62,6 +62,10 @@ from hot_envs.evaluation.report import build_report, check_out_dir, print_report
 from hot_envs.play.terminal import play
 from hot_envs.play.viewer import replay_game, watch
 
+# The arena's default: every core, but where games play in batches on the array engines one
+# process per full batch (hot_envs.evaluation.arena.play_tasks).
+WORKERS_HELP = "processes (default: all cores, but in batches as many as have a full batch each)"
+
 
 def demo(game_name: str, seed: int, players: int | None, every: int) -> dict[str, float]:
     """Play and render one seeded game with uniformly random legal actions; return rewards."""
@@ -141,9 +145,7 @@ def _gauntlet_arguments(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", default=None, help="keep the games (resumable), JSON, CSV and PNG")
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of deals and agents")
-    p.add_argument(
-        "--workers", type=positive_int, default=None, help="processes (default: all cores)"
-    )
+    p.add_argument("--workers", type=positive_int, default=None, help=WORKERS_HELP)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -225,9 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", default=None, help="write JSON, CSV, PNG and games.jsonl to this folder"
     )
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of deals and agents")
-    p.add_argument(
-        "--workers", type=positive_int, default=None, help="processes (default: all cores)"
-    )
+    p.add_argument("--workers", type=positive_int, default=None, help=WORKERS_HELP)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
     _gauntlet_arguments(sub)
@@ -273,9 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="STEPS",
         help="PPO steps between learning-curve points (default: about 5 points)",
     )
-    p.add_argument(
-        "--workers", type=positive_int, default=None, help="processes (default: all cores)"
-    )
+    p.add_argument("--workers", type=positive_int, default=None, help=WORKERS_HELP)
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
     p = sub.add_parser("play", help="play against agents in the terminal")

@@ -14,7 +14,7 @@ from tests.helpers import plays_every_seat
 
 pytest.importorskip("sb3_contrib")
 
-from hot_envs.training import train  # noqa: E402
+from hot_envs.training import settings, train  # noqa: E402
 from hot_envs.training.league import FixedOpponent, League  # noqa: E402
 from hot_envs.training.settings import CONFIGS, load_config, parse_args  # noqa: E402
 from hot_envs.training.train import main  # noqa: E402
@@ -196,6 +196,9 @@ def test_bad_options_exit_with_a_message(tmp_path, capsys):
     bad.write_text('[imitation]\nbc_teacher = "heuristic"\ndagger_improve = true\n')
     assert main(["heisse-luft", "--config", str(bad)]) == 2
     assert "dagger_improve needs a search teacher, not 'heuristic'" in capsys.readouterr().err
+    for teacher in ("search", "search:200", "search-strong"):  # each spec of the search agent
+        bad.write_text(f'[imitation]\nbc_teacher = "{teacher}"\ndagger_improve = true\n')
+        settings.check(settings.parse_args(["heisse-luft", "--config", str(bad)]))
     bad.write_text('[imitation]\ndagger_opponent = "grandmaster"\n')
     assert main(["heisse-luft", "--config", str(bad)]) == 2
     assert "grandmaster" in capsys.readouterr().err
