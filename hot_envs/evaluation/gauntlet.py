@@ -413,10 +413,11 @@ def plot(result: GauntletResult, path: str | Path) -> Path | None:
                      color=colour, label=name)  # fmt: skip
         left.axhline(1 / n, color="black", linestyle="--", linewidth=1, label=f"even {1 / n:.0%}")
         left.set_xticks(list(x), labels, rotation=30, ha="right")
-        left.set_ylim(0, 1)
+        left.set_ylim(0, 1.15)  # room above the bars for the legend, in one row
+        left.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
         left.set_ylabel("win share, alone against N − 1 copies")
         left.set_title(f"{n} players (* held out)")
-        left.legend(loc="upper right", fontsize=8)
+        left.legend(loc="upper center", ncol=3, fontsize=8, frameon=False)
         scale = result.ratings.get(n)
         if scale:
             order = sorted(scale, key=lambda r: r["mu"])
