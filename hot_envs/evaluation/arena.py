@@ -40,7 +40,7 @@ import pickle
 import time
 import warnings
 from collections.abc import Callable, Collection, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -292,8 +292,9 @@ def _play_tasks(
         if bar is not None:
             bar.update(len(group))
 
+    moves = _MovesShown(bar)
     if workers <= 1 and in_batches:
-        play_batches(tasks, finished)
+        play_batches(tasks, finished, moves.add)
     elif workers <= 1:
         for position, task in enumerate(tasks):
             finished(position, play_group(*task))
@@ -304,7 +305,7 @@ def _play_tasks(
         remaining = {start: tasks[start : start + size] for start in range(0, len(tasks), size)}
         for attempt in range(_POOL_ATTEMPTS):
             try:
-                _run_pool(remaining, min(workers, len(remaining)), finished, in_batches)
+                _run_pool(remaining, min(workers, len(remaining)), finished, in_batches, moves)
                 break
             except BrokenProcessPool:
                 if attempt + 1 == _POOL_ATTEMPTS:
@@ -315,6 +316,30 @@ def _play_tasks(
                     RuntimeWarning,
                     stacklevel=4,
                 )
+    moves.show(force=True)
+
+
+class _MovesShown:
+    """The moves played so far, beside a bar of games (``set_postfix_str``) at most twice a
+    second: in batches the games of a batch end together, so a bar of games alone stands still
+    for most of a long run (a search agent's, say)."""
+
+    def __init__(self, bar: Any) -> None:
+        self.bar = bar
+        self.total = 0
+        self.shown = 0.0
+
+    def add(self, moves: int) -> None:
+        self.total += moves
+        self.show()
+
+    def show(self, total: int | None = None, force: bool = False) -> None:
+        if total is not None:
+            self.total = total
+        now = time.monotonic()
+        if self.bar is not None and self.total and (force or now - self.shown >= 0.5):
+            self.bar.set_postfix_str(f"{self.total:,} moves")
+            self.shown = now
 
 
 _POOL_ATTEMPTS = 2  # a pool whose worker died (killed by the OS, say) is replaced once
@@ -325,33 +350,61 @@ def _run_pool(
     workers: int,
     finished: Callable[[int, list[GameRecord]], None],
     in_batches: bool,
+    moves: _MovesShown,
 ) -> None:
     """Play the ``remaining`` chunks of tasks (by the position of their first) in one process
     pool; each finished one leaves ``remaining`` (so a broken pool's caller knows what is left;
-    groups are deterministic, so playing one again gives the same games)."""
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    groups are deterministic, so playing one again gives the same games). The workers count
+    their moves in batches into one shared counter, shown by ``moves``."""
+    import multiprocessing
+
+    counter = multiprocessing.Value("q", moves.total)
+    with ProcessPoolExecutor(workers, initializer=_count_moves_into, initargs=(counter,)) as pool:
         futures = {
             pool.submit(_play_chunk, chunk, in_batches): start for start, chunk in remaining.items()
         }
         try:
-            for future in as_completed(futures):
-                groups = future.result()
-                start = futures[future]
-                del remaining[start]
-                for position, group in groups:
-                    finished(start + position, group)
+            pending = set(futures)
+            while pending:
+                done, pending = wait(pending, timeout=0.5, return_when=FIRST_EXCEPTION)
+                for future in done:
+                    groups = future.result()
+                    start = futures[future]
+                    del remaining[start]
+                    for position, group in groups:
+                        finished(start + position, group)
+                moves.show(counter.value)
         except BaseException:
             for future in futures:
                 future.cancel()
             raise
 
 
+# In the arena's worker processes: the moves played in batches by all of them (for the bar).
+_shared_moves: Any = None
+
+
+def _count_moves_into(counter: Any) -> None:
+    global _shared_moves
+    _shared_moves = counter
+
+
+def _count_moves(moves: int) -> None:
+    if _shared_moves is not None:
+        with _shared_moves.get_lock():
+            _shared_moves.value += moves
+
+
 def _play_chunk(tasks: list[tuple], in_batches: bool) -> list[tuple[int, list[GameRecord]]]:
     """A worker's job: the groups of ``tasks``, each group's records with its task's position."""
     groups: list[tuple[int, list[GameRecord]]] = []
+
+    def keep(position: int, group: list[GameRecord]) -> None:
+        groups.append((position, group))
+
     with one_blas_thread():
         if in_batches:
-            play_batches(tasks, lambda position, group: groups.append((position, group)))
+            play_batches(tasks, keep, _count_moves)
         else:
             groups += [(position, play_group(*task)) for position, task in enumerate(tasks)]
     return groups
@@ -380,11 +433,15 @@ def plays_in_batches(tasks: list[tuple]) -> bool:
     )
 
 
-def play_batches(tasks: list[tuple], on_group: Callable[[int, list[GameRecord]], None]) -> None:
+def play_batches(
+    tasks: list[tuple],
+    on_group: Callable[[int, list[GameRecord]], None],
+    on_moves: Callable[[int], None] | None = None,
+) -> None:
     """Play ``tasks`` (``play_group``'s arguments) in batches on the game's array engine, one
     engine per game and set of options: the records ``play_group`` writes for each (module
     docstring of :mod:`hot_envs.evaluation.batch`), each group's to ``on_group(position of its
-    task, records)`` as it ends."""
+    task, records)`` as it ends; ``on_moves(n)`` after each step, its ``n`` moves."""
     from hot_envs.evaluation import batch
 
     def record(
@@ -414,6 +471,7 @@ def play_batches(tasks: list[tuple], on_group: Callable[[int, list[GameRecord]],
             derive_seed,
             record,
             lambda k, group, positions=positions: on_group(positions[k], group),
+            on_moves,
         )
 
 

@@ -78,12 +78,13 @@ def play_groups(
     seed_of: Callable[..., int],
     record: Callable[..., Any],
     on_group: Callable[[int, list], None] | None = None,
+    on_moves: Callable[[int], None] | None = None,
 ) -> list:
     """Play every task (``play_group``'s arguments, one game and one set of options) in batches;
     ``build(spec, game, seed)`` makes an agent, ``seed_of(*parts)`` derives seeds and
     ``record(...)`` makes a ``GameRecord`` — the arena's own, so both paths share them. Each
-    finished group's records go to ``on_group(position of its task, records)`` at once;
-    returns them all."""
+    finished group's records go to ``on_group(position of its task, records)`` at once, and
+    after each step ``on_moves`` gets the number of moves it made; returns the records."""
     if not tasks:
         return []
     game, options = tasks[0][0], tasks[0][5] or {}
@@ -103,6 +104,7 @@ def play_groups(
     rows.start_games(starts)
     while rows.active.any():
         starts = []
+        moved = int(np.count_nonzero(rows.active))  # every active row's seat to move plays
         for row in rows.step():
             group = rows.groups[row]
             game_now = rows.games_now[row]
@@ -119,6 +121,8 @@ def play_groups(
                 rows.start_group(row, _new_group(task, build, seed_of, engine, options, shared))
                 starts.append((row, 0))
         rows.start_games(starts)
+        if on_moves is not None:
+            on_moves(moved)
     return finished
 
 

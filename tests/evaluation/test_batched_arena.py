@@ -210,3 +210,31 @@ def test_exchanges_that_run_the_draw_pile_dry_are_laid_in_the_arrays_alike(monke
     one, many = both(play, monkeypatch)
     assert len(laid) > 5
     assert_same(one, many)
+
+
+class RecordingBar:
+    """A progress bar that keeps what it is told."""
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.postfixes: list[str] = []
+
+    def update(self, n: int) -> None:
+        self.games += n
+
+    def set_postfix_str(self, text: str) -> None:
+        self.postfixes.append(text)
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_bar_shows_the_moves_played_in_batches(workers, monkeypatch):
+    # a batch's games end together, so the bar also counts moves as they are played
+    monkeypatch.setattr(arena, "BATCHES", True)
+    bar = RecordingBar()
+    monkeypatch.setattr(arena, "progress_bar", lambda total, **kwargs: bar)
+    result = play_match("heisse-luft", ["heuristic", "random"], 12, seed=5, workers=workers)
+    assert bar.games == len(result.records) == 12
+    assert bar.postfixes[-1] == f"{sum(r.length for r in result.records):,} moves"
