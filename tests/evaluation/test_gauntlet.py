@@ -5,6 +5,7 @@ opponent, resuming, the CLI's files and clear errors — on a few small games.""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -37,6 +38,16 @@ def test_each_game_has_eight_or_more_opponents_in_two_disjoint_pools(game: str) 
         assert opponent.style
         make_agent(opponent.spec, game, seed=0)  # every spec builds for its game
     assert "heuristic" in training_pool(game)  # the teacher of every config
+
+
+def test_the_evaluation_guide_lists_each_suite_opponent_in_its_pool() -> None:
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "evaluation.md").read_text()
+    listed = {}  # spec -> pools, from the guide's suite tables
+    for spec, pool in re.findall(r"^\| `([^`]+)` \| (training|held-out) \|", guide, re.M):
+        listed.setdefault(spec, set()).add(pool)
+    for game in ("heisse-luft", "heisse-karten"):
+        for opponent in suite(game):
+            assert opponent.pool in listed.get(opponent.spec, set()), opponent.spec
 
 
 def _opponents_and_teachers(config: object) -> set[str]:
