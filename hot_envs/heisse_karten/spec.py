@@ -79,8 +79,8 @@ trick taken before and who took it (they lead the next, HK-3.3).""",
         (
             "search-strong",
             "training",
-            "the search agent at ten times its default rollouts (6,000 a decision): the strongest "
-            "opponent shipped",
+            "the search agent at ten times its default rollouts (6,000 a decision); at two "
+            "players no stronger against the heuristic than the default",
             True,
         ),
         (
