@@ -36,6 +36,7 @@ import numpy as np
 from hot_envs.agents import Agent, make_agent
 from hot_envs.agents.arrays import ActionScorerInput
 from hot_envs.agents.base import observe
+from hot_envs.core import shared_count
 from hot_envs.core.games import get_game
 from hot_envs.envs.driver import PolicyInput
 from hot_envs.evaluation.arena import progress_bar
@@ -146,9 +147,7 @@ def collect(
         returns.extend(reversed(game_returns))
         if bar is not None:
             bar.update(len(seats))
-        if _shared_count is not None:
-            with _shared_count.get_lock():
-                _shared_count.value += len(seats)
+        shared_count.add(len(seats))  # in _collect_in_parallel's workers, for its bar
     if bar is not None:
         bar.close()
     return Demonstrations(
@@ -179,15 +178,6 @@ def _improver(teacher: Agent, prior: Agent, margin: float) -> Agent:
     return improver
 
 
-# In collect's worker processes: the decisions recorded so far by all of them (for the bar).
-_shared_count: Any = None
-
-
-def _count_into(counter: Any) -> None:
-    global _shared_count
-    _shared_count = counter
-
-
 def _progress_bar(total: int) -> Any:
     return progress_bar(total, unit="decision", desc="teacher decisions")
 
@@ -204,19 +194,20 @@ def _collect_in_parallel(
     """:func:`collect` split over ``workers`` processes (``options``: its keyword arguments);
     the parts in worker order. A pool whose worker died (killed by the OS, say) is replaced
     once: the parts are seeded, so collecting them again gives the same decisions."""
-    import multiprocessing
     import warnings
     from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
     shares = [decisions // workers + (i < decisions % workers) for i in range(workers)]
     seeds = np.random.SeedSequence(seed).generate_state(workers)
-    counter = multiprocessing.Value("q", 0)
+    counter = shared_count.new()
     bar = _progress_bar(decisions) if progress else None
     for attempt in range(2):
         counter.value = 0
         try:
-            with ProcessPoolExecutor(workers, initializer=_count_into, initargs=(counter,)) as pool:
+            with ProcessPoolExecutor(
+                workers, initializer=shared_count.share, initargs=(counter,)
+            ) as pool:
                 futures = [
                     pool.submit(collect, game, player_counts, share, int(part_seed), **options)
                     for share, part_seed in zip(shares, seeds, strict=True)

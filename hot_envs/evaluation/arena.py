@@ -49,6 +49,7 @@ import numpy as np
 
 from hot_envs.agents import Agent, make_agent
 from hot_envs.agents.base import observe
+from hot_envs.core import shared_count
 from hot_envs.core.blas import one_blas_thread
 from hot_envs.core.games import get_game
 from hot_envs.evaluation.records import make_record
@@ -356,10 +357,8 @@ def _run_pool(
     pool; each finished one leaves ``remaining`` (so a broken pool's caller knows what is left;
     groups are deterministic, so playing one again gives the same games). The workers count
     their moves in batches into one shared counter, shown by ``moves``."""
-    import multiprocessing
-
-    counter = multiprocessing.Value("q", moves.total)
-    with ProcessPoolExecutor(workers, initializer=_count_moves_into, initargs=(counter,)) as pool:
+    counter = shared_count.new(moves.total)
+    with ProcessPoolExecutor(workers, initializer=shared_count.share, initargs=(counter,)) as pool:
         futures = {
             pool.submit(_play_chunk, chunk, in_batches): start for start, chunk in remaining.items()
         }
@@ -380,21 +379,6 @@ def _run_pool(
             raise
 
 
-# In the arena's worker processes: the moves played in batches by all of them (for the bar).
-_shared_moves: Any = None
-
-
-def _count_moves_into(counter: Any) -> None:
-    global _shared_moves
-    _shared_moves = counter
-
-
-def _count_moves(moves: int) -> None:
-    if _shared_moves is not None:
-        with _shared_moves.get_lock():
-            _shared_moves.value += moves
-
-
 def _play_chunk(tasks: list[tuple], in_batches: bool) -> list[tuple[int, list[GameRecord]]]:
     """A worker's job: the groups of ``tasks``, each group's records with its task's position."""
     groups: list[tuple[int, list[GameRecord]]] = []
@@ -404,7 +388,7 @@ def _play_chunk(tasks: list[tuple], in_batches: bool) -> list[tuple[int, list[Ga
 
     with one_blas_thread():
         if in_batches:
-            play_batches(tasks, keep, _count_moves)
+            play_batches(tasks, keep, shared_count.add)
         else:
             groups += [(position, play_group(*task)) for position, task in enumerate(tasks)]
     return groups
