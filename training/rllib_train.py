@@ -36,7 +36,8 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from functools import partial
 from pathlib import Path
@@ -236,21 +237,28 @@ def build_config(args: Args, **model_config: Any):
     return config
 
 
-def shipped_package(temp_dir: str | None = None) -> str:
+@contextmanager
+def shipped_package(temp_dir: str | None = None) -> Iterator[str]:
     """The folder of the hot_envs package as the workers of a cluster import it: with the training
     package inside, whose RLlib league runs on the env runners. An installed wheel has it there;
     a source checkout keeps it beside the package (pyproject.toml's package-dir), so the two are
-    copied together into a folder of ``temp_dir`` (default the system's)."""
+    copied together into a folder of ``temp_dir`` (default the system's), removed on leaving the
+    ``with`` block (``ray.init`` has uploaded it by then)."""
     from hot_envs import core
 
     package, inside = Path(core.__file__).parents[1], Path(__file__).parent  # hot_envs.training
     if inside.parent == package:
-        return str(package)
-    staged = Path(tempfile.mkdtemp(prefix="hot_envs-shipped-", dir=temp_dir)) / "hot_envs"
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    shutil.copytree(package, staged, ignore=ignore)
-    shutil.copytree(inside, staged / "training", ignore=ignore)
-    return str(staged)
+        yield str(package)
+        return
+    folder = Path(tempfile.mkdtemp(prefix="hot_envs-shipped-", dir=temp_dir))
+    try:
+        staged = folder / "hot_envs"
+        ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+        shutil.copytree(package, staged, ignore=ignore)
+        shutil.copytree(inside, staged / "training", ignore=ignore)
+        yield str(staged)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def init_ray(args: Args, temp_dir: str | None = None) -> bool:
@@ -261,7 +269,9 @@ def init_ray(args: Args, temp_dir: str | None = None) -> bool:
     if ray.is_initialized():
         return False
     if args.address:
-        ray.init(address=args.address, runtime_env={"py_modules": [shipped_package(temp_dir)]})
+        # ray.init uploads the package to the cluster before it returns
+        with shipped_package(temp_dir) as package:
+            ray.init(address=args.address, runtime_env={"py_modules": [package]})
         return True
     # A private single-machine Ray: no token needed between its own processes, and a CPU for
     # every runner and learner even on a small machine (else Ray would wait for free CPUs).

@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '.[rllib]'")
 
-from hot_envs.training.rllib_train import init_ray, parse_args, train
+from hot_envs.training.rllib_train import init_ray, parse_args, shipped_package, train
 
 pytestmark = pytest.mark.rllib
 
@@ -35,7 +35,10 @@ def test_a_run_on_the_second_node_with_the_package_shipped_outlives_a_killed_env
         + ["--env-runners", "2", "--out", str(tmp_path)]
     )
     ray.shutdown()
-    assert init_ray(args)
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    assert init_ray(args, temp_dir=str(staging))
+    assert not any(staging.iterdir())  # the package's copy went once Ray had uploaded it
     try:
         head = ray.get_runtime_context().get_node_id()
         placed: list[tuple[str, list[str], int]] = []  # each runner's node, sys.path, pid
@@ -89,3 +92,11 @@ def test_a_run_on_the_second_node_with_the_package_shipped_outlives_a_killed_env
     assert min(row["env_runners_healthy"] for row in rows[1:]) == 1  # the loss was seen …
     assert len(back) == 2 and killed[0] not in back  # … and a new process took its place
     assert (tmp_path / "final.npz").is_file()
+
+
+def test_the_shipped_package_holds_the_training_package_and_leaves_no_copy_behind(tmp_path) -> None:
+    with shipped_package(str(tmp_path)) as folder:
+        package = Path(folder)
+        assert (package / "core" / "engine.py").is_file()
+        assert (package / "training" / "rllib_train.py").is_file()
+    assert not any(tmp_path.iterdir())
