@@ -68,8 +68,17 @@ class _Game:
 
     rotation: int
     seats: tuple[int, ...]  # lineup slot per seat
-    rng: np.random.Generator  # this game's own copy of the deal's generator
+    deal_rng: np.random.Generator  # the group's generator after the deal, never drawn from
     actions: list[int] = field(default_factory=list)
+    _rng: np.random.Generator | None = None
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """This game's own copy of the deal's generator, made at its first chance event (most
+        games have none: a copy for every game cost about 3 % of a Heiße Karten gauntlet)."""
+        if self._rng is None:
+            self._rng = copy_rng(self.deal_rng)
+        return self._rng
 
 
 def play_groups(
@@ -242,7 +251,7 @@ class _Rows:
         for agent in group.agents:
             if callable(getattr(agent, "reset", None)):
                 agent.reset()
-        self.games_now[row] = _Game(rotation, seats, copy_rng(group.rng))
+        self.games_now[row] = _Game(rotation, seats, group.rng)
         self.agent_at[row] = [group.agents[slot] for slot in seats]
         for seat, slot in enumerate(seats):
             key = group.keys[slot]
