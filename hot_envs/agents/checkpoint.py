@@ -320,7 +320,7 @@ class CheckpointAgent:
         which = np.asarray(which, dtype=np.int64)
         seats = np.full(games.num_games, -1, dtype=np.int64)
         seats[which] = games.current_player[which]
-        observations = games.observe(seats)[which]
+        observations = games.observe(seats, rows=which)
         if not isinstance(self.policy, NumpyScorer):
             logits = self.policy.masked_logits(observations, games.legal_mask()[which])
             return draw(logits, self.rng) if self.sample else logits.argmax(axis=1)

@@ -62,6 +62,7 @@ class ArrayGames:
         self._rewards = np.zeros((self.num_games, num_players), dtype=np.float64)
         self.players = np.full(self.num_games, num_players, dtype=np.int64)  # seats per game
         self._all = np.ones(self.num_games, dtype=bool)
+        self._every_row = np.arange(self.num_games, dtype=np.int64)
 
     @classmethod
     def options_for(cls, state: Any) -> dict[str, Any]:
@@ -140,10 +141,13 @@ class ArrayGames:
         self._legal(mask)
         return mask
 
-    def observe(self, seats: np.ndarray | None = None) -> np.ndarray:
+    def observe(
+        self, seats: np.ndarray | None = None, rows: np.ndarray | None = None
+    ) -> np.ndarray:
         """Observations, float32 ``(B, observation_size)``, the same floats as the
         environment's ``encode``: of the seat to move, or of ``seats`` (one per game; −1 gives
-        a row of zeros, as does a finished game without ``seats``)."""
+        a row of zeros, as does a finished game without ``seats``). With ``rows`` (game
+        indices) only those games, one row each: ``observe(seats)[rows]`` without the rest."""
         if seats is None:
             seats = self._current
         else:
@@ -153,8 +157,17 @@ class ArrayGames:
             if ((seats < -1) | (seats >= self.players)).any():
                 raise ValueError("seats must lie in -1 .. each game's seat count - 1")
             seats = seats.astype(np.int64, copy=False)
-        out = np.zeros((self.num_games, self.observation_size), dtype=np.float32)
-        self._observe(seats, out)
+        if rows is None:
+            rows = self._every_row
+        else:
+            rows = np.asarray(rows)
+            if rows.ndim != 1 or (rows.size and rows.dtype.kind not in "iu"):
+                raise ValueError(f"rows must be game indices, not {rows!r}"[:200])
+            if ((rows < 0) | (rows >= self.num_games)).any():
+                raise ValueError(f"rows must lie in 0 .. {self.num_games - 1}")
+            rows = rows.astype(np.int64, copy=False)
+        out = np.zeros((len(rows), self.observation_size), dtype=np.float32)
+        self._observe(seats, rows, out)
         return out
 
     def sample_legal(self, rng: np.random.Generator) -> np.ndarray:
@@ -235,7 +248,9 @@ class ArrayGames:
     def _legal(self, mask: np.ndarray) -> None:
         raise NotImplementedError
 
-    def _observe(self, seats: np.ndarray, out: np.ndarray) -> None:
+    def _observe(self, seats: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
+        """``out[i]``: game ``rows[i]`` seen by seat ``seats[rows[i]]`` (left zero where
+        that is −1)."""
         raise NotImplementedError
 
     def state_dict(self, game: int) -> dict:

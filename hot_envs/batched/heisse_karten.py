@@ -211,9 +211,10 @@ class ArrayHeisseKarten(ArrayGames):
     def _legal(self, mask: np.ndarray) -> None:
         _legal(mask, self._current, self.hands)
 
-    def _observe(self, seats: np.ndarray, out: np.ndarray) -> None:
+    def _observe(self, seats: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
         _observe(
             seats,
+            rows,
             out,
             self.players,
             self.hands,
@@ -727,6 +728,7 @@ def _apply(
 @kernel
 def _observe(
     seats,
+    rows,
     out,
     players,
     hands,
@@ -746,15 +748,17 @@ def _observe(
     rounds,
     target,
 ):
-    """HK-5 what seat ``seats[b]`` may know, in ``LAYOUT`` (hot_envs.heisse_karten.encoding):
-    seats relative to the observer, padded to 6; the same floats as ``encode``."""
+    """HK-5 what seat ``seats[b]`` may know of game ``b = rows[i]``, in ``out[i]`` in
+    ``LAYOUT`` (hot_envs.heisse_karten.encoding): seats relative to the observer, padded to 6;
+    the same floats as ``encode``."""
     scale = target if target != _NO_TARGET else BLACK_SUM * rounds
-    for b in range(seats.shape[0]):
+    for i in range(rows.shape[0]):
+        b = rows[i]
         player = seats[b]
         if player < 0:
             continue
         n = players[b]
-        row = out[b]
+        row = out[i]
         bits = hands[b, player]
         for k in range(NUM_CARDS):
             if bits >> k & 1:

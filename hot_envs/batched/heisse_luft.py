@@ -206,8 +206,8 @@ class ArrayHeisseLuft(ArrayGames):
     def _legal(self, mask: np.ndarray) -> None:
         _legal(mask, self.table, self._done, self._three_for_one)
 
-    def _observe(self, seats: np.ndarray, out: np.ndarray) -> None:
-        _observe(seats, out, self.table, self._three_for_one, self._turn_limit)
+    def _observe(self, seats: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
+        _observe(seats, rows, out, self.table, self._three_for_one, self._turn_limit)
 
     def sample_legal(self, rng: np.random.Generator) -> np.ndarray:
         """As the base's (the ``floor(u * count)``-th legal action in id order, one uniform
@@ -1086,16 +1086,18 @@ def _bit_index(bit):
 
 
 @kernel
-def _observe(seats, out, t, three_for_one, turn_limit):
-    """HL-8 what seat ``seats[g]`` may know, in ``LAYOUT`` (hot_envs.heisse_luft.encoding): the
-    observer's pieces first, the same floats as ``encode``."""
-    for g in range(seats.shape[0]):
+def _observe(seats, rows, out, t, three_for_one, turn_limit):
+    """HL-8 what seat ``seats[g]`` may know of game ``g = rows[i]``, in ``out[i]`` in ``LAYOUT``
+    (hot_envs.heisse_luft.encoding): the observer's pieces first, the same floats as
+    ``encode``."""
+    for i in range(rows.shape[0]):
+        g = rows[i]
         me = seats[g]
         if me < 0:
             continue
         opp = 1 - me
         r = t[g]
-        row = out[g]
+        row = out[i]
         mine, known, seen = r.hands[me], r.revealed[me], r.revealed[opp]
         for card in range(NUM_CARDS):
             if (mine >> card) & 1:

@@ -388,7 +388,7 @@ class Driver:
         episode's value is bootstrapped from it)."""
         seats = np.full(self.num_envs, -1, dtype=np.int64)
         seats[i] = self.seats[i]
-        observation = self.arrays.observe(seats)[i : i + 1]
+        observation = self.arrays.observe(seats, rows=np.array([i]))
         if self.policy_input is not None:
             row = np.zeros((1, self.policy_input.size), dtype=np.float32)
             self._policy_rows(np.array([i]), seats[i : i + 1], observation, row)

@@ -137,3 +137,20 @@ def test_reset_done_deals_only_the_finished_games(game):
         assert (after[i] == before[i]) != done[i]
         if done[i]:
             assert after[i][key] == fresh
+
+
+@GAMES
+def test_observing_some_rows_gives_those_rows_of_the_whole_observation(game):
+    games = dealt(game, 6, seed=3)
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        games.step(games.sample_legal(rng), where=~games.done)
+    seats = np.where(np.arange(6) % 3 == 0, -1, games.current_player)
+    rows = np.array([4, 0, 4, 2])  # any order, repeats allowed
+    whole = games.observe(seats)
+    assert np.array_equal(games.observe(seats, rows=rows), whole[rows])
+    assert np.array_equal(games.observe(rows=rows), games.observe()[rows])
+    assert games.observe(seats, rows=np.array([], dtype=np.int64)).shape == (0, whole.shape[1])
+    for bad in ([6], [-1], [[0, 1]], [0.5]):
+        with pytest.raises(ValueError, match="rows"):
+            games.observe(seats, rows=np.array(bad))
