@@ -4,6 +4,7 @@ turns round by round, and the results written beside the others."""
 
 from __future__ import annotations
 
+import compileall
 import json
 import os
 import platform
@@ -28,7 +29,12 @@ BEFORE = "6a115e4"  # main before the array engines (hot_envs.batched)
 def earlier_tree(commit: str = BEFORE, inside: tuple[str, ...] = ()) -> Iterator[Path]:
     """A folder holding ``hot_envs/`` as it was at ``commit`` — with the top-level folders
     ``inside`` (``training``, ``checkpoints``) moved into it, as an installed package lays
-    them out — removed afterwards. Put it first on ``PYTHONPATH`` to import that code."""
+    them out — removed afterwards. Put it first on ``PYTHONPATH`` to import that code.
+
+    Both trees' sources are compiled to bytecode first, as pip does when it installs a package:
+    else a process started with ``PYTHONDONTWRITEBYTECODE`` set (as on some CI machines)
+    compiles every module it imports, each time, and a command's CPU time counts it."""
+    compiled(REPOSITORY / "hot_envs", REPOSITORY / "training", REPOSITORY / "checkpoints")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         archive = subprocess.run(
@@ -40,7 +46,15 @@ def earlier_tree(commit: str = BEFORE, inside: tuple[str, ...] = ()) -> Iterator
             tar.extractall(folder, filter="data")
         for part in inside:
             shutil.move(folder / part, folder / "hot_envs" / part)
+        compiled(folder / "hot_envs")
         yield folder
+
+
+def compiled(*folders: Path) -> None:
+    """Each folder's Python files compiled to ``__pycache__`` (where not already up to date)."""
+    for folder in folders:
+        if folder.is_dir():
+            compileall.compile_dir(folder, quiet=1)
 
 
 def run_on(tree: Path | None, command: list[str]) -> str:
