@@ -396,7 +396,7 @@ def plot(result: GauntletResult, path: str | Path) -> Path | None:
     sizes = result.players
     fig, axes = plt.subplots(
         len(sizes), 2, figsize=(14, 4.2 * len(sizes)), squeeze=False,
-        gridspec_kw={"width_ratios": [3, 1]},
+        gridspec_kw={"width_ratios": [3, 1]}, layout="constrained",  # room for the title too
     )  # fmt: skip
     for (left, right), n in zip(axes, sizes, strict=True):
         rows = [r for r in result.rows if r["players"] == n]
@@ -415,7 +415,7 @@ def plot(result: GauntletResult, path: str | Path) -> Path | None:
         left.set_xticks(list(x), labels, rotation=30, ha="right")
         left.set_ylim(0, 1.15)  # room above the bars for the legend, in one row
         left.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
-        left.set_ylabel("win share, alone against N − 1 copies")
+        left.set_ylabel("win share,\nalone against N − 1 copies")  # no taller than the axes
         left.set_title(f"{n} players (* held out)")
         left.legend(loc="upper center", ncol=3, fontsize=8, frameon=False)
         scale = result.ratings.get(n)
@@ -428,7 +428,6 @@ def plot(result: GauntletResult, path: str | Path) -> Path | None:
         else:
             right.axis("off")
     fig.suptitle(f"{get_game(result.game).title}: gauntlet of {result.agent}")
-    fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return Path(path)
