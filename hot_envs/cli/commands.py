@@ -152,6 +152,7 @@ def _gauntlet_arguments(sub: argparse._SubParsersAction) -> None:
 def run_gauntlet(args: argparse.Namespace) -> dict:
     """``hot-envs gauntlet``: :func:`hot_envs.evaluation.gauntlet.gauntlet`, its table and its
     files."""
+    from hot_envs.evaluation.batch import load_once
     from hot_envs.evaluation.gauntlet import gauntlet
 
     players = args.players
@@ -168,7 +169,7 @@ def run_gauntlet(args: argparse.Namespace) -> dict:
         for n in players if isinstance(players, list) else []:
             game_options(args.game, n)
         for spec in [args.agent, *(args.opponents or [])]:
-            make_agent(spec, args.game)
+            load_once(spec, args.game)  # a checkpoint loaded here is the one the games use
     result = gauntlet(
         args.game,
         args.agent,

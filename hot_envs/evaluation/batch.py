@@ -186,6 +186,21 @@ def _loaded_checkpoint(spec: str, game: str) -> Any:
     return entry[1]
 
 
+def load_once(spec: str, game: str) -> Any:
+    """``make_agent(spec, game, 0)`` — how a command checks a spec before any game — where a
+    checkpoint playing its argmax (which draws nothing: one copy serves every seed) is loaded
+    once per process and kept for the batches to play (and for worker processes forked later)."""
+    from hot_envs.agents import make_agent
+
+    game = get_game(game).name
+    agent = _loaded_checkpoint(spec, game) if isinstance(spec, str) else None
+    if agent is None:
+        agent = make_agent(spec, game, 0)
+        if isinstance(spec, str) and _argmax_checkpoint(agent):
+            _keep_checkpoint(spec, game, agent)
+    return agent
+
+
 def _keep_checkpoint(spec: str, game: str, agent: Any) -> None:
     stamp = _stamp(spec)
     if stamp is not None:

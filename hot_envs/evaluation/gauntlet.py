@@ -31,7 +31,6 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from hot_envs.agents import make_agent
 from hot_envs.agents.suite import HELD_OUT, suite
 from hot_envs.core.games import get_game
 from hot_envs.evaluation.arena import (
@@ -155,10 +154,12 @@ def gauntlet(
     opponents = list(opponents) if opponents is not None else list(entries)
     if not opponents or len(set(opponents)) != len(opponents):
         raise ValueError(f"opponents must be distinct agent specs, not {opponents!r}")
+    from hot_envs.evaluation.batch import load_once
+
     for spec in [agent, BASELINE, *opponents]:
         if not isinstance(spec, str):
             raise ValueError(f"agent specs are strings, not {spec!r}")
-        make_agent(spec, game, 0)  # ValueError for a spec nobody understands, or for the game
+        load_once(spec, game)  # ValueError for a spec nobody understands, or for the game
     folder = None if out is None else check_out_dir(out)
     lone = [agent] if agent == BASELINE else [agent, BASELINE]
     rows, summary, scales = [], [], {}

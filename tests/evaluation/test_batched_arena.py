@@ -238,3 +238,30 @@ def test_the_bar_shows_the_moves_played_in_batches(workers, monkeypatch):
     result = play_match("heisse-luft", ["heuristic", "random"], 12, seed=5, workers=workers)
     assert bar.games == len(result.records) == 12
     assert bar.postfixes[-1] == f"{sum(r.length for r in result.records):,} moves"
+
+
+def test_a_gauntlet_loads_each_checkpoint_once(monkeypatch):
+    """The checkpoints a gauntlet loads to check its specs are the ones its batches play."""
+    from hot_envs.agents.checkpoint import CheckpointAgent
+    from hot_envs.evaluation import batch
+    from hot_envs.evaluation.gauntlet import gauntlet
+
+    loads = []
+    load = CheckpointAgent.load.__func__
+
+    def counted(cls, path, *args, **kwargs):
+        loads.append(str(path))
+        return load(cls, path, *args, **kwargs)
+
+    monkeypatch.setattr(CheckpointAgent, "load", classmethod(counted))
+    monkeypatch.setattr(batch, "_LOADED", {})
+    result = gauntlet(
+        "heisse-karten",
+        "heisse_karten_v0",
+        opponents=["heisse_karten_v0_2026_12_01", "heuristic"],
+        games=4,
+        workers=1,
+        progress=False,
+    )
+    assert [r["games"] for r in result.rows] == [4, 4]
+    assert len(loads) == 2 and len(set(loads)) == 2, loads
