@@ -95,6 +95,8 @@ def demo(game_name: str, seed: int, players: int | None, every: int) -> dict[str
 
 def evaluate(args: argparse.Namespace) -> dict:
     """Round robin of ``args.agents``; print the tables, save files to ``args.out``."""
+    from hot_envs.evaluation.batch import load_once
+
     with usage_errors():  # the request, before any game is played
         if len(args.agents) < 2:
             raise ValueError("evaluate needs at least two agents, e.g. --agents search heuristic")
@@ -106,7 +108,7 @@ def evaluate(args: argparse.Namespace) -> dict:
                 raise ValueError(f"--out: {error}") from None
         game_options(args.game, args.players)
         for spec in args.agents:
-            make_agent(spec, args.game)
+            load_once(spec, args.game)  # a checkpoint loaded here is the one the games use
     result = round_robin(
         args.game,
         args.agents,
