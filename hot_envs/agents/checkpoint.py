@@ -318,15 +318,13 @@ class CheckpointAgent:
         masked softmax). An action-scoring policy reads its packed input, made by the game's
         array kernels."""
         which = np.asarray(which, dtype=np.int64)
-        seats = np.full(games.num_games, -1, dtype=np.int64)
-        seats[which] = games.current_player[which]
-        observations = games.observe(seats, rows=which)
+        observations = games.observe(rows=which)  # of the seat to move
         if not isinstance(self.policy, NumpyScorer):
             logits = self.policy.masked_logits(observations, games.legal_mask()[which])
             return draw(logits, self.rng) if self.sample else logits.argmax(axis=1)
         spec = self.policy.spec
         packed = np.zeros((len(which), spec.input_size), dtype=np.float32)
-        fill_policy_input(games, which, seats[which], observations, packed)
+        fill_policy_input(games, which, games.current_player[which], observations, packed)
         _, features, ids = unpack(spec, packed)
         decision, slot = np.nonzero(ids >= 0)  # the legal actions, ascending in each row
         lengths = np.bincount(decision, minlength=len(which))

@@ -386,12 +386,11 @@ class Driver:
     def learner_observation(self, i: int) -> np.ndarray:
         """The learner's observation in game ``i`` (also of a finished game: a truncated
         episode's value is bootstrapped from it)."""
-        seats = np.full(self.num_envs, -1, dtype=np.int64)
-        seats[i] = self.seats[i]
-        observation = self.arrays.observe(seats, rows=np.array([i]))
+        game = np.array([i])
+        observation = self.arrays.observe(self.seats, rows=game)
         if self.policy_input is not None:
             row = np.zeros((1, self.policy_input.size), dtype=np.float32)
-            self._policy_rows(np.array([i]), seats[i : i + 1], observation, row)
+            self._policy_rows(game, self.seats[game], observation, row)
             observation = row
         if self.critic_state:
             return np.concatenate([observation[0], self._encode_state(self.state(i))])

@@ -35,6 +35,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -70,15 +71,12 @@ class _Game:
     seats: tuple[int, ...]  # lineup slot per seat
     deal_rng: np.random.Generator  # the group's generator after the deal, never drawn from
     actions: list[int] = field(default_factory=list)
-    _rng: np.random.Generator | None = None
 
-    @property
+    @cached_property
     def rng(self) -> np.random.Generator:
         """This game's own copy of the deal's generator, made at its first chance event (most
         games have none: a copy for every game cost about 3 % of a Heiße Karten gauntlet)."""
-        if self._rng is None:
-            self._rng = copy_rng(self.deal_rng)
-        return self._rng
+        return copy_rng(self.deal_rng)
 
 
 def play_groups(
@@ -156,9 +154,8 @@ def _new_group(
                 agent = shared[spec] = _loaded_checkpoint(spec, game)
         if agent is None:
             agent = build(spec, game, seed_of(seed, matchup, group, slot))
-            if isinstance(spec, str) and _argmax_checkpoint(agent):
+            if _keep_checkpoint(spec, game, agent):
                 shared[spec] = agent
-                _keep_checkpoint(spec, game, agent)
         agents.append(agent)
     keys = [spec if isinstance(spec, str) else id(spec) for spec in lineup]
     deal_seed = seed_of(seed, group)
@@ -196,15 +193,19 @@ def load_once(spec: str, game: str) -> Any:
     agent = _loaded_checkpoint(spec, game) if isinstance(spec, str) else None
     if agent is None:
         agent = make_agent(spec, game, 0)
-        if isinstance(spec, str) and _argmax_checkpoint(agent):
-            _keep_checkpoint(spec, game, agent)
+        _keep_checkpoint(spec, game, agent)
     return agent
 
 
-def _keep_checkpoint(spec: str, game: str, agent: Any) -> None:
+def _keep_checkpoint(spec: Any, game: str, agent: Any) -> bool:
+    """Keep ``agent``, built from ``spec``, for this process if it is a checkpoint playing its
+    argmax (in :data:`_LOADED`); whether it is one."""
+    if not (isinstance(spec, str) and _argmax_checkpoint(agent)):
+        return False
     stamp = _stamp(spec)
     if stamp is not None:
         _LOADED[(spec, game, os.getcwd())] = (stamp, agent)
+    return True
 
 
 def _stamp(spec: str) -> tuple | None:
