@@ -231,6 +231,15 @@ class SearchAgent:
             return best if gain > self.margin else default
         return best
 
+    def action_values(
+        self, observation: Mapping[str, np.ndarray], view: dict[str, Any]
+    ) -> tuple[int, dict[int, tuple[float, int]]]:
+        """The action :meth:`act` chooses and every candidate's statistics behind it: legal
+        action → (mean rollout return, rollouts). Actions that sequential halving dropped early
+        have fewer rollouts; a decision with one legal action has none ``(0.0, 0)``."""
+        action = self.act(observation, view)
+        return action, dict(self.last_values)
+
     def _playouts(self, view: dict[str, Any], count: int, actions: list[int]) -> list[float]:
         """Each action's total rollout value for the viewer over ``count`` determinisations of
         ``view``."""
