@@ -186,6 +186,12 @@ class SearchAgent:
         budget = f"seconds={self.seconds}" if self.seconds else f"simulations={self.simulations}"
         return f"SearchAgent({self.engine.__name__}, {budget})"
 
+    def release(self) -> None:
+        """Let go of the rollouts' arrays between decisions (the next decision makes them again
+        and decides the same): for a holder of many idle searches, such as the browser table."""
+        if self._rollouts is not None:
+            self._rollouts.release()
+
     def act(self, observation: Mapping[str, np.ndarray], view: dict[str, Any]) -> int:
         """The action with the best mean rollout return, found by sequential halving."""
         candidates = legal_actions(observation, view)
@@ -341,6 +347,10 @@ class ArrayRollouts:
         if self.value is not None:
             returns[:rows] = self.value(games, np.arange(rows), returns[:rows])
         return returns[:rows, seat].reshape(deals, k)
+
+    def release(self) -> None:
+        """Drop the array games (:meth:`start` makes them again); the rollout agent stays."""
+        self._games, self._key, self._world = None, None, -1
 
     def _games_for(self, world: GameState, rows: int) -> Any:
         """Array games that can hold ``world``, with room for ``rows`` games, none in play."""
