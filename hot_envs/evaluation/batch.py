@@ -415,32 +415,14 @@ def _form(games: Any, agent: Any, forms: dict[int, Any]) -> Any:
 def load_compiler() -> None:
     """numba's implementations loaded now, once per process: before the first kernel, and
     before the arena forks its workers, which then inherit them rather than each loading them
-    again (a few tenths of a second of CPU each). Loading them runs numba's probe for scipy's
-    BLAS (``numba.np.arraymath`` imports ``scipy.linalg``, another 0.15 s), which tells it
-    whether ``np.convolve`` may call BLAS; no kernel of ours does, so where scipy is not
-    already imported the probe finds none. A kernel that uses linear algebra still gets it:
-    ``numba.np.linalg`` imports scipy when such a kernel compiles."""
+    again (a few tenths of a second of CPU each)."""
     if "numba.np.arraymath" in sys.modules:
         return
     try:
         from numba.core.registry import cpu_target
     except ImportError:  # no numba: nothing to load
         return
-    probe = _NoScipy()
-    sys.meta_path.insert(0, probe)
-    try:
-        cpu_target.target_context.refresh()
-    finally:
-        sys.meta_path.remove(probe)
-
-
-class _NoScipy:
-    """An import finder that finds no scipy (while :func:`load_compiler` runs)."""
-
-    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
-        if name == "scipy" or name.startswith("scipy."):
-            raise ImportError(f"{name}: not loaded with numba's implementations")
-        return None
+    cpu_target.target_context.refresh()
 
 
 def inherited_act_arrays(agent: Any) -> bool:
