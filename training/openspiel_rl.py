@@ -92,8 +92,10 @@ class Settings:
             raise ValueError(f"hidden must be positive layer sizes, not {self.hidden!r}")
         if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be positive, not {self.learning_rate!r}")
-        if self.learn_every < 1 or self.epsilon_decay < 0:
-            raise ValueError("learn_every must be positive and epsilon_decay not negative")
+        if self.learn_every < 3:  # OpenSpiel's DQN learns before its first transition below 3
+            raise ValueError(f"learn_every must be at least 3, not {self.learn_every!r}")
+        if self.epsilon_decay < 0:
+            raise ValueError(f"epsilon_decay must not be negative, not {self.epsilon_decay!r}")
         if not 0.0 < self.anticipatory <= 1.0:
             raise ValueError(f"anticipatory must be in (0, 1], not {self.anticipatory!r}")
         if self.algorithm == "dqn":
@@ -283,6 +285,7 @@ def run(settings: Settings) -> list[dict[str, Any]]:
     meta["training"].update(steps=steps, games=episodes, cpu_seconds=round(cpu, 1))
     meta["evaluation"] = rows[-len(EVAL_OPPONENTS) :]
     write_policy(learners[0], stem, settings.game, meta)
+    plot_curve(rows, out / "curve.png")
     return rows
 
 
@@ -313,12 +316,11 @@ CSV_FIELDS = (
 
 
 def write_curve(rows: Sequence[dict[str, Any]], out: Path) -> None:
-    """``curve.csv`` and (with matplotlib) ``curve.png`` in ``out``."""
+    """``curve.csv`` in ``out``, rewritten after each evaluation."""
     with (out / "curve.csv").open("w", newline="", encoding="utf-8") as file:
         writer = csv.DictWriter(file, CSV_FIELDS)
         writer.writeheader()
         writer.writerows(rows)
-    plot_curve(rows, out / "curve.png")
 
 
 def plot_curve(rows: Sequence[dict[str, Any]], path: Path) -> bool:
