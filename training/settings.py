@@ -1,8 +1,9 @@
 """The settings of a training run (:mod:`hot_envs.training.train`): a config file
 (``training/configs/GAME.toml``), then the command line over it.
 
-A config has the sections ``[run]``, ``[ppo]``, ``[finetune]``, ``[imitation]``, ``[league]``
-and ``[eval]``, one dataclass each below; a key belongs to the section whose dataclass has it.
+A config has the sections ``[run]``, ``[ppo]``, ``[finetune]``, ``[imitation]``,
+``[expert_iteration]``, ``[league]`` and ``[eval]``, one dataclass each below; a key belongs to
+the section whose dataclass has it.
 An unknown key or section, a key in another section than its own and a value of the wrong type
 are errors that name the file. Keys outside any section are read as well (``hot-envs exploit``
 writes its configs flat), and ``game_options``, a table of engine options, may stand on its own
@@ -133,6 +134,38 @@ class ImitationSettings:
 
 
 @dataclass
+class ExpertIterationSettings:
+    """``[expert_iteration]``: rounds in which the apprentice (the model) plays, the search labels
+    its decisions and the apprentice learns every round's labels, before PPO
+    (hot_envs.training.expert_iteration; docs/training.md, "Expert iteration")."""
+
+    exit_rounds: int = 0  # rounds (0: none); a rerun with the same labels folder goes on
+    exit_labels: int = 20_000  # labels each round adds
+    exit_shard_labels: int = 500  # labels a shard file holds (the unit a rerun skips)
+    exit_labels_dir: str = ""  # the rounds' labels and networks; "": the run folder's labels/
+    exit_teacher: str = "search-strong"  # a search spec
+    exit_guide: list[str] = field(default_factory=list)  # "prior", "rollout": by the apprentice
+    exit_margin: float | None = None  # guide "prior": its move kept unless beaten by this
+    exit_opponents: list[dict[str, Any]] = field(
+        default_factory=lambda: [{"spec": "heuristic", "weight": 1.0}]
+    )  # spec (an agent spec, "self" or "snapshot") and weight
+    exit_temperature: float = 1.0  # the apprentice's moves: its softmax at this temperature
+    exit_target: str = "softmax"  # or "gumbel" (completed Q)
+    exit_target_temperature: float = 0.05  # softmax: of the search's mean returns
+    exit_gumbel_visit: float = 50.0  # gumbel: σ(q) = (visit + max count) · scale · q
+    exit_gumbel_scale: float = 0.1
+    exit_value_search_share: float = 0.0  # the search's value's share of the value target
+    exit_epochs: int = 10  # at most, each round
+    exit_patience: int = 2  # epochs without a better held-out loss before a round stops
+    exit_batch_size: int = 256
+    exit_learning_rate: float = 3e-4
+    exit_value_weight: float = 0.5
+    exit_held_out: float = 0.1  # share of the games held out
+    exit_strength_games: int = 200  # each round against the heuristic (0: none)
+    exit_workers: int = 1  # processes labelling; 0: one per core
+
+
+@dataclass
 class LeagueSettings(LeagueRules):
     """``[league]``: who sits in the other seats (:class:`hot_envs.agents.opponents.League`): fixed
     opponents (agent specs with weights, a curriculum of random moves for some), snapshots of the
@@ -169,6 +202,7 @@ SECTIONS: dict[str, type] = {
     "ppo": PPOSettings,
     "finetune": FinetuneSettings,
     "imitation": ImitationSettings,
+    "expert_iteration": ExpertIterationSettings,
     "league": LeagueSettings,
     "eval": EvalSettings,
 }
@@ -186,7 +220,13 @@ def _section(name: str) -> property:
 
 @dataclass
 class Args(
-    EvalSettings, LeagueSettings, ImitationSettings, FinetuneSettings, PPOSettings, RunSettings
+    EvalSettings,
+    LeagueSettings,
+    ExpertIterationSettings,
+    ImitationSettings,
+    FinetuneSettings,
+    PPOSettings,
+    RunSettings,
 ):
     """Every setting of a run: the sections' fields (in the order of :data:`SECTIONS`), flat as
     the files keep them, and each section as its own dataclass (``args.ppo``, ``args.league``,
@@ -196,6 +236,7 @@ class Args(
     ppo = _section("ppo")
     finetune = _section("finetune")
     imitation = _section("imitation")
+    expert_iteration = _section("expert_iteration")
     league = _section("league")
     eval = _section("eval")
 
@@ -424,6 +465,7 @@ def check(args: Args) -> None:
             'critic = "state" learns by PPO alone: the teacher\'s demonstrations hold no state '
             "(clone with the observation's critic, then go on from that checkpoint)"
         )
+    check_expert_iteration(args)
     if args.dagger_improve and args.bc_teacher.partition(":")[0] not in SEARCH_SPECS:
         raise ValueError(f"dagger_improve needs a search teacher, not {args.bc_teacher!r}")
     if args.resume and not is_run_dir(args.resume):  # the checkpoint decides the network …
@@ -431,3 +473,58 @@ def check(args: Args) -> None:
         args.policy = network.get("architecture", "mlp")
         if not find_checkpoint(args.resume).with_suffix(".zip").is_file():
             raise FileNotFoundError(f"--resume {args.resume}: no .zip model next to the checkpoint")
+
+
+EXIT_TARGETS = ("softmax", "gumbel")
+EXIT_GUIDES = ("prior", "rollout")
+
+
+def check_expert_iteration(args: Args) -> None:
+    """Raise ``ValueError`` for ``[expert_iteration]`` settings that would fail later."""
+    if args.exit_rounds < 0:
+        raise ValueError(f"exit_rounds must be ≥ 0, not {args.exit_rounds!r}")
+    if args.exit_rounds == 0:
+        return
+    for key in ("exit_labels", "exit_shard_labels", "exit_epochs", "exit_patience"):
+        if getattr(args, key) < 1:
+            raise ValueError(f"{key} must be ≥ 1, not {getattr(args, key)!r}")
+    for key in ("exit_strength_games", "exit_workers"):
+        if getattr(args, key) < 0:
+            raise ValueError(f"{key} must be ≥ 0, not {getattr(args, key)!r}")
+    if args.exit_teacher.partition(":")[0] not in SEARCH_SPECS:
+        raise ValueError(f"exit_teacher must be a search spec, not {args.exit_teacher!r}")
+    make_agent(args.exit_teacher, args.game)
+    if args.exit_target not in EXIT_TARGETS:
+        raise ValueError(f"exit_target must be one of {EXIT_TARGETS}, not {args.exit_target!r}")
+    if not args.exit_target_temperature > 0:
+        raise ValueError(
+            f"exit_target_temperature must be > 0, not {args.exit_target_temperature!r}"
+        )
+    if not args.exit_temperature >= 0:
+        raise ValueError(f"exit_temperature must be ≥ 0, not {args.exit_temperature!r}")
+    if not 0 < args.exit_held_out < 1:
+        raise ValueError(f"exit_held_out must be in (0, 1), not {args.exit_held_out!r}")
+    if not 0 <= args.exit_value_search_share <= 1:
+        raise ValueError(
+            f"exit_value_search_share must be in [0, 1], not {args.exit_value_search_share!r}"
+        )
+    for guide in args.exit_guide:
+        if guide not in EXIT_GUIDES:
+            raise ValueError(f"exit_guide takes {EXIT_GUIDES}, not {guide!r}")
+    if not args.exit_opponents:
+        raise ValueError("exit_opponents needs at least one opponent")
+    for opponent in args.exit_opponents:
+        spec, weight = opponent.get("spec"), opponent.get("weight", 1.0)
+        if set(opponent) - {"spec", "weight"} or not isinstance(spec, str):
+            raise ValueError(f"an exit opponent has spec and weight, not {opponent!r}")
+        if not conforms(weight, float) or weight < 0:
+            raise ValueError(f"exit opponent {spec!r}: weight must be ≥ 0, not {weight!r}")
+        if spec not in ("self", "snapshot"):
+            make_agent(spec, args.game)
+    if sum(opponent.get("weight", 1.0) for opponent in args.exit_opponents) <= 0:
+        raise ValueError("exit_opponents' weights must not all be 0")
+    if args.critic == "state":
+        raise ValueError(
+            'critic = "state" learns by PPO alone: the search\'s labels hold no state '
+            "(run expert iteration with the observation's critic)"
+        )

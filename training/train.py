@@ -10,7 +10,8 @@ self-play league and the vectorised single-agent envs, the model (new, from a ch
 stopped run continued), then the three steps:
 
 1. :func:`imitate` — behaviour cloning of the teacher (the heuristic) for a new model, then
-   DAgger rounds if configured; the policy before RL is saved as ``start``;
+   DAgger rounds if configured; the policy before RL is saved as ``start``; then
+   :func:`iterate` — expert iteration rounds, if configured (``[expert_iteration]``);
 2. :func:`learn` — PPO, with league updates, periodic evaluation (``best`` kept), run
    checkpoints, TensorBoard logs and a progress bar, until ``timesteps`` steps or ``time_limit``
    seconds;
@@ -73,6 +74,7 @@ from hot_envs.training.run_state import Checkpointer, Resume, StopSignals, is_ru
 from hot_envs.training.settings import (
     Args,
     EvalSettings,
+    ExpertIterationSettings,
     FinetuneSettings,
     ImitationSettings,
     LeagueSettings,
@@ -124,6 +126,8 @@ def run(settings: Args, stop: StopSignals) -> int:
     )
     # 1. Behaviour cloning of the teacher, then DAgger rounds; the start checkpoint.
     demos = imitate(learner, settings.imitation, settings.ppo, settings.finetune, resume, out)
+    if settings.exit_rounds > 0 and resume is None:  # a continued run had them before it learnt
+        learner.expert_iteration = iterate(learner, settings.expert_iteration, settings.ppo, out)
     # 2. PPO.
     evaluation = learn(
         learner, settings.finetune, settings.eval, settings.ppo, demos, resume, out, stop
@@ -287,6 +291,7 @@ class Learner:
     start_steps: int = 0  # the model's steps then
     target_steps: int = 0  # the steps learning ends at (unless the time limit ends it first)
     exploiters: ExploiterCallback | None = None  # the league's exploiter, if the run has one
+    expert_iteration: list[dict[str, Any]] = field(default_factory=list)  # its rounds' figures
 
     def options(self) -> dict[str, Any]:
         """The game options the checkpoints record."""
@@ -308,6 +313,7 @@ class Learner:
                 "resumed_from": self.resumed_from,
                 "previous": self.previous or None,
                 "behaviour_cloning": self.bc_history or None,
+                **({"expert_iteration": self.expert_iteration} if self.expert_iteration else {}),
                 "league": self.league.summary(),
                 **({"exploiters": self.exploiters.summary()} if self.exploiters else {}),
                 "config": self.flat,
@@ -569,6 +575,72 @@ def report_dagger_round(entry: dict[str, float]) -> None:
         f"DAgger round {entry['round']}: the clone agreed with the teacher on "
         f"{entry['agreement']:.1%} in its own games; {entry['decisions']} decisions, "
         f"accuracy {entry['accuracy']:.1%}, {entry['seconds']:.0f} s"
+    )
+
+
+def iterate(
+    learner: Learner, settings: ExpertIterationSettings, ppo: PPOSettings, out: Path
+) -> list[dict[str, Any]]:
+    """``exit_rounds`` rounds of expert iteration on the model
+    (:func:`hot_envs.training.expert_iteration.expert_iteration`), labels and rounds' networks
+    in ``exit_labels_dir`` (default ``out/labels``); the rounds' figures, each logged."""
+    from hot_envs.training.expert_iteration import Labelling, Targets, Training, expert_iteration
+
+    config = learner.config
+    return expert_iteration(
+        learner.model,
+        config.game,
+        config.players or [None],
+        settings.exit_rounds,
+        settings.exit_labels_dir or out / "labels",
+        Labelling(
+            teacher=settings.exit_teacher,
+            opponents=tuple(
+                (o["spec"], float(o.get("weight", 1.0))) for o in settings.exit_opponents
+            ),
+            labels=settings.exit_labels,
+            shard_labels=settings.exit_shard_labels,
+            guide=tuple(settings.exit_guide),
+            margin=settings.exit_margin,
+            temperature=settings.exit_temperature,
+            workers=settings.exit_workers or os.cpu_count() or 1,
+            held_out=settings.exit_held_out,
+            strength_games=settings.exit_strength_games,
+        ),
+        Targets(
+            kind=settings.exit_target,
+            temperature=settings.exit_target_temperature,
+            visit=settings.exit_gumbel_visit,
+            scale=settings.exit_gumbel_scale,
+            gamma=ppo.gamma,
+            search_share=settings.exit_value_search_share,
+        ),
+        Training(
+            epochs=settings.exit_epochs,
+            patience=settings.exit_patience,
+            batch_size=settings.exit_batch_size,
+            learning_rate=settings.exit_learning_rate,
+            value_weight=settings.exit_value_weight,
+        ),
+        {"game": config.game, "options": learner.options()},
+        seed=config.seed,
+        progress=config.progress_bar,
+        log=report_exit_round,
+    )
+
+
+def report_exit_round(entry: dict[str, Any]) -> None:
+    shares = [
+        f"{100 * row['win_share']:.1f} % ({100 * row['ci_low']:.1f}–{100 * row['ci_high']:.1f})"
+        + ("" if row["players"] == 2 else f" at {row['players']} players")
+        for row in entry["strength"]
+    ]
+    print(
+        f"expert iteration round {entry['round']}: {entry['labels']} labels "
+        f"({entry['new_labels']} new, {entry['held_out']} held out); on the held-out labels "
+        f"agreement {entry['agreement_before']:.1%} → {entry['agreement']:.1%}, regret "
+        f"{entry['regret_before']:.4f} → {entry['regret']:.4f}; against the heuristic "
+        f"{', '.join(shares) or 'not played'}; {entry['seconds']:.0f} s"
     )
 
 

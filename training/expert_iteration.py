@@ -1,0 +1,408 @@
+"""Expert iteration (Anthony, Tian & Barber 2017): the network learns the search's judgement of
+the positions it reaches itself, round after round.
+
+Each round
+
+1. saves the apprentice (the model as it stands) as ``round-NN/apprentice``;
+2. has it play against the opponents' mix while the search labels its decisions
+   (:mod:`hot_envs.training.search_labels`): ``exit_labels`` labels in shards of
+   ``exit_shard_labels``, over ``exit_workers`` processes; the apprentice may guide the search
+   (``exit_guide``: its prior, its rollouts), so that the teacher grows with it;
+3. trains the policy on **every** round's labels so far: a soft target from the search's
+   per-action values (``exit_target``: ``softmax`` of the mean returns at
+   ``exit_target_temperature``, or ``gumbel``, Gumbel AlphaZero's ``softmax(prior logits +
+   σ(completed Q))`` with ``σ(q) = (visit + max count) · scale · q`` and ``q`` rescaled to
+   [0, 1] per decision) and a value target for the critic (the seat's outcome, discounted by
+   ``gamma`` per later decision, mixed with the search's value of its choice by
+   ``exit_value_search_share``). A share ``exit_held_out`` of the games is held out: training
+   stops when their loss stops falling (the best epoch's weights kept), and they give the
+   round's **agreement** (the network's argmax is the search's choice) and **regret** (the
+   search's best mean return minus that of the network's argmax);
+4. saves the result as ``round-NN/trained`` and plays ``exit_strength_games`` arena games
+   against the heuristic (seats rotated) for the round's **strength**; ``round-NN/round.json``
+   keeps the round's figures.
+
+Everything lives in the labels folder (``exit_labels_dir``, default the run folder's
+``labels/``). A rerun with the same folder picks up where it stopped: a finished round is loaded,
+not repeated; a started round's apprentice is loaded and only its missing shards are labelled.
+A later run with more ``exit_rounds`` adds rounds to the same labels.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hot_envs.agents.checkpoint import atomic_file
+from hot_envs.agents.shipped import SUFFIXES
+from hot_envs.evaluation.arena import derive_seed
+from hot_envs.training.search_labels import (
+    Labels,
+    ShardJob,
+    concatenate,
+    held_out_rows,
+    load,
+    segment_positions,
+    write_shards,
+)
+
+ROUND_FILE = "round.json"
+
+
+@dataclass
+class Targets:
+    """How labels become training targets (module docstring, step 3)."""
+
+    kind: str = "softmax"  # or "gumbel"
+    temperature: float = 0.05  # softmax: of the mean returns
+    visit: float = 50.0  # gumbel: σ's visit offset …
+    scale: float = 0.1  # … and scale
+    gamma: float = 0.995  # the outcome's discount per later decision of the seat
+    search_share: float = 0.0  # of the search's value in the value target
+
+
+def policy_targets(labels: Labels, targets: Targets) -> np.ndarray:
+    """Each label's target distribution over its legal actions, flat as ``labels.actions``
+    (each row's entries sum to 1)."""
+    starts = labels.offsets[:-1]
+    q = labels.values.astype(np.float64)
+    if targets.kind == "softmax":
+        logits = q / targets.temperature
+    elif targets.kind == "gumbel":
+        low = np.minimum.reduceat(q, starts)
+        high = np.maximum.reduceat(q, starts)
+        lengths = np.diff(labels.offsets)
+        spread = np.repeat(np.maximum(high - low, 1e-8), lengths)
+        rescaled = (q - np.repeat(low, lengths)) / spread
+        most = np.repeat(np.maximum.reduceat(labels.counts, starts), lengths)
+        logits = labels.prior + (targets.visit + most) * targets.scale * rescaled
+    else:
+        raise ValueError(f"the target must be 'softmax' or 'gumbel', not {targets.kind!r}")
+    lengths = np.diff(labels.offsets)
+    weights = np.exp(logits - np.repeat(np.maximum.reduceat(logits, starts), lengths))
+    return (weights / np.repeat(np.add.reduceat(weights, starts), lengths)).astype(np.float32)
+
+
+def value_targets(labels: Labels, targets: Targets) -> np.ndarray:
+    """Each label's value target: the discounted outcome, mixed with the search's value of its
+    choice."""
+    outcome = labels.outcome * targets.gamma ** labels.later.astype(np.float64)
+    if targets.search_share == 0:
+        return outcome.astype(np.float32)
+    chosen = _at(labels, labels.choice)
+    return ((1 - targets.search_share) * outcome + targets.search_share * chosen).astype(np.float32)
+
+
+def _at(labels: Labels, actions: np.ndarray) -> np.ndarray:
+    """The search's mean return of ``actions[i]`` (legal) in each label ``i``."""
+    dense = dense_rows(labels, np.arange(len(labels)), labels.values, fill=np.nan)
+    return dense[np.arange(len(labels)), actions]
+
+
+def dense_rows(labels: Labels, rows: np.ndarray, flat: np.ndarray, fill: float = 0.0) -> np.ndarray:
+    """``flat`` (one entry per legal action) of ``rows`` as a ``(len(rows), num_actions)``
+    array, ``fill`` where an action is illegal."""
+    out = np.full((len(rows), labels.num_actions), fill, dtype=np.float32)
+    positions = segment_positions(labels.offsets, rows)
+    lengths = labels.offsets[rows + 1] - labels.offsets[rows]
+    out[np.repeat(np.arange(len(rows)), lengths), labels.actions[positions]] = flat[positions]
+    return out
+
+
+# --- Training on the labels -----------------------------------------------------------------------
+
+
+@dataclass
+class Training:
+    """How the apprentice learns a round's labels."""
+
+    epochs: int = 10  # at most
+    patience: int = 2  # epochs without a better held-out loss before stopping
+    batch_size: int = 256
+    learning_rate: float = 3e-4
+    value_weight: float = 0.5
+
+
+def train_apprentice(
+    model: Any,
+    train: Labels,
+    held: Labels,
+    targets: Targets,
+    training: Training,
+    seed: int = 0,
+) -> list[dict[str, float]]:
+    """Train ``model.policy`` (MaskablePPO's) on ``train``: cross-entropy against the policy
+    targets plus ``value_weight`` × the squared error of the critic, with Adam, until the loss on
+    ``held`` has not fallen for ``patience`` epochs; the best epoch's weights stay. One entry of
+    figures per epoch (``loss``, the held-out ``held_loss``, ``agreement`` and ``regret``)."""
+    import torch
+
+    policy = model.policy
+    optimizer = torch.optim.Adam(policy.parameters(), lr=training.learning_rate)
+    rng = np.random.default_rng(seed)
+    train_policy, train_value = policy_targets(train, targets), value_targets(train, targets)
+    best, best_loss, waited, history = None, math.inf, 0, []
+    for epoch in range(training.epochs):
+        policy.set_training_mode(True)
+        total = 0.0
+        order = rng.permutation(len(train))
+        for start in range(0, len(order), training.batch_size):
+            rows = order[start : start + training.batch_size]
+            loss = _loss(policy, train, rows, train_policy, train_value, training.value_weight)[0]
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            optimizer.step()
+            total += loss.item() * len(rows)
+        figures = judge(model, held, targets, training.value_weight)
+        history.append({"epoch": epoch + 1, "loss": total / max(len(train), 1), **figures})
+        if figures["held_loss"] < best_loss - 1e-6:
+            best, best_loss, waited = copy.deepcopy(policy.state_dict()), figures["held_loss"], 0
+        else:
+            waited += 1
+            if waited >= training.patience:
+                break
+    if best is not None:
+        policy.load_state_dict(best)
+    policy.set_training_mode(False)
+    return history
+
+
+def _loss(
+    policy: Any,
+    labels: Labels,
+    rows: np.ndarray,
+    policy_target: np.ndarray,
+    value_target: np.ndarray,
+    value_weight: float,
+) -> tuple[Any, Any, Any]:
+    """The batch ``rows``' loss, its policy part and the masked logits."""
+    import torch
+
+    observations = torch.as_tensor(labels.observations[rows])
+    masks = dense_rows(labels, rows, np.ones(len(labels.actions), dtype=np.float32)) > 0
+    target = torch.as_tensor(dense_rows(labels, rows, policy_target))
+    distribution = policy.get_distribution(observations, action_masks=masks)
+    logits = distribution.distribution.logits
+    log_p = torch.log_softmax(logits, dim=1)
+    policy_loss = -(target * log_p.masked_fill(~torch.as_tensor(masks), 0.0)).sum(dim=1).mean()
+    values = policy.predict_values(observations).flatten()
+    value_loss = torch.nn.functional.mse_loss(values, torch.as_tensor(value_target[rows]))
+    return policy_loss + value_weight * value_loss, policy_loss, logits
+
+
+def judge(
+    model: Any, labels: Labels, targets: Targets, value_weight: float = 0.5
+) -> dict[str, float]:
+    """The network on ``labels`` (held out): its loss (``held_loss``), ``agreement`` (its argmax
+    is the search's choice) and ``regret`` (the search's best mean return minus that of the
+    network's argmax), means over the labels."""
+    import torch
+
+    if not len(labels):
+        return {"held_loss": math.nan, "agreement": math.nan, "regret": math.nan}
+    policy = model.policy
+    policy_target, value_target = policy_targets(labels, targets), value_targets(labels, targets)
+    loss, agree, regret = 0.0, 0, 0.0
+    with torch.no_grad():
+        for start in range(0, len(labels), 1024):
+            rows = np.arange(start, min(start + 1024, len(labels)))
+            batch_loss, _, logits = _loss(
+                policy, labels, rows, policy_target, value_target, value_weight
+            )
+            picks = logits.argmax(dim=1).numpy()
+            values = dense_rows(labels, rows, labels.values, fill=-np.inf)
+            loss += batch_loss.item() * len(rows)
+            agree += int((picks == labels.choice[rows]).sum())
+            regret += float((values.max(axis=1) - values[np.arange(len(rows)), picks]).sum())
+    n = len(labels)
+    return {"held_loss": loss / n, "agreement": agree / n, "regret": regret / n}
+
+
+# --- Rounds ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Labelling:
+    """Who plays and who labels (:class:`hot_envs.training.search_labels.ShardJob`'s fields)."""
+
+    teacher: str = "search-strong"
+    opponents: tuple[tuple[str, float], ...] = (("heuristic", 1.0),)
+    labels: int = 20_000  # each round adds
+    shard_labels: int = 500
+    guide: tuple[str, ...] = ()
+    margin: float | None = None
+    temperature: float = 1.0
+    workers: int = 1
+    held_out: float = 0.1  # share of the games
+    strength_games: int = 200
+
+
+def expert_iteration(
+    model: Any,
+    game: str,
+    player_counts: Sequence[int | None],
+    rounds: int,
+    folder: str | Path,
+    labelling: Labelling,
+    targets: Targets,
+    training: Training,
+    metadata: dict[str, Any],
+    seed: int = 0,
+    progress: bool = False,
+    log: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """``rounds`` rounds of expert iteration on ``model`` (module docstring), their labels and
+    checkpoints in ``folder``; one entry of figures per round (finished rounds' from their
+    ``round.json``). ``metadata`` (``game``, ``options``) goes into the rounds' checkpoints; the
+    model ends as the last round trained it."""
+    from hot_envs.training.evaluate import evaluate
+    from hot_envs.training.export import export_checkpoint, is_action_scorer
+
+    folder = Path(folder)
+    history: list[dict[str, Any]] = []
+    for r in range(1, rounds + 1):
+        here = folder / f"round-{r:02d}"
+        if (here / ROUND_FILE).is_file():  # finished: its figures and its network
+            history.append(json.loads((here / ROUND_FILE).read_text()))
+            _load_weights(model, here / "trained", game)
+            continue
+        started = time.perf_counter()
+        here.mkdir(parents=True, exist_ok=True)
+        apprentice = here / "apprentice"
+        if _saved(apprentice):  # a started round: the apprentice that played it
+            _load_weights(model, apprentice, game)
+        else:
+            export_checkpoint(model, apprentice, _round_metadata(metadata, r, "apprentice"))
+        jobs = shard_jobs(
+            game,
+            player_counts,
+            labelling,
+            here,
+            apprentice,
+            folder,
+            r,
+            seed,
+            is_action_scorer(model),
+        )
+        written = write_shards(jobs, labelling.workers, progress)
+        labelled = time.perf_counter() - started
+        train, held = read_rounds(folder, r, labelling.held_out)
+        before = judge(model, held, targets, training.value_weight)
+        epochs = train_apprentice(model, train, held, targets, training, derive_seed(seed, r))
+        trained = export_checkpoint(
+            model, here / "trained", _round_metadata(metadata, r, "trained")
+        )
+        strength = []
+        if labelling.strength_games > 0:
+            strength = evaluate(
+                trained,
+                game,
+                "heuristic",
+                labelling.strength_games,
+                [n or 2 for n in player_counts],
+                derive_seed(seed, r, 1),
+                labelling.workers,
+            )
+        best = min(epochs, key=lambda e: e["held_loss"])
+        entry = {
+            "round": r,
+            "labels": len(train) + len(held),
+            "new_labels": written,
+            "held_out": len(held),
+            "agreement_before": before["agreement"],
+            "regret_before": before["regret"],
+            "agreement": best["agreement"],
+            "regret": best["regret"],
+            "epochs": len(epochs),
+            "best_epoch": best["epoch"],
+            "strength": [
+                {k: row[k] for k in ("players", "games", "win_share", "ci_low", "ci_high")}
+                for row in strength
+            ],
+            "label_seconds": round(labelled, 1),
+            "seconds": round(time.perf_counter() - started, 1),
+            "history": epochs,
+        }
+        with atomic_file(here / ROUND_FILE) as file:
+            file.write((json.dumps(entry, indent=2) + "\n").encode())
+        history.append(entry)
+        if log is not None:
+            log(entry)
+    return history
+
+
+def shard_jobs(
+    game: str,
+    player_counts: Sequence[int | None],
+    labelling: Labelling,
+    here: Path,
+    apprentice: Path,
+    folder: Path,
+    r: int,
+    seed: int,
+    scorer: bool,
+) -> list[ShardJob]:
+    """Round ``r``'s shards (in ``here``), each with its own seed."""
+    shards = math.ceil(labelling.labels / labelling.shard_labels)
+    sizes = [labelling.shard_labels] * (shards - 1)
+    sizes.append(labelling.labels - sum(sizes))
+    snapshots = tuple(str(folder / f"round-{k:02d}" / "apprentice") for k in range(1, r))
+    return [
+        ShardJob(
+            path=str(here / f"shard-{i:04d}.npz"),
+            game=game,
+            player_counts=tuple(player_counts),
+            labels=size,
+            seed=derive_seed(seed, r, 2, i),
+            apprentice=str(apprentice),
+            teacher=labelling.teacher,
+            opponents=tuple(labelling.opponents),
+            snapshots=snapshots,
+            guide=tuple(labelling.guide),
+            margin=labelling.margin,
+            temperature=labelling.temperature,
+            scorer=scorer,
+        )
+        for i, size in enumerate(sizes)
+    ]
+
+
+def read_rounds(folder: Path, last: int, held_out: float) -> tuple[Labels, Labels]:
+    """Every shard of rounds 1 … ``last`` in ``folder``, split into the labels to train on and
+    those held out (whole games, by :func:`held_out_rows`)."""
+    train, held = [], []
+    for r in range(1, last + 1):
+        for path in sorted((folder / f"round-{r:02d}").glob("shard-*.npz")):
+            labels = load(path)
+            out = held_out_rows(labels, f"{path.parent.name}/{path.name}", held_out)
+            train.append(labels.rows(np.flatnonzero(~out)))
+            held.append(labels.rows(np.flatnonzero(out)))
+    if not train:
+        raise ValueError(f"no labels in {folder}")
+    return concatenate(train), concatenate(held)
+
+
+def _saved(stem: Path) -> bool:
+    return all(stem.with_suffix(suffix).is_file() for suffix in SUFFIXES)
+
+
+def _load_weights(model: Any, stem: Path, game: str) -> None:
+    """Put the network of checkpoint ``stem`` (its ``.zip``) into ``model``."""
+    from hot_envs.training.export import trained_model
+
+    source = trained_model(stem, game)[0]
+    model.policy.load_state_dict(source.policy.state_dict())
+
+
+def _round_metadata(metadata: dict[str, Any], r: int, stage: str) -> dict[str, Any]:
+    training = {**metadata.get("training", {}), "stage": f"expert iteration round {r}, {stage}"}
+    return {**metadata, "training": training}
