@@ -1,6 +1,7 @@
 """Both games in OpenSpiel (docs/openspiel.md): ``import hot_envs.openspiel`` registers the pyspiel
 Python games ``python_heisse_luft`` and ``python_heisse_karten``; :func:`bot` seats any agent spec
-at an OpenSpiel table as a ``pyspiel.Bot``. Needs the ``openspiel`` extra
+at an OpenSpiel table as a ``pyspiel.Bot``; :class:`OpenSpielCompatibility` is Shimmy's PettingZoo
+environment of an OpenSpiel game that plays it to its end. Needs the ``openspiel`` extra
 (``pip install hot_envs[openspiel]``).
 """
 
@@ -17,6 +18,7 @@ from hot_envs.openspiel.games import (
 register()
 
 from hot_envs.openspiel.bots import AgentBot, bot  # noqa: E402 (after the games are registered)
+from hot_envs.openspiel.compat import OpenSpielCompatibility  # noqa: E402
 
 __all__ = [
     "KARTEN",
@@ -24,6 +26,7 @@ __all__ = [
     "AgentBot",
     "HeisseKartenGame",
     "HeisseLuftGame",
+    "OpenSpielCompatibility",
     "bot",
     "from_engine",
     "game_for",

@@ -41,10 +41,18 @@ LUFT_DECK = 40  # balloon cards (HL-1.1) and prize cards (HL-1.2): the largest s
 KARTEN = "python_heisse_karten"
 GAME_NAMES = {LUFT: "heisse-luft", KARTEN: "heisse-karten"}  # pyspiel's name → ours
 
-# HL-3: a turn is at most four exchange picks (HL-3.4), one card and two "stop claiming"
-# answers (HL-6.4); at most three trophies are ever claimed (the second of a player wins, HL-7.1).
-_LUFT_ACTIONS_PER_TURN = 7
+# Heiße Luft's bounds, per turn of HL-7.3 (at most turn_limit of them). Decisions: at most four
+# exchange actions (picks and "exchange done", HL-3.4) and one card (HL-3.2); a card flies at most
+# one stage, whose trophy phase asks at most two "stop" answers, and one more after each claim
+# (HL-6.4); at most three trophies are ever claimed (a player's second wins, HL-7.1).
+# Chance: two shuffles of 40 cards (the prize deck and the balloon cards, HL-2.2, HL-2.4), a random
+# first seat (HL-2.5) and the reshuffles (HL-3.5). A reshuffle comes only once the cards of the
+# last one are all drawn, so the reshuffles choose at most one card per draw, at most five draws a
+# turn (four exchanged, one after the card), and one shuffle's worth more.
+_LUFT_TURN_DECISIONS = 4 + 1 + 2
 _LUFT_CLAIMS = 3
+_LUFT_TURN_DRAWS = 4 + 1
+_SHUFFLE = LUFT_DECK - 1  # chance nodes of one 40-card shuffle: its last card is forced
 _BLACK = sum(v for v in CARD_VALUE[1:] if v > 0)  # 600: every black card (HK-1.1)
 _RED = -sum(v for v in CARD_VALUE[1:] if v < 0)  # 576: every red card
 
@@ -216,6 +224,11 @@ class _Game(pyspiel.Game):
     def new_initial_state(self) -> _State:
         return _State(self)
 
+    def max_chance_nodes_in_history(self) -> int:
+        """The most chance nodes of one game. OpenSpiel's ``max_game_length`` counts decisions
+        only; the two together bound the history (``max_history_length``)."""
+        return self._max_chance
+
     def deserialize_state(self, text: str) -> _State:
         """The state ``state.serialize()`` wrote; a ``ValueError`` saying so for anything else
         (OpenSpiel's own check, or the engine's ``from_dict`` naming the first bad part)."""
@@ -246,9 +259,11 @@ class HeisseLuftGame(_Game):
             min_utility=-1.0,
             max_utility=1.0,
             utility_sum=0.0,
-            max_game_length=_LUFT_ACTIONS_PER_TURN * options["turn_limit"] + _LUFT_CLAIMS,
+            max_game_length=_LUFT_TURN_DECISIONS * options["turn_limit"] + 2 * _LUFT_CLAIMS,
         )
         super().__init__(LUFT_TYPE, params, options, info)
+        random_seat = options["starting_player"] == "random"
+        self._max_chance = 3 * _SHUFFLE + _LUFT_TURN_DRAWS * options["turn_limit"] + random_seat
 
 
 class HeisseKartenGame(_Game):
@@ -273,9 +288,11 @@ class HeisseKartenGame(_Game):
             min_utility=low,
             max_utility=high,
             utility_sum=0.0,
-            max_game_length=rounds * (NUM_CARDS - KARTEN_SET_ASIDE.get(n, 0)),
+            max_game_length=rounds * (NUM_CARDS - KARTEN_SET_ASIDE.get(n, 0)),  # every card
         )
         super().__init__(KARTEN_TYPE, params, options, info)
+        # a shuffle of the 48 cards a round (HK-2.2), the last card forced; a random first leader
+        self._max_chance = rounds * (NUM_CARDS - 1) + (options["first_leader"] == "random")
 
 
 _DEAL = -1  # the pending move of a state before the first deal

@@ -1,5 +1,6 @@
 """Bots both ways: OpenSpiel's ISMCTS as the ``ismcts`` agent spec at our tables, our agent specs
-as ``pyspiel.Bot`` in OpenSpiel's ``evaluate_bots``, and Shimmy's way back to PettingZoo."""
+as ``pyspiel.Bot`` in OpenSpiel's ``evaluate_bots``. Shimmy's way back to PettingZoo is in
+test_shimmy.py."""
 
 from __future__ import annotations
 
@@ -10,10 +11,8 @@ import textwrap
 import numpy as np
 import pyspiel
 import pytest
-import shimmy
 from open_spiel.python.algorithms import evaluate_bots
 from open_spiel.python.bots import uniform_random
-from pettingzoo.test import api_test
 
 from hot_envs import heisse_karten_v0, heisse_luft_v0
 from hot_envs.agents import make_agent
@@ -161,9 +160,3 @@ def test_bad_bot_arguments_are_clear_errors() -> None:
         bot("heuristic", LUFT, 2)
     with pytest.raises(ValueError, match="unknown agent spec"):
         bot("grandmaster", LUFT, 0)
-
-
-@pytest.mark.parametrize("game_string", [LUFT, "python_heisse_karten(players=3)"])
-def test_shimmy_brings_the_openspiel_game_back_to_pettingzoo(game_string: str) -> None:
-    env = shimmy.OpenSpielCompatibilityV0(pyspiel.load_game(game_string))
-    api_test(env, num_cycles=200)

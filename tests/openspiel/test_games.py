@@ -38,12 +38,20 @@ def test_game_type_and_info_are_declared() -> None:
         assert kind.utility == pyspiel.GameType.Utility.ZERO_SUM
         assert kind.reward_model == pyspiel.GameType.RewardModel.TERMINAL
         assert game.utility_sum() == 0.0
-    assert pyspiel.load_game(LUFT).max_game_length() == 7 * 2000 + 3
-    assert pyspiel.load_game(LUFT, {"turn_limit": 10}).max_game_length() == 73
+    # decisions only, as OpenSpiel counts them: HL-3.4, HL-3.2, HL-6.4 a turn, HL-7.1 claims
+    assert pyspiel.load_game(LUFT).max_game_length() == 7 * 2000 + 6
+    assert pyspiel.load_game(LUFT, {"turn_limit": 10}).max_game_length() == 76
     assert pyspiel.load_game(KARTEN, {"players": 5}).max_game_length() == 45  # 3 set aside
     assert pyspiel.load_game(KARTEN, {"players": 4, "rounds": 3}).max_game_length() == 144
     assert pyspiel.load_game(KARTEN, {"target": 100}).max_game_length() == 100 * 48
     assert pyspiel.load_game(KARTEN).max_chance_outcomes() == 48
+    # chance nodes: HK-2.2 a shuffle of 48 a round, the last card forced; HK-2.4 a random leader
+    assert pyspiel.load_game(KARTEN, {"rounds": 3}).max_chance_nodes_in_history() == 3 * 47
+    assert pyspiel.load_game(KARTEN, {"first_leader": -1}).max_chance_nodes_in_history() == 48
+    # HL-2.2 and HL-2.4 two shuffles of 40, HL-3.5 the reshuffles: five draws a turn and one more
+    luft = pyspiel.load_game(LUFT, {"turn_limit": 10, "starting_player": -1})
+    assert luft.max_chance_nodes_in_history() == 3 * 39 + 5 * 10 + 1
+    assert luft.max_history_length() == 76 + 168
     assert pyspiel.load_game(LUFT).max_chance_outcomes() == 40
     win = pyspiel.load_game(KARTEN, {"players": 3})
     assert (win.min_utility(), win.max_utility()) == (-1.0, 1.0)
@@ -223,7 +231,7 @@ def test_from_engine_wraps_an_engine_state_for_openspiel() -> None:
     assert engine.played == []  # a copy was wrapped
     luft = from_engine(heisse_luft.State.new(seed=4, turn_limit=50))
     assert luft.get_game().get_type().short_name == LUFT
-    assert luft.get_game().max_game_length() == 7 * 50 + 3
+    assert luft.get_game().max_game_length() == 7 * 50 + 6
     match = from_engine(heisse_karten.State.new(seed=4, num_players=5, target=200))
     assert match.get_game().get_parameters()["target"] == 200
     assert match.get_game().max_game_length() == 100 * 45  # the round cap (HK-4.4)

@@ -1,0 +1,56 @@
+"""Shimmy's way from OpenSpiel back to PettingZoo, with three of its slips put right
+(docs/openspiel.md, "Through Shimmy and back").
+
+``shimmy.OpenSpielCompatibilityV0`` (2.0.1, and its main branch as of this writing) turns any
+OpenSpiel game into a PettingZoo AEC environment, but:
+
+* it counts every chance outcome, and the first node, toward the game's ``max_game_length`` and
+  truncates the game beyond it; OpenSpiel's ``max_game_length`` counts decisions only (chance
+  outcomes are not included, ``Game::MaxGameLength``). A deal of many cards is cut off at once:
+  Heiße Karten after its first card, OpenSpiel's own ``kuhn_poker`` after its first bet, and a
+  game of exactly ``max_game_length`` decisions (tic-tac-toe's nine moves) ends truncated;
+* at the end it adds the last move's rewards a second time to every player still in the game when
+  the first one leaves (tic-tac-toe's win comes back as +1 and -2);
+* its ``reset`` loads the game again by name, so the parameters of a game passed as ``env`` are
+  lost (``python_heisse_karten(players=2)`` becomes four players under two agents).
+
+:class:`OpenSpielCompatibility` is that environment with the three put right and nothing else
+changed; it works for any OpenSpiel game.
+"""
+
+from __future__ import annotations
+
+import pyspiel
+import shimmy
+
+
+class OpenSpielCompatibility(shimmy.OpenSpielCompatibilityV0):
+    """``shimmy.OpenSpielCompatibilityV0`` (same arguments) that plays every game to its end:
+    only decisions count toward ``max_game_length``, each player's rewards add up to the game's
+    ``returns()``, and a game passed as ``env`` keeps its parameters."""
+
+    def __init__(
+        self,
+        env: pyspiel.Game | None = None,
+        game_name: str | None = None,
+        render_mode: str | None = None,
+        config: dict | None = None,
+    ) -> None:
+        if env is not None and config is None:
+            config = env.get_parameters()  # reset() loads the game again by name and config
+        super().__init__(env, game_name, render_mode, config)
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        super().reset(seed, options)
+        self.game_length = 0  # decisions so far: what max_game_length bounds
+
+    def _execute_chance_node(self) -> None:
+        decisions = self.game_length
+        super()._execute_chance_node()
+        self.game_length = decisions  # chance outcomes are not part of max_game_length
+
+    def _end_routine(self) -> bool:
+        ended = super()._end_routine()
+        if ended:  # an agent leaves the ended game: the last move's rewards were given already
+            self.rewards = dict.fromkeys(self.rewards, 0.0)
+        return ended
