@@ -55,6 +55,7 @@ class SeatAgent:
         self.spec, self.game, self.seed = spec, game, seed
         self.deadline = math.inf  # read by a search after each batch of rollouts
         self.agent = _table_agent(spec, game, seed, self)
+        self.search = isinstance(self.agent, SearchAgent)  # keeps more: see Table.memory_estimate
         self.slow = not _quick(spec)
         self._stand_in: Agent | None = None
         self._busy = threading.Lock()
@@ -86,7 +87,14 @@ class SeatAgent:
                 return self.stand_in(engine, state, seat), True
         finally:
             self.deadline = math.inf
+            self.forget()
             self.release()
+
+    def forget(self) -> None:
+        """Let the agent drop what it keeps only while it decides (a search's rollout arrays,
+        tens of MiB): many tables keep their seats between decisions."""
+        if callable(getattr(self.agent, "release", None)):
+            self.agent.release()
 
     def claim(self) -> bool:
         """Whether the agent is free to think now (and is then taken until :meth:`think` ends)."""

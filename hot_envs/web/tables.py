@@ -40,6 +40,9 @@ MAX_REPLAY_MOVES = 10_000  # longer than any game with the default options (docs
 # keeps these an upper bound): the table, its agents and the last trick or flight.
 TABLE_BYTES = 16 * 2**10
 SEAT_BYTES = 4 * 2**10  # an agent seat (a checkpoint's weights are shared, counted once)
+# A search seat: its prior, rollout agent and last decision's values; its rollout arrays (tens of
+# MiB) are dropped after each decision (SeatAgent.forget), so the table keeps none.
+SEARCH_SEAT_BYTES = 8 * 2**10
 MOVE_BYTES = 8  # an action and its mover
 STATE_BYTES = {game.name: game.web_state_bytes for game in GAMES.values()}  # a state, its `last`
 
@@ -210,7 +213,7 @@ class Table:
         state = STATE_BYTES[self.game.name]
         return (
             TABLE_BYTES
-            + SEAT_BYTES * len(self.agents)
+            + sum(SEARCH_SEAT_BYTES if a.search else SEAT_BYTES for a in self.agents.values())
             + sum(map(sys.getsizeof, self.seats))
             + MOVE_BYTES * len(self.actions)
             + state * (1 + len(self.kept))
