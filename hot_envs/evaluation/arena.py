@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import os
 import pickle
+import re
 import time
 import warnings
 from collections.abc import Callable, Collection, Sequence
@@ -532,12 +533,28 @@ _SAVED_FIELDS = tuple(f.name for f in fields(GameRecord) if f.name != "actions")
 """A game's fields in ``MatchResult.to_dict`` (its actions go to games.jsonl)."""
 
 
-def unique_names(specs: Sequence[AgentSpec]) -> list[str]:
-    """The specs as display names, ``random#2`` for the second ``random``; an agent object is
-    named by its ``name`` attribute, else its class."""
+_OWN_AGENT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")  # package.module:factory
+
+
+def display_name(spec: AgentSpec, agent: Agent | None = None) -> str:
+    """How the tables name an agent: a spec as written, but your own agent's
+    ``package.module:factory`` spec by the ``name`` attribute (a non-empty str) of ``agent``,
+    the agent it built, when it has one; an agent object by its ``name``, else its class."""
+    if not isinstance(spec, str):
+        return getattr(spec, "name", type(spec).__name__)
+    name = getattr(agent, "name", None) if _OWN_AGENT.match(spec) else None
+    return name if isinstance(name, str) and name else spec
+
+
+def unique_names(
+    specs: Sequence[AgentSpec], agents: Sequence[Agent | None] | None = None
+) -> list[str]:
+    """The specs as display names (:func:`display_name`, with the agent each spec built where
+    ``agents`` gives them), ``random#2`` for the second ``random``."""
     names: list[str] = []
-    for spec in specs:
-        base = spec if isinstance(spec, str) else getattr(spec, "name", type(spec).__name__)
+    built = list(agents) if agents is not None else [None] * len(specs)
+    for spec, agent in zip(specs, built, strict=True):
+        base = display_name(spec, agent)
         name, k = base, 2
         while name in names:
             name, k = f"{base}#{k}", k + 1
@@ -570,8 +587,8 @@ def play_matchups(
     game = get_game(game).name
     options = game_options(game, players, options)
     n = num_players(game, None, options)
-    for spec in specs:  # fail early, in this process, on a spec nobody understands
-        _agent(spec, game, 0)
+    # Fail early, in this process, on a spec nobody understands; the agents name the tables.
+    agents = [_agent(spec, game, 0) for spec in specs]
     workers = _check_workers(specs, workers)
     counts = [games] * len(lineups) if isinstance(games, int) else list(games)
     if len(counts) != len(lineups) or min(counts, default=1) < 1:
@@ -585,7 +602,7 @@ def play_matchups(
         tasks += [(game, specs_here, m, g, seed, options) for g in groups]
     records = _run_groups(tasks, workers, progress, on_group)
     lineups = [tuple(x) for x in lineups]
-    names = unique_names(specs)
+    names = unique_names(specs, agents)
     kept = [
         spec if isinstance(spec, str) else name for spec, name in zip(specs, names, strict=True)
     ]

@@ -37,6 +37,7 @@ from hot_envs.evaluation.arena import (
     AgentStats,
     GameRecord,
     MatchResult,
+    display_name,
     game_options,
     play_tasks,
     progress_bar,
@@ -63,6 +64,7 @@ class GauntletResult:
     rows: list[dict[str, Any]]
     summary: list[dict[str, Any]]
     ratings: dict[int, list[dict[str, float]] | None] = field(default_factory=dict)
+    name: str = ""  # how the tables name the agent (display_name); "" is its spec
 
     def to_dict(self) -> dict[str, Any]:
         """Everything, JSON-ready (ratings keyed by the table size as a string)."""
@@ -77,7 +79,7 @@ class GauntletResult:
         head = f"{'opponent':<30} {'pool':<9} {'games':>6} {'agent':>7} {'95 % CI':>13}"
         head += f" {'even':>5} {'heuristic':>9}"
         for n in self.players:
-            lines += [f"{get_game(self.game).title}, {n} players — {self.agent}", head]
+            lines += [f"{get_game(self.game).title}, {n} players — {self.name or self.agent}", head]
             for row in (r for r in self.rows if r["players"] == n):
                 ci = f"{100 * row['ci_low']:.1f}–{100 * row['ci_high']:.1f}"
                 lines.append(
@@ -156,10 +158,11 @@ def gauntlet(
         raise ValueError(f"opponents must be distinct agent specs, not {opponents!r}")
     from hot_envs.evaluation.batch import load_once
 
+    built = {}  # spec → its agent, which names your own agent in the tables
     for spec in [agent, BASELINE, *opponents]:
         if not isinstance(spec, str):
             raise ValueError(f"agent specs are strings, not {spec!r}")
-        load_once(spec, game)  # ValueError for a spec nobody understands, or for the game
+        built[spec] = load_once(spec, game)  # ValueError for a spec nobody understands
     folder = None if out is None else check_out_dir(out)
     lone = [agent] if agent == BASELINE else [agent, BASELINE]
     rows, summary, scales = [], [], {}
@@ -196,8 +199,9 @@ def gauntlet(
                 }
             )
         summary.append(_summary(n, [r for r in rows if r["players"] == n]))
-        scales[n] = _ratings(game, agent, lone, opponents, n, played, seed)
-    result = GauntletResult(game, agent, sizes, seed, rows, summary, scales)
+        scales[n] = _ratings(game, built, lone, opponents, n, played, seed)
+    name = display_name(agent, built[agent])
+    result = GauntletResult(game, agent, sizes, seed, rows, summary, scales, name)
     if folder is not None:
         result.save(folder)
     return result
@@ -310,14 +314,15 @@ def _summary(n: int, rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _ratings(
     game: str,
-    agent: str,
+    built: dict[str, Any],
     lone: list[str],
     opponents: list[str],
     n: int,
     played: dict[tuple[int, str, str], list[GameRecord]],
     seed: int,
 ) -> list[dict[str, float]] | None:
-    """One openskill scale for the agent, the heuristic and every opponent at table size n."""
+    """One openskill scale for the agent, the heuristic and every opponent at table size n,
+    each named by its spec or, your own agent, by the agent in ``built``."""
     specs = list(dict.fromkeys([*lone, *opponents]))
     lineups, records = [], []
     for who in lone:
@@ -325,7 +330,8 @@ def _ratings(
             m = len(lineups)
             lineups.append((specs.index(who),) + (specs.index(spec),) * (n - 1))
             records += [replace(r, matchup=m) for r in played[n, who, spec]]
-    result = MatchResult(game, unique_names(specs), lineups, records, seed, specs)
+    names = unique_names(specs, [built.get(spec) for spec in specs])
+    result = MatchResult(game, names, lineups, records, seed, specs)
     try:
         return ratings(result)
     except ImportError:  # openskill is optional (the eval extra)
@@ -404,7 +410,7 @@ def plot(result: GauntletResult, path: str | Path) -> Path | None:
         labels = [r["opponent"] + (" *" if r["pool"] == HELD_OUT else "") for r in rows]
         x = range(len(rows))
         for offset, key, name, colour in (
-            (-0.2, "", result.agent, "tab:blue"),
+            (-0.2, "", result.name or result.agent, "tab:blue"),
             (0.2, "heuristic_", BASELINE, "tab:grey"),
         ):
             share = [r[f"{key}share" if key else "win_share"] for r in rows]
@@ -428,7 +434,7 @@ def plot(result: GauntletResult, path: str | Path) -> Path | None:
             right.tick_params(axis="y", labelsize=8)
         else:
             right.axis("off")
-    fig.suptitle(f"{get_game(result.game).title}: gauntlet of {result.agent}")
+    fig.suptitle(f"{get_game(result.game).title}: gauntlet of {result.name or result.agent}")
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return Path(path)
