@@ -181,8 +181,12 @@ class ArrayGames:
         """Play one action in every game that is not over, or only in the games ``where``
         (bool ``(B,)``) marks; the action of any other game is ignored. Returns ``rewards``
         (float64 ``(B, num_players)``, each game's returns on the step that ends it, else 0) and
-        ``done`` (bool ``(B,)``). An illegal action in any game played is a ``ValueError``
-        naming the game, the action and why, and no game changes."""
+        ``done`` (bool ``(B,)``): whether each game *is over* after this step — ended by the
+        rules or truncated, on this step or before it (until ``reset_done`` deals it again) —
+        a read-only view of the flags :attr:`done` shows, which change as the games play.
+        The games that ended on this step are ``done & ~before``, with
+        ``before = games.done.copy()`` taken before it. An illegal action in any game played is a ``ValueError`` naming the
+        game, the action and why, and no game changes."""
         # The kernels pass over games that are over: the games left out are marked so for
         # the call, and their flags put back after it.
         left_out = None
