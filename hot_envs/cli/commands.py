@@ -27,7 +27,7 @@
 * ``hot-envs watch GAME --agents SPEC SPEC … [--seed S] [--delay SECONDS] [--out DIR]`` — agents
   play one game at a chosen pace, shown move by move; with ``--browser`` on the browser table.
 * ``hot-envs serve [--host H] [--port N] [--agents SPEC …] [--allow-origin ORIGIN …] [--open]
-  [--tables-per-client N]``
+  [--tables-per-client N] [--connections-per-client N]``
   — the browser table
   (:mod:`hot_envs.web`, the web extra): play, watch agents, step through recorded games.
 
@@ -325,6 +325,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="games one client (an address) may keep at once, past it 429 (default: 100)",
     )
+    p.add_argument(
+        "--connections-per-client",
+        type=positive_int,
+        metavar="N",
+        help="connections one client (an address) may hold at once, past it a new one is "
+        "dropped (default: 100)",
+    )
     return parser
 
 
@@ -381,9 +388,12 @@ def web(args: argparse.Namespace) -> None:
             f"the browser table needs the web extra: pip install -e '.[web]' ({error.msg})"
         ) from None
     if args.command == "serve":
-        per_client = args.tables_per_client
-        limit = {} if per_client is None else {"tables_per_client": per_client}
-        table.serve(args.host, args.port, args.agents, args.open, args.allow_origin, **limit)
+        limits = {
+            name: value
+            for name in ("tables_per_client", "connections_per_client")
+            if (value := getattr(args, name)) is not None
+        }
+        table.serve(args.host, args.port, args.agents, args.open, args.allow_origin, **limits)
     elif args.out is not None:
         raise ValueError("--out keeps a game watched in the terminal; the browser table has none")
     else:
