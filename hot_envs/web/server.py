@@ -2,10 +2,13 @@
 
 uvicorn bounds an idle keep-alive connection (``timeout_keep_alive``), the size of a request's
 headers (h11's ``max_incomplete_event_size``) and the connections it serves at once
-(``limit_concurrency``: a 503 past it), but not the time a request takes to arrive: a client
-that sends half its headers, or half its body, and then waits is held forever. So the server
-runs uvicorn's h11 protocol with two deadlines of its own (:class:`ReadDeadlines`); past either
-the connection is dropped (docs/web.md, "Limits").
+(``limit_concurrency``: a 503 past it), but not the time a request takes to arrive — a client
+that sends half its headers, or half its body, and then waits is held forever — nor the
+connections of one client: one address that opens as many as the server serves and sends
+nothing shuts everyone else out. So the server runs uvicorn's h11 protocol (its ``http``
+setting) with bounds of its own (:class:`BoundedH11Protocol`): two read deadlines, past either
+the connection is dropped, and a number of connections per client address, past which a new
+one is dropped as soon as it is made (docs/web.md, "Limits").
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import asyncio
 import threading
 import time
 import webbrowser
+from collections import Counter
 from collections.abc import Iterable
 
 import h11
@@ -33,21 +37,40 @@ BODY_SECONDS = 30.0  # its body, from its headers (1 MiB at 35 kB/s)
 KEEP_ALIVE_SECONDS = 5  # an idle connection between requests (uvicorn's default)
 HEADER_BYTES = 16 * 2**10  # a request's headers (h11's default; past it a 400)
 MAX_CONNECTIONS = 1000  # at once; past it a 503 (uvicorn's limit_concurrency)
+CONNECTIONS_PER_CLIENT = 100  # at once from one address; past it a new one is dropped
 
 
-class ReadDeadlines(H11Protocol):
-    """uvicorn's h11 protocol that drops a connection whose request does not arrive in time:
-    its headers within ``header_seconds`` of the connection (or of the answer before), its body
-    within ``body_seconds`` of its headers. Only the waiting for the request counts: an agent's
-    thinking, or a slow answer, does not."""
+class BoundedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with the server's own bounds (one subclass per server, made by
+    :func:`bounded_protocol`):
+
+    * it drops a connection whose request does not arrive in time: its headers within
+      ``header_seconds`` of the connection (or of the answer before), its body within
+      ``body_seconds`` of its headers. Only the waiting for the request counts: an agent's
+      thinking, or a slow answer, does not;
+    * it keeps at most ``per_client`` connections of one address at once: one more is closed
+      as soon as it is made, before anything is read (idle connections never reach the app, so
+      the app cannot count them). A proxy's addresses (``proxies``) are not capped: it speaks
+      for many clients."""
 
     header_seconds = HEADER_SECONDS
     body_seconds = BODY_SECONDS
+    per_client = CONNECTIONS_PER_CLIENT
+    proxies: frozenset[str] = frozenset()
+    open: Counter[str] = Counter()  # each address's connections (the server's own Counter)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self._deadline: asyncio.TimerHandle | None = None
         self._awaiting: object = None  # h11's state of the client the deadline is for
+        self._counted: str | None = None  # the address this connection counts against
         super().connection_made(transport)
+        address = self.client[0] if self.client else None
+        if address is not None and not {address, "*"} & self.proxies:  # "*": all are proxies
+            if self.open[address] >= self.per_client:
+                transport.close()  # past the client's share (connection_lost follows)
+                return
+            self.open[address] += 1
+            self._counted = address
         self._watch()
 
     def data_received(self, data: bytes) -> None:
@@ -60,6 +83,11 @@ class ReadDeadlines(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._set(None)
+        if self._counted is not None:
+            self.open[self._counted] -= 1
+            if not self.open[self._counted]:
+                del self.open[self._counted]
+            self._counted = None
         super().connection_lost(exc)
 
     def _watch(self) -> None:
@@ -86,19 +114,35 @@ class ReadDeadlines(H11Protocol):
             self.transport.close()
 
 
-def read_deadlines(header_seconds: float, body_seconds: float) -> type[ReadDeadlines]:
-    """:class:`ReadDeadlines` with these deadlines (tests use short ones)."""
+def bounded_protocol(
+    header_seconds: float = HEADER_SECONDS,
+    body_seconds: float = BODY_SECONDS,
+    per_client: int = CONNECTIONS_PER_CLIENT,
+    proxies: Iterable[str] = (),
+) -> type[BoundedH11Protocol]:
+    """:class:`BoundedH11Protocol` with these bounds (tests use short deadlines) and a count of
+    connections of its own."""
     if not min(header_seconds, body_seconds) > 0:
         raise ValueError("the read deadlines must be positive")
-    attributes = {"header_seconds": header_seconds, "body_seconds": body_seconds}
-    return type("ReadDeadlines", (ReadDeadlines,), attributes)
+    if isinstance(per_client, bool) or not isinstance(per_client, int) or per_client < 1:
+        raise ValueError(f"connections per client must be a positive int, not {per_client!r}")
+    attributes = {
+        "header_seconds": header_seconds,
+        "body_seconds": body_seconds,
+        "per_client": per_client,
+        "proxies": frozenset(proxies),
+        "open": Counter(),
+    }
+    return type("BoundedH11Protocol", (BoundedH11Protocol,), attributes)
 
 
 class Server:
     """A uvicorn server running ``app`` in a background thread; ``url`` is where it listens
     (with the real port when 0 asked for a free one). ``behind_proxy``: a proxy on this machine
     names each client in ``X-Forwarded-For`` (else that header is ignored: any local program
-    could claim to be any client and so escape the per-client limit)."""
+    could claim to be any client and so escape the per-client limit), and its own connections
+    are not capped per client. ``max_connections`` are served at once,
+    ``connections_per_client`` of them from one address."""
 
     def __init__(
         self,
@@ -108,6 +152,8 @@ class Server:
         header_seconds: float = HEADER_SECONDS,
         body_seconds: float = BODY_SECONDS,
         behind_proxy: bool = False,
+        max_connections: int = MAX_CONNECTIONS,
+        connections_per_client: int = CONNECTIONS_PER_CLIENT,
     ) -> None:
         self.app = app
         # log_config=None: uvicorn leaves the process's logging as it is (its own dictConfig would
@@ -119,11 +165,19 @@ class Server:
             log_level="warning",
             log_config=None,
             lifespan="off",
-            http=read_deadlines(header_seconds, body_seconds),
             timeout_keep_alive=KEEP_ALIVE_SECONDS,
             h11_max_incomplete_event_size=HEADER_BYTES,
-            limit_concurrency=MAX_CONNECTIONS,
+            limit_concurrency=max_connections,
             proxy_headers=behind_proxy,
+        )
+        # The addresses uvicorn takes X-Forwarded-For from (its forwarded_allow_ips).
+        trusted = config.forwarded_allow_ips if behind_proxy else []
+        trusted = trusted.split(",") if isinstance(trusted, str) else trusted
+        config.http = bounded_protocol(
+            header_seconds,
+            body_seconds,
+            connections_per_client,
+            proxies=[address.strip() for address in trusted],
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)
@@ -158,13 +212,21 @@ def start_server(
     agents: Iterable[str] = (),
     allow_origins: Iterable[str] = (),
     store: TableStore | None = None,
+    connections_per_client: int = CONNECTIONS_PER_CLIENT,
 ) -> tuple[Server, TableStore]:
     """A running server with ``store`` (a fresh one by default; tests use port 0: any free
-    port). ``allow_origins``: see :func:`serve`."""
+    port). ``allow_origins``, ``connections_per_client``: see :func:`serve`."""
     store = TableStore() if store is None else store
     allow_origins = tuple(allow_origins)
     app = create_app(store, agents, allow_origins)
-    return Server(app, host, port, behind_proxy=bool(allow_origins)), store
+    server = Server(
+        app,
+        host,
+        port,
+        behind_proxy=bool(allow_origins),
+        connections_per_client=connections_per_client,
+    )
+    return server, store
 
 
 def serve(
@@ -174,12 +236,14 @@ def serve(
     open_browser: bool = False,
     allow_origins: Iterable[str] = (),
     tables_per_client: int = MAX_TABLES_PER_CLIENT,
+    connections_per_client: int = CONNECTIONS_PER_CLIENT,
 ) -> None:
     """``hot-envs serve``: run the table until Ctrl-C. ``allow_origins`` are origins
     (``https://cards.example.org``) besides the server's own whose pages may play: a proxy's;
-    ``tables_per_client`` the games one address may keep (docs/web.md, "Limits")."""
+    ``tables_per_client`` the games one address may keep, ``connections_per_client`` the
+    connections it may hold at once (docs/web.md, "Limits")."""
     store = TableStore(max_tables_per_client=tables_per_client)
-    server, _ = start_server(host, port, agents, allow_origins, store)
+    server, _ = start_server(host, port, agents, allow_origins, store, connections_per_client)
     _announce(server, "/", open_browser)
     server.wait()
 

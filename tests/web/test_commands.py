@@ -4,8 +4,11 @@ is replaced by a look at the running server)."""
 from __future__ import annotations
 
 import re
+import socket
+import time
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -65,6 +68,24 @@ def test_serve_caps_the_tables_of_one_client(running):
 
     checks.append(check)
     assert main(["serve", "--port", "0", "--tables-per-client", "1"]) == 0
+    assert not checks
+
+
+def test_serve_caps_the_connections_of_one_client(running):
+    checks, _ = running
+
+    def check(client, path):
+        parts = urlsplit(client.url)
+        held = [socket.create_connection((parts.hostname, parts.port)) for _ in range(3)]
+        held[2].settimeout(5)
+        assert held[2].recv(1) == b""  # the third is dropped
+        for sock in held:
+            sock.close()
+        time.sleep(0.2)  # the server sees them go
+        assert client.ok("GET", "/api/agents")["agents"]
+
+    checks.append(check)
+    assert main(["serve", "--port", "0", "--connections-per-client", "2"]) == 0
     assert not checks
 
 

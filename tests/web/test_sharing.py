@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import http.client
 import json
+import socket
 import time
 import tracemalloc
 from urllib.parse import urlsplit
@@ -34,7 +35,8 @@ def call(connection: http.client.HTTPConnection, method: str, path: str, body=No
     data = None if body is None else json.dumps(body)
     connection.request(method, path, data, {"Content-Type": "application/json"})
     response = connection.getresponse()
-    return response.status, json.loads(response.read())
+    data = response.read()
+    return response.status, json.loads(data) if data.startswith(b"{") else data  # uvicorn's 503
 
 
 def play_a_round(connection: http.client.HTTPConnection) -> str:
@@ -89,3 +91,80 @@ def test_a_search_seat_keeps_no_rollout_arrays_between_decisions():
     finally:
         tracemalloc.stop()
         server.stop()
+
+
+def open_idle(url: str, count: int, source: str) -> list[socket.socket]:
+    """``count`` connections from ``source`` that send nothing."""
+    parts = urlsplit(url)
+    return [
+        socket.create_connection(
+            (parts.hostname, parts.port), timeout=5, source_address=(source, 0)
+        )
+        for _ in range(count)
+    ]
+
+
+def still_open(sockets: list[socket.socket], wait: float = 1.0) -> int:
+    """How many of ``sockets`` the server has not closed after ``wait`` seconds (the server
+    closes those it drops at once; the wait is room for a busy machine)."""
+    time.sleep(wait)
+    held = 0
+    for sock in sockets:
+        sock.setblocking(False)
+        try:
+            held += sock.recv(1) != b""
+        except BlockingIOError:  # nothing to read and not closed: held
+            held += 1
+        except ConnectionResetError:
+            pass
+    return held
+
+
+@pytest.fixture
+def crowded():
+    """A server of 30 connections at once, 5 per address."""
+    server = Server(create_app(TableStore()), port=0, max_connections=30, connections_per_client=5)
+    yield server
+    server.stop()
+
+
+def test_one_address_cannot_take_every_connection(crowded):
+    """One address opens as many idle connections as the server serves: those past its share
+    are dropped at once, and another address is served all the while (without the share every
+    other client got a 503)."""
+    flood = open_idle(crowded.url, 30, "127.0.0.1")
+    try:
+        assert still_open(flood) == 5
+        other = connect(crowded.url, "127.0.0.2")
+        assert [call(other, "GET", "/api/agents")[0] for _ in range(10)] == [200] * 10
+        more = open_idle(crowded.url, 5, "127.0.0.1")  # still past its share
+        assert still_open(more, wait=0.5) == 0
+        other.close()
+        for sock in flood:
+            sock.close()
+        time.sleep(0.2)  # the server sees them go: the address has its share again
+        mine = connect(crowded.url)
+        assert call(mine, "GET", "/api/agents")[0] == 200
+    finally:
+        for sock in flood:
+            sock.close()
+
+
+def test_a_proxy_on_this_machine_is_not_capped_as_one_client():
+    """Behind a proxy every client comes from the proxy's address: that one is not capped
+    (the proxy bounds its clients), any other address still is."""
+    app = create_app(TableStore(), allow_origins=["https://cards.example.org"])
+    server = Server(app, port=0, behind_proxy=True, connections_per_client=2)
+    proxy, other = open_idle(server.url, 6, "127.0.0.1"), open_idle(server.url, 4, "127.0.0.2")
+    try:
+        assert (still_open(proxy), still_open(other, wait=0)) == (6, 2)
+    finally:
+        for sock in proxy + other:
+            sock.close()
+        server.stop()
+
+
+def test_the_connections_per_client_must_be_a_positive_int():
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="connections per client must be a positive int"):
+            Server(create_app(TableStore()), port=0, connections_per_client=bad)
