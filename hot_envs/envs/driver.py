@@ -42,10 +42,9 @@ within its one game); rewards are float64 (the batched env's float32), and
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 import numpy as np
 from gymnasium import spaces
@@ -109,10 +108,11 @@ class DriverOptions:
     def of(cls, game: str = DEFAULT_GAME, **options: Any) -> DriverOptions:
         """The options from keyword arguments; ``num_players`` is ``players`` (``TypeError`` if
         both are given, or for a keyword that is no option)."""
-        if "num_players" in options:
-            if "players" in options:
+        num_players = options.pop("num_players", None)
+        if num_players is not None:
+            if options.get("players") is not None:
                 raise TypeError("give players= or num_players= (the same option), not both")
-            options["players"] = options.pop("num_players")
+            options["players"] = num_players
         unknown = sorted(set(options) - {f.name for f in fields(cls)})
         if unknown:
             raise TypeError(f"unexpected keyword argument {', '.join(map(repr, unknown))}")
@@ -128,52 +128,42 @@ class DriverOptions:
             )
 
 
-_Class = TypeVar("_Class", bound=type)
+class FromDriver:
+    """An attribute of an env that is its driver's (where the env's state lives): read through,
+    and written through where ``writable``."""
 
+    def __init__(self, writable: bool = False) -> None:
+        self.writable = writable
 
-def takes_options(*before: str, after: Sequence[inspect.Parameter] = ()) -> Callable:
-    """Give a class that takes ``**options`` for its :class:`DriverOptions` the signature that
-    spells them out (``help()``, ``inspect.signature``): its own parameters ``before`` (from its
-    ``__init__``) and ``after`` around the options."""
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
 
-    def decorate(cls: _Class) -> _Class:
-        own = inspect.signature(cls.__init__).parameters
-        parameters = [own[name] for name in ("self", *before)]
-        parameters += [
-            inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default)
-            for f in fields(DriverOptions)
-            if f.name != "game"
-        ]
-        cls.__init__.__signature__ = inspect.Signature([*parameters, *after])
-        return cls
+    def __get__(self, env: Any, owner: type | None = None) -> Any:
+        return self if env is None else getattr(env.driver, self.name)
 
-    return decorate
+    def __set__(self, env: Any, value: Any) -> None:
+        if not self.writable:
+            raise AttributeError(f"{type(env).__name__}.{self.name} is read-only")
+        setattr(env.driver, self.name, value)
 
 
 class DrivenEnv:
     """What the envs over a :class:`Driver` share: the driver's settings as their own attributes
-    (:data:`DRIVEN`, read through to the driver, where the env's state lives; ``pool`` and
-    ``shaping`` set there too), and changes to the opponent pool, which reach new games (games
-    in progress keep their opponents)."""
+    (read through to the driver; ``pool`` and ``shaping`` written there too), and changes to the
+    opponent pool, which reach new games (games in progress keep their opponents)."""
 
     driver: Driver
-    #: the driver's attributes an env shows as its own
-    DRIVEN = frozenset(
-        {"description", "game_name", "engine", "game_options", "player_counts", "pool", "shaping"}
-        | {"learner_seat_option", "policy_input", "critic_state", "actor_size"}
-    )
-    WRITABLE = frozenset({"pool", "shaping"})
-
-    def __getattr__(self, name: str) -> Any:  # only for names the env itself lacks
-        if name in type(self).DRIVEN and "driver" in vars(self):
-            return getattr(self.driver, name)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in self.WRITABLE:
-            setattr(self.driver, name, value)
-        else:
-            super().__setattr__(name, value)
+    description = FromDriver()
+    game_name = FromDriver()
+    engine = FromDriver()
+    game_options = FromDriver()
+    player_counts = FromDriver()
+    learner_seat_option = FromDriver()
+    policy_input = FromDriver()
+    critic_state = FromDriver()
+    actor_size = FromDriver()
+    pool = FromDriver(writable=True)
+    shaping = FromDriver(writable=True)
 
     def set_opponent(self, name: str, source: OpponentSource | None, weight: float = 1.0) -> None:
         """Add or replace a pool entry, or (``source=None``) change its weight."""

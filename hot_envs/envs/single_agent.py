@@ -48,8 +48,7 @@ name per seat, ``None`` for the learner). The final ``step`` adds ``returns`` (p
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any
 
@@ -62,7 +61,7 @@ from hot_envs.agents.opponents import Opponent, OpponentPool, OpponentSource
 from hot_envs.core.engine import GameState
 from hot_envs.core.games import DEFAULT_GAME
 from hot_envs.core.scoring import shaping_potential
-from hot_envs.envs.driver import ROTATE, DrivenEnv, Driver, DriverOptions, takes_options
+from hot_envs.envs.driver import ROTATE, DrivenEnv, Driver, DriverOptions, PolicyInput
 
 __all__ = [
     "ROTATE",
@@ -76,13 +75,6 @@ __all__ = [
 ]
 
 
-@takes_options(
-    "game",
-    after=[
-        inspect.Parameter("seed", inspect.Parameter.KEYWORD_ONLY, default=None),
-        inspect.Parameter("render_mode", inspect.Parameter.KEYWORD_ONLY, default=None),
-    ],
-)
 class SingleAgentEnv(DrivenEnv, gymnasium.Env):
     """One learner seat against a pool of opponents (module docstring: spaces, rewards, rules):
     the one-game view of :class:`hot_envs.envs.driver.Driver`, which plays and scores the game.
@@ -100,11 +92,29 @@ class SingleAgentEnv(DrivenEnv, gymnasium.Env):
         self,
         game: str = DEFAULT_GAME,
         *,
+        opponents: OpponentPool | Iterable[Opponent | OpponentSource | tuple] | None = None,
+        learner_seat: int | str = ROTATE,
+        players: int | Sequence[int] | None = None,
+        num_players: int | Sequence[int] | None = None,
+        game_options: dict[str, Any] | None = None,
+        shaping: float = 0.0,
+        policy_input: PolicyInput | None = None,
+        critic_state: bool = False,
         seed: int | None = None,
         render_mode: str | None = None,
-        **options: Any,
     ) -> None:
-        self.driver = Driver(DriverOptions.of(game, **options), 1, single=True)
+        options = DriverOptions.of(
+            game,
+            opponents=opponents,
+            learner_seat=learner_seat,
+            players=players,
+            num_players=num_players,
+            game_options=game_options,
+            shaping=shaping,
+            policy_input=policy_input,
+            critic_state=critic_state,
+        )
+        self.driver = Driver(options, 1, single=True)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "

@@ -52,8 +52,7 @@ seed, pool and learner actions give the same games; ``deal_seeds[i]`` is the see
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -61,15 +60,11 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from hot_envs.agents.opponents import Opponent, OpponentPool, OpponentSource
 from hot_envs.core.games import DEFAULT_GAME
-from hot_envs.envs.driver import DrivenEnv, Driver, DriverOptions, takes_options
+from hot_envs.envs.driver import ROTATE, DrivenEnv, Driver, DriverOptions, FromDriver, PolicyInput
 
 
-@takes_options(
-    "game",
-    "num_envs",
-    after=[inspect.Parameter("seed", inspect.Parameter.KEYWORD_ONLY, default=None)],
-)
 class VectorSingleAgentEnv(DrivenEnv, VectorEnv):
     """``num_envs`` games, one learner seat each, batched opponents (module docstring).
 
@@ -80,17 +75,39 @@ class VectorSingleAgentEnv(DrivenEnv, VectorEnv):
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
-    DRIVEN = DrivenEnv.DRIVEN | {"games", "seats", "num_players", "deal_seeds", "opponent_names"}
+    games = FromDriver()
+    seats = FromDriver()
+    num_players = FromDriver()
+    deal_seeds = FromDriver()
+    opponent_names = FromDriver()
 
     def __init__(
         self,
         game: str = DEFAULT_GAME,
         num_envs: int = 16,
         *,
+        opponents: OpponentPool | Iterable[Opponent | OpponentSource | tuple] | None = None,
+        learner_seat: int | str = ROTATE,
+        players: int | Sequence[int] | None = None,
+        num_players: int | Sequence[int] | None = None,
+        game_options: dict[str, Any] | None = None,
+        shaping: float = 0.0,
+        policy_input: PolicyInput | None = None,
+        critic_state: bool = False,
         seed: int | None = None,
-        **options: Any,
     ) -> None:
-        self.driver = Driver(DriverOptions.of(game, **options), num_envs)
+        options = DriverOptions.of(
+            game,
+            opponents=opponents,
+            learner_seat=learner_seat,
+            players=players,
+            num_players=num_players,
+            game_options=game_options,
+            shaping=shaping,
+            policy_input=policy_input,
+            critic_state=critic_state,
+        )
+        self.driver = Driver(options, num_envs)
         self.num_envs = num_envs
         self.single_observation_space = self.driver.observation_space
         self.single_action_space = spaces.Discrete(self.engine.NUM_ACTIONS)
