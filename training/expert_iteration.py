@@ -141,8 +141,9 @@ def train_apprentice(
 ) -> list[dict[str, float]]:
     """Train ``model.policy`` (MaskablePPO's) on ``train``: cross-entropy against the policy
     targets plus ``value_weight`` × the squared error of the critic, with Adam, until the loss on
-    ``held`` has not fallen for ``patience`` epochs; the best epoch's weights stay. One entry of
-    figures per epoch (``loss``, the held-out ``held_loss``, ``agreement`` and ``regret``)."""
+    ``held`` has not fallen for ``patience`` epochs; the best epoch's weights stay (without
+    held-out labels: all ``epochs``). One entry of figures per epoch (``loss``, the held-out
+    ``held_loss``, ``agreement`` and ``regret``)."""
     import torch
 
     policy = model.policy
@@ -164,6 +165,8 @@ def train_apprentice(
             total += loss.item() * len(rows)
         figures = judge(model, held, targets, training.value_weight)
         history.append({"epoch": epoch + 1, "loss": total / max(len(train), 1), **figures})
+        if not len(held):  # nothing to stop by: every epoch
+            continue
         if figures["held_loss"] < best_loss - 1e-6:
             best, best_loss, waited = copy.deepcopy(policy.state_dict()), figures["held_loss"], 0
         else:
@@ -312,7 +315,7 @@ def expert_iteration(
                 derive_seed(seed, r, 1),
                 labelling.workers,
             )
-        best = min(epochs, key=lambda e: e["held_loss"])
+        best = min(epochs, key=lambda e: e["held_loss"]) if len(held) else epochs[-1]
         entry = {
             "round": r,
             "labels": len(train) + len(held),

@@ -22,7 +22,7 @@ labels.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -124,8 +124,9 @@ def concatenate(parts: Sequence[Labels]) -> Labels:
 # --- Writing a shard (in a worker) ----------------------------------------------------------------
 
 
-def write_shard(job: ShardJob) -> int:
-    """Play and label ``job``'s games and write its shard; the labels written."""
+def write_shard(job: ShardJob, progress: Callable[[int], Any] | None = None) -> int:
+    """Play and label ``job``'s games and write its shard; the labels written. ``progress``
+    gets the labels of each game as it ends (a pool's workers add them to its shared count)."""
     description = get_game(job.game)
     engine = description.engine
     rng = np.random.default_rng(job.seed)
@@ -178,7 +179,7 @@ def write_shard(job: ShardJob) -> int:
         outcome = state.returns()[seat_of_apprentice]
         rows["outcome"] += [outcome] * len(marks)
         rows["later"] += [decisions - mark for mark in marks]
-        shared_count.add(len(rows["choice"]) - firsts)
+        (progress or shared_count.add)(len(rows["choice"]) - firsts)
         game += 1
     labels = _as_labels(rows, flat, description.engine)
     save(labels, job.path)
@@ -305,10 +306,9 @@ def write_shards(jobs: Sequence[ShardJob], workers: int, progress: bool = False)
     bar = progress_bar(total, unit="label", desc="search labels") if progress else None
     written = 0
     if workers <= 1:
+        shown = (lambda labels: bar.update(min(labels, total - bar.n))) if bar else None
         for job in missing:
-            written += write_shard(job)
-            if bar is not None:
-                bar.update(min(written, total) - bar.n)
+            written += write_shard(job, shown)
     else:
         counter = shared_count.new()
         for attempt in range(2):
