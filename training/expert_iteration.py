@@ -35,7 +35,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -334,6 +334,11 @@ def expert_iteration(
             "label_seconds": round(labelled, 1),
             "seconds": round(time.perf_counter() - started, 1),
             "history": epochs,
+            "settings": {
+                "labelling": asdict(labelling),
+                "targets": asdict(targets),
+                "training": asdict(training),
+            },
         }
         with atomic_file(here / ROUND_FILE) as file:
             file.write((json.dumps(entry, indent=2) + "\n").encode())
