@@ -9,21 +9,16 @@ The modules are grouped by role: the games (``heisse_luft``, ``heisse_karten``) 
 contracts (``core``); the PettingZoo modules (``heisse_luft_v0``, ``heisse_karten_v0``) and the
 single-agent environments (``envs``); ``agents`` (with the opponent pools and suite);
 ``evaluation`` (arena, gauntlet, reports, records); viewing and playing (``play``, ``pictures``,
-``web``); the command line (``cli``); the training backends (``training``, ``rllib``). The module
-names of earlier releases (``hot_envs.arena``, ``hot_envs.single_agent`` …) still import
-(:mod:`hot_envs.core.aliases`).
+``web``); the command line (``cli``); the training backends (``training``, ``rllib``).
 """
 
 import pettingzoo
 
-from hot_envs.core import aliases
 from hot_envs.core.errors import IllegalActionError
 from hot_envs.envs import registration
 
 __version__ = "0.1.0"
 __all__ = ["IllegalActionError", "__version__"]
-
-aliases.install()
 
 ENVIRONMENTS = {
     "hot_envs/heisse_luft-v0": "hot_envs.heisse_luft_v0:env",

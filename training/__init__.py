@@ -13,7 +13,7 @@ points (``sb3``, ``rllib``, ``exploit``: :func:`hot_envs.core.arguments.training
 * :mod:`hot_envs.training.run_state` — the run folder, Ctrl-C / SIGTERM and ``--resume``;
 * :mod:`hot_envs.training.rllib_train` with :mod:`~hot_envs.training.rllib_league`,
   :mod:`~hot_envs.training.rllib_export`, :mod:`~hot_envs.training.rllib_runs` — the same parts
-  on RLlib (earlier ``hot_envs.rllib.league``, ``.export``, ``.runs``, which still import);
+  on RLlib;
   :mod:`hot_envs.training.run_folder` — what both backends' run folders share;
 * ``training/configs/*.toml`` — hyper-parameters per game.
 

@@ -5,8 +5,7 @@ Needs the ``rllib`` extra (``pip install -e ".[rllib]"``); ``import hot_envs`` n
 Training on them lives with the rest of training: the script ``training/rllib_train.py``
 (``hot-envs train GAME --backend rllib``), its league, export and run folders
 (:mod:`hot_envs.training.rllib_league`, :mod:`hot_envs.training.rllib_export`,
-:mod:`hot_envs.training.rllib_runs`; their earlier names ``hot_envs.rllib.league``, ``.export``
-and ``.runs`` still import, :mod:`hot_envs.core.aliases`). docs/rllib.md explains the pieces.
+:mod:`hot_envs.training.rllib_runs`). docs/rllib.md explains the pieces.
 
 ======================================  ======================================================
 module                                  what it holds

@@ -30,7 +30,7 @@ import pytest
 pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '.[rllib]'")
 
 from hot_envs.agents.checkpoint import read_metadata
-from hot_envs.rllib.runs import latest_checkpoint, read_run_state
+from hot_envs.training.rllib_runs import latest_checkpoint, read_run_state
 from hot_envs.training.rllib_train import parse_args, train
 
 pytestmark = [pytest.mark.rllib, pytest.mark.slow]

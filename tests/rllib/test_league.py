@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '.[rllib]'")
 
 from hot_envs.agents.opponents import FixedOpponent, League  # noqa: E402
-from hot_envs.rllib.league import (  # noqa: E402
+from hot_envs.training.rllib_league import (  # noqa: E402
     MAIN,
     LeagueCallback,
     LeagueMapping,

@@ -85,7 +85,7 @@ def test_a_dict_observation_without_our_keys_is_a_clear_error() -> None:
 
 
 def test_export_of_a_missing_checkpoint_is_a_clear_error(tmp_path) -> None:
-    from hot_envs.rllib.export import export_checkpoint
+    from hot_envs.training.rllib_export import export_checkpoint
 
     with pytest.raises(FileNotFoundError, match="no RLlib module 'main'"):
         export_checkpoint(tmp_path, tmp_path / "out")
@@ -94,7 +94,7 @@ def test_export_of_a_missing_checkpoint_is_a_clear_error(tmp_path) -> None:
 
 def test_export_writes_what_the_numpy_agent_loads(tmp_path) -> None:
     from hot_envs.agents.checkpoint import CheckpointAgent
-    from hot_envs.rllib.export import export_checkpoint
+    from hot_envs.training.rllib_export import export_checkpoint
 
     module, env = build("heisse-karten", activation="relu")
     module.save_to_path(tmp_path / "module")

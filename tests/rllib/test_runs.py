@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '.[rllib]'")
 
-from hot_envs.rllib.runs import (
+from hot_envs.training.rllib_runs import (
     CHECKPOINT,
     PARTIAL,
     PREVIOUS,
@@ -180,7 +180,7 @@ class FakeRunners:
 
 
 def test_with_every_runner_down_the_run_waits_for_one_to_come_back() -> None:
-    from hot_envs.rllib.runs import wait_for_env_runners
+    from hot_envs.training.rllib_runs import wait_for_env_runners
 
     algorithm = FakeRunners(down_for=3)
     assert wait_for_env_runners(algorithm, poll_s=0.0) == 1 and algorithm.down_for == 0

@@ -111,7 +111,7 @@ def test_the_export_plays_full_games_in_every_seat(runs, game) -> None:
 
 
 def test_the_export_gives_the_rllib_modules_logits(runs) -> None:
-    from hot_envs.rllib.export import load_module
+    from hot_envs.training.rllib_export import load_module
 
     module = load_module(runs["heisse-luft"] / "rllib_checkpoint")
     agent = make_agent(str(runs["heisse-luft"] / "final"), "heisse-luft")
