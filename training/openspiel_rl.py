@@ -1,17 +1,18 @@
 """OpenSpiel's DQN and NFSP on both games, with a measured learning curve (docs/training.md,
 "Other algorithms").
 
-``python -m hot_envs.training.openspiel_rl GAME --algorithm dqn|nfsp --steps N --out DIR``
-trains OpenSpiel's PyTorch learners (``open_spiel.python.pytorch.dqn.DQN``,
-``open_spiel.python.pytorch.nfsp.NFSP``) on the registered games (``python_heisse_luft``,
-``python_heisse_karten(players=N)``, docs/openspiel.md) through ``rl_environment``, which hands
-each player the legal actions: both learners only ever pick among them (DQN masks its
-Q-values, NFSP its average policy's logits).
+``python -m hot_envs.training.openspiel_rl GAME --algorithm dqn|nfsp --steps N --out DIR`` (or
+``hot-envs train GAME --backend openspiel …``) trains OpenSpiel's PyTorch learners
+(``open_spiel.python.pytorch.dqn.DQN``, ``open_spiel.python.pytorch.nfsp.NFSP``) on the
+registered games (``python_heisse_luft``, ``python_heisse_karten(players=N)``,
+docs/openspiel.md) through ``rl_environment``, which hands each player the legal actions: both
+learners only ever pick among them (DQN masks its Q-values, NFSP its average policy's logits).
 
-* **Seats.** A learner sits in every seat in turn, one rotation per game, as the arena seats
-  agents; its ``player_id`` is set at the start of each game. DQN (``--opponent``, default
-  ``random``) learns against an agent spec in the other seats, seated through
-  :func:`hot_envs.openspiel.bot`; NFSP learns by self-play, one NFSP agent per seat (its method).
+* **Seats.** Each game the learners' seats are drawn (one rotation of the table, seeded), so a
+  learner plays every seat, as it will in the arena; its ``player_id`` is set between games.
+  DQN learns against an agent spec in the other seats (``--opponent``, default ``random``),
+  seated through :func:`hot_envs.openspiel.bot`; NFSP learns by self-play, one NFSP agent per
+  seat (its method).
 * **Evaluation.** Every ``--eval-every`` steps (and before the first), the network the run
   reports — DQN's Q-network, NFSP's average policy — is written as a checkpoint
   (``DIR/policy``: ``policy.npz`` + ``policy.json``, the MLP format of
@@ -20,8 +21,9 @@ Q-values, NFSP its average policy's logits).
   (:func:`hot_envs.training.evaluate.evaluate`: seats rotated over duplicate deals, 95 % Wilson
   intervals). The last checkpoint is an agent spec like any other:
   ``hot-envs evaluate heisse-karten --agents DIR/policy.npz heuristic --players 2``.
-* **Output.** ``DIR/curve.csv`` (one row per evaluation and opponent: steps, games, CPU
-  seconds, win share and interval), ``DIR/curve.png`` and ``DIR/run.json`` (the settings).
+* **Output.** ``DIR/curve.csv`` (one row per evaluation and opponent: steps, games, training
+  CPU seconds, win share and interval; rewritten after each evaluation), ``DIR/curve.png`` (at
+  the end) and ``DIR/run.json`` (the settings).
 
 Seeded: ``--seed`` seeds the environment's chance sampler, numpy's and torch's generators (the
 learners draw from both), the opponents and the arena's deals. ``steps`` counts the learners'
@@ -67,7 +69,8 @@ class Settings:
     learning_rate: float = 1e-3
     batch_size: int = 128
     buffer: int = 50_000
-    learn_every: int = 8
+    learn_every: int = 4
+    target_every: int = 500  # steps between copies to the target network (99.5 % of one)
     epsilon_decay: int = 0  # DQN's ε from 1 to 0.05 over this many steps; 0: a fifth of steps
     anticipatory: float = 0.1  # NFSP's share of games played by the best response
     progress: bool = True
@@ -84,7 +87,8 @@ class Settings:
             raise ValueError(
                 f"{get_game(self.game).title} has {low}..{high} players, not {self.players!r}"
             )
-        for name in ("steps", "eval_every", "eval_games", "final_games", "batch_size", "buffer"):
+        positive = ("steps", "eval_every", "eval_games", "final_games", "batch_size", "buffer")
+        for name in (*positive, "target_every"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive int, not {value!r}")
@@ -130,8 +134,7 @@ def make_learners(settings: Settings, size: int, actions: int) -> list[Any]:
                 player_id=0,
                 replay_buffer_capacity=settings.buffer,
                 learning_rate=settings.learning_rate,
-                update_target_network_every=1_000,
-                weight_update_coeff=0.0,  # a hard copy to the target network
+                update_target_network_every=settings.target_every,
                 epsilon_end=0.05,
                 epsilon_decay_duration=settings.epsilon_decay or max(settings.steps // 5, 1),
                 epsilon_decay_schedule_str="linear",
@@ -151,8 +154,7 @@ def make_learners(settings: Settings, size: int, actions: int) -> list[Any]:
             seed=settings.seed + 10 * seat,
             # the inner DQN's settings
             replay_buffer_capacity=settings.buffer,
-            update_target_network_every=1_000,
-            weight_update_coeff=0.0,
+            update_target_network_every=settings.target_every,
             epsilon_start=0.06,
             epsilon_end=0.001,
             **common,
@@ -380,6 +382,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Settings:
     parser.add_argument("--batch-size", type=int, default=defaults.batch_size)
     parser.add_argument("--buffer", type=int, default=defaults.buffer)
     parser.add_argument("--learn-every", type=int, default=defaults.learn_every)
+    parser.add_argument("--target-every", type=int, default=defaults.target_every)
     parser.add_argument("--epsilon-decay", type=int, default=defaults.epsilon_decay)
     parser.add_argument("--anticipatory", type=float, default=defaults.anticipatory)
     parser.add_argument("--no-progress", dest="progress", action="store_false")

@@ -15,6 +15,7 @@ pytest.importorskip("torch")
 import pyspiel  # noqa: E402
 from open_spiel.python import rl_environment  # noqa: E402
 
+import hot_envs.openspiel  # noqa: E402, F401 (registers the games)
 from hot_envs.agents.base import observe  # noqa: E402
 from hot_envs.agents.checkpoint import CheckpointAgent  # noqa: E402
 from hot_envs.core.games import get_game  # noqa: E402
@@ -51,6 +52,7 @@ def legal_only(monkeypatch):
     return checked
 
 
+@pytest.mark.slow  # 2-5 s each: torch, the arena's first compiled games
 @pytest.mark.parametrize("algorithm", ["dqn", "nfsp"])
 @pytest.mark.parametrize("game", ["heisse-luft", "heisse-karten"])
 def test_each_algorithm_trains_on_each_game(algorithm, game, tmp_path, legal_only) -> None:
@@ -76,6 +78,7 @@ def test_each_algorithm_trains_on_each_game(algorithm, game, tmp_path, legal_onl
     assert all(max(r.returns) > min(r.returns) or r.length > 0 for r in result.records)
 
 
+@pytest.mark.slow
 def test_dqn_at_three_players_against_the_heuristic(tmp_path, legal_only) -> None:
     rows = run(
         Settings(game="heisse-karten", players=3, opponent="heuristic", out=str(tmp_path), **TINY)
