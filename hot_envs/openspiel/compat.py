@@ -1,8 +1,8 @@
 """Shimmy's way from OpenSpiel back to PettingZoo, with three of its slips put right
 (docs/openspiel.md, "Through Shimmy and back").
 
-``shimmy.OpenSpielCompatibilityV0`` (2.0.1, and its main branch as of this writing) turns any
-OpenSpiel game into a PettingZoo AEC environment, but:
+``shimmy.OpenSpielCompatibilityV0`` (Shimmy 2.0.1) turns any OpenSpiel game into a PettingZoo AEC
+environment, but:
 
 * it counts every chance outcome, and the first node, toward the game's ``max_game_length`` and
   truncates the game beyond it; OpenSpiel's ``max_game_length`` counts decisions only (chance

@@ -84,6 +84,13 @@ def test_plain_shimmy_still_has_the_slips_the_wrapper_puts_right() -> None:
         assert truncated and decisions == 1
         _, decisions, truncated = play_whole_game(OpenSpielCompatibility(game), seed=0)
         assert not truncated and decisions >= 2
+    # a game of exactly max_game_length decisions ends truncated
+    plain, fixed = (
+        cls(game_name="tic_tac_toe")
+        for cls in (shimmy.OpenSpielCompatibilityV0, OpenSpielCompatibility)
+    )
+    seed = next(s for s in range(20) if play_whole_game(plain, s)[1] == 9)
+    assert play_whole_game(plain, seed)[2] and not play_whole_game(fixed, seed)[2]
     # the last move's reward twice for the player left in the game
     for name in ("tic_tac_toe", LUFT):
         plain = shimmy.OpenSpielCompatibilityV0(game_name=name)
