@@ -80,8 +80,11 @@ def create_app(
         turn = await run_in_threadpool(table.begin_step, seat)
         if isinstance(turn, dict):  # a replay's next move
             return {"id": table_id, **turn}
+        client = request.client.host if request.client else ""
         try:
-            action, late = await referee.decide(turn.agent, table.engine, turn.state, turn.mover)
+            action, late = await referee.decide(
+                turn.agent, table.engine, turn.state, turn.mover, client
+            )
         except BaseException:
             table.drop_step()
             raise

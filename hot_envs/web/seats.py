@@ -10,10 +10,13 @@ server (docs/web.md, "Limits"):
   background and its answer is dropped. Either way the seat plays the heuristic's move for that
   decision — the move the search presets start from (their ``prior``) — and the table's log
   marks it.
-* **A pool for the slow agents.** Searches and the operator's own agents (``--agents``) think in
-  a fixed pool of worker threads; the quick ones (random, heuristic, checkpoints: well under a
-  millisecond to a few milliseconds) decide in the request's thread. So a queue of searches never
-  holds up a quick table, the pages, or the worker threads the web server itself reads files in.
+* **A pool for the slow agents, shared fairly.** Searches and the operator's own agents
+  (``--agents``) think in a fixed pool of worker threads (:class:`FairPool`); the quick ones
+  (random, heuristic, checkpoints: well under a millisecond to a few milliseconds) decide in the
+  request's thread. So a queue of searches never holds up a quick table, the pages, or the
+  worker threads the web server itself reads files in. A free thread takes the next decision of
+  the client (address) with the fewest decisions running: one client with many tables waits
+  behind its own decisions, not in front of everyone else's.
 * **Shared weights.** A checkpoint seat is one agent per checkpoint file for the whole server
   (argmax play keeps no state between decisions), so a table costs no copy of the network.
 """
@@ -24,7 +27,9 @@ import asyncio
 import math
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections import Counter, OrderedDict, deque
+from collections.abc import Callable
+from concurrent.futures import Future
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
@@ -105,6 +110,74 @@ class SeatAgent:
         self._busy.release()
 
 
+class FairPool:
+    """``workers`` threads that run jobs in turns between clients: a free thread takes the
+    oldest job of the client with the fewest jobs running (of those with jobs waiting; the one
+    whose turn came longest ago among equals). :meth:`submit` returns a
+    :class:`concurrent.futures.Future`; one cancelled before it runs is skipped."""
+
+    def __init__(self, workers: int, name: str = "hot-envs-decision") -> None:
+        self._waiting: OrderedDict[str, deque] = OrderedDict()  # by turn, the longest ago first
+        self._running: Counter[str] = Counter()
+        self._changed = threading.Condition()
+        self._closed = False
+        for k in range(workers):
+            threading.Thread(target=self._work, name=f"{name}-{k}", daemon=True).start()
+
+    def submit(self, client: str, job: Callable[..., Any], *args: Any) -> Future:
+        future: Future = Future()
+        with self._changed:
+            if self._closed:
+                raise RuntimeError("the pool is closed")
+            self._waiting.setdefault(client, deque()).append((future, job, args))
+            self._changed.notify()
+        return future
+
+    def waiting(self) -> int:
+        """Jobs submitted that no thread has taken yet."""
+        with self._changed:
+            return sum(map(len, self._waiting.values()))
+
+    def close(self) -> None:
+        """Cancel the waiting jobs; running ones end by themselves, then the threads."""
+        with self._changed:
+            self._closed = True
+            for jobs in self._waiting.values():
+                for future, _, _ in jobs:
+                    future.cancel()
+            self._waiting.clear()
+            self._changed.notify_all()
+
+    def _take(self) -> tuple[str, tuple] | None:
+        with self._changed:
+            while not self._waiting and not self._closed:
+                self._changed.wait()
+            if not self._waiting:
+                return None
+            client = min(self._waiting, key=self._running.__getitem__)  # the first of equals
+            jobs = self._waiting.pop(client)
+            job = jobs.popleft()
+            if jobs:
+                self._waiting[client] = jobs  # its next turn after everyone else's
+            self._running[client] += 1
+            return client, job
+
+    def _work(self) -> None:
+        while (taken := self._take()) is not None:
+            client, (future, job, args) = taken
+            try:
+                if future.set_running_or_notify_cancel():
+                    try:
+                        future.set_result(job(*args))
+                    except BaseException as error:  # the caller sees it
+                        future.set_exception(error)
+            finally:
+                with self._changed:
+                    self._running[client] -= 1
+                    if not self._running[client]:
+                        del self._running[client]
+
+
 class Referee:
     """Runs agent decisions within ``seconds`` each (module docstring)."""
 
@@ -118,13 +191,19 @@ class Referee:
                 f"a decision needs seconds > 0 and workers ≥ 1, not {seconds}, {workers}"
             )
         self.seconds = seconds
-        self.pool = ThreadPoolExecutor(workers, thread_name_prefix="hot-envs-decision")
+        self.pool = FairPool(workers)
 
     async def decide(
-        self, agent: SeatAgent, engine: ModuleType, state: GameState, seat: int
+        self,
+        agent: SeatAgent,
+        engine: ModuleType,
+        state: GameState,
+        seat: int,
+        client: str = "",
     ) -> tuple[int, bool]:
         """``agent``'s move for ``seat`` in ``state`` (a copy no one else touches), and whether
-        the stand-in played it because the agent ran out of time."""
+        the stand-in played it because the agent ran out of time. A slow agent's decision waits
+        its ``client``'s turn for a thread (:class:`FairPool`)."""
         from starlette.concurrency import run_in_threadpool
 
         until = time.monotonic() + self.seconds
@@ -132,7 +211,7 @@ class Referee:
             return await run_in_threadpool(agent.stand_in, engine, state, seat), True
         if not agent.slow:
             return await run_in_threadpool(agent.think, engine, state, seat, until)
-        future = self.pool.submit(agent.think, engine, state, seat, until)
+        future = self.pool.submit(client, agent.think, engine, state, seat, until)
         try:
             waited = asyncio.wrap_future(future)
             return await asyncio.wait_for(asyncio.shield(waited), self.seconds + GRACE_SECONDS)
@@ -143,7 +222,7 @@ class Referee:
 
     def close(self) -> None:
         """Stop taking decisions; queued ones are dropped, running ones end by themselves."""
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.pool.close()
 
 
 SEARCHES = ("search", "search-strong")  # the specs of a SearchAgent, held to the seat's clock

@@ -7,8 +7,10 @@ import gc
 import http.client
 import json
 import socket
+import threading
 import time
 import tracemalloc
+from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
 import pytest
@@ -168,3 +170,66 @@ def test_the_connections_per_client_must_be_a_positive_int():
     for bad in (0, -1, 1.5, True):
         with pytest.raises(ValueError, match="connections per client must be a positive int"):
             Server(create_app(TableStore()), port=0, connections_per_client=bad)
+
+
+class Held:
+    """An operator's agent that thinks until the test opens the gate, noting when it starts."""
+
+    opened = threading.Event()
+    order: list[str] = []
+
+    def act(self, observation, view):
+        Held.order.append("held")
+        Held.opened.wait(30)
+        return view["legal_actions"][0]
+
+
+class Noted:
+    """An operator's agent (so it thinks in the pool) that decides at once, noting when."""
+
+    def act(self, observation, view):
+        Held.order.append("noted")
+        return view["legal_actions"][0]
+
+
+HELD, NOTED = "tests.web.test_sharing:Held", "tests.web.test_sharing:Noted"
+
+
+def wait_for(condition, seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_one_client_with_many_tables_waits_behind_its_own_decisions():
+    """Two threads for slow decisions. One address steps six tables at once: two decisions
+    run (held until the test lets them go), four wait. Then another address steps one table:
+    its decision runs as soon as a thread is free, before the first address's waiting ones
+    (first come, first served it ran seventh)."""
+    Held.opened.clear()
+    Held.order.clear()
+    referee = Referee(seconds=30, workers=2)
+    server = Server(create_app(TableStore(), [HELD, NOTED], referee=referee), port=0)
+    clients = ThreadPoolExecutor(7)
+    try:
+        body = {"game": "heisse-karten", "seats": [HELD, "human"]}
+        tables = [call(connect(server.url), "POST", "/api/games", body)[1]["id"] for _ in range(6)]
+        steps = [
+            clients.submit(call, connect(server.url), "POST", f"/api/games/{t}/step")
+            for t in tables
+        ]
+        wait_for(lambda: len(Held.order) == 2 and referee.pool.waiting() == 4)
+        other = connect(server.url, "127.0.0.2")
+        status, table = call(other, "POST", "/api/games", {**body, "seats": [NOTED, "human"]})
+        assert status == 201, table
+        bystander = clients.submit(call, other, "POST", f"/api/games/{table['id']}/step")
+        wait_for(lambda: referee.pool.waiting() == 5)
+        Held.opened.set()
+        assert bystander.result(30)[0] == 200
+        assert all(step.result(30)[0] == 200 for step in steps)
+        assert Held.order.index("noted") <= 3, Held.order  # third, or fourth on a tie
+    finally:
+        Held.opened.set()
+        clients.shutdown()
+        server.stop()
