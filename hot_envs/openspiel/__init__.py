@@ -18,7 +18,6 @@ from hot_envs.openspiel.games import (
 register()
 
 from hot_envs.openspiel.bots import AgentBot, bot  # noqa: E402 (after the games are registered)
-from hot_envs.openspiel.compat import OpenSpielCompatibility  # noqa: E402
 
 __all__ = [
     "KARTEN",
@@ -32,3 +31,12 @@ __all__ = [
     "game_for",
     "register",
 ]
+
+
+def __getattr__(name: str):
+    """``OpenSpielCompatibility`` on first use: Shimmy is imported only by those who use it."""
+    if name == "OpenSpielCompatibility":
+        from hot_envs.openspiel.compat import OpenSpielCompatibility
+
+        return OpenSpielCompatibility
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
