@@ -224,6 +224,11 @@ class _Game(pyspiel.Game):
     def new_initial_state(self) -> _State:
         return _State(self)
 
+    def __reduce__(self) -> tuple:
+        """Pickled as its game string and loaded again: pybind's own pickle of a Python game
+        skips ``__init__``, so the copy would lack the options."""
+        return pyspiel.load_game, (str(self),)
+
     def max_chance_nodes_in_history(self) -> int:
         """The most chance nodes of one game. OpenSpiel's ``max_game_length`` counts decisions
         only; the two together bound the history (``max_history_length``)."""

@@ -3,6 +3,8 @@ passing OpenSpiel's own random simulation test with serialization (docs/openspie
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pyspiel
 import pytest
@@ -80,6 +82,18 @@ def test_bad_parameters_are_clear_errors(game_string: str, message: str) -> None
 def test_an_unknown_parameter_is_refused() -> None:
     with pytest.raises(pyspiel.SpielError, match="Unknown parameter 'players'"):
         pyspiel.load_game("python_heisse_luft(players=3)")
+
+
+@pytest.mark.parametrize("game_string", GAME_STRINGS[::3])
+def test_a_game_pickles_with_its_parameters(game_string: str) -> None:
+    game = pyspiel.load_game(game_string)
+    copy = pickle.loads(pickle.dumps(game))
+    assert str(copy) == str(game) and copy.options == game.options
+    assert copy.max_chance_nodes_in_history() == game.max_chance_nodes_in_history()
+    state = copy.new_initial_state()
+    while state.is_chance_node():
+        random_step(state, np.random.default_rng(0))
+    assert state.legal_actions()
 
 
 @pytest.mark.parametrize("game_string", GAME_STRINGS)

@@ -5,6 +5,8 @@ OpenSpiel game with chance nodes or a last reward; ``OpenSpielCompatibility`` pu
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pyspiel
 import pytest
@@ -25,6 +27,9 @@ WHOLE_GAMES = (
     "python_heisse_karten(players=5,rounds=2,target=150)",
     "python_heisse_karten(players=6)",
 )
+
+
+KARTEN_3 = "python_heisse_karten(players=3)"
 
 
 def play_whole_game(env, seed: int) -> tuple[dict[str, float], int, bool]:
@@ -68,9 +73,17 @@ def test_whole_games_through_shimmy_end_with_the_engines_returns(game_string: st
             assert chance == game.max_chance_nodes_in_history()
 
 
-@pytest.mark.parametrize("game_string", [LUFT, "python_heisse_karten(players=3)"])
+@pytest.mark.parametrize("game_string", [LUFT, KARTEN_3])
 def test_the_environment_passes_pettingzoos_api_test(game_string: str) -> None:
     api_test(OpenSpielCompatibility(pyspiel.load_game(game_string)), num_cycles=200)
+
+
+def test_the_environment_pickles_with_its_game() -> None:
+    env = pickle.loads(pickle.dumps(OpenSpielCompatibility(pyspiel.load_game(KARTEN_3))))
+    assert isinstance(env, OpenSpielCompatibility)
+    totals, _, truncated = play_whole_game(env, seed=0)
+    assert str(env.game_state.get_game()) == str(pyspiel.load_game(KARTEN_3))
+    assert not truncated and list(totals.values()) == env.game_state.returns()
 
 
 def test_plain_shimmy_still_has_the_slips_the_wrapper_puts_right() -> None:
