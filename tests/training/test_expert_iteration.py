@@ -120,6 +120,23 @@ def test_a_rerun_skips_written_shards_and_ignores_what_a_stopped_one_left(tmp_pa
     assert write_shards(jobs, workers=1) == 0  # all there: nothing to do
 
 
+@pytest.mark.slow  # two worker processes, each loading the engines' compiled kernels
+def test_worker_processes_write_the_same_shards_as_one_process(tmp_path, apprentice):
+    jobs = {
+        where: [
+            job(tmp_path / where / f"shard-{i}.npz", apprentice, labels=6, seed=i) for i in (0, 1)
+        ]
+        for where in ("pool", "here")
+    }
+    for where in jobs:
+        (tmp_path / where).mkdir()
+    written = write_shards(jobs["pool"], workers=2, progress=True)
+    assert written == write_shards(jobs["here"], workers=1)
+    for pooled, here in zip(jobs["pool"], jobs["here"], strict=True):
+        a, b = load(pooled.path), load(here.path)
+        assert np.array_equal(a.values, b.values) and np.array_equal(a.played, b.played)
+
+
 def test_an_error_while_labelling_leaves_no_shard(tmp_path, apprentice, monkeypatch):
     def broken(self, observation, view):
         raise RuntimeError("stopped")
