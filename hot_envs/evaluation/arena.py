@@ -402,9 +402,10 @@ BATCHES = True
 
 def plays_in_batches(tasks: list[tuple]) -> bool:
     """Groups play in batches (:mod:`hot_envs.evaluation.batch`) when :data:`BATCHES` is on,
-    the array engines are compiled (numba: without it the per-game engine is faster) and every
-    agent is a spec or an array agent (one with ``act_arrays``, which keeps no memory of a game:
-    an agent object serves every group, and one with memory must meet one game at a time)."""
+    the array engines are compiled (under ``NUMBA_DISABLE_JIT=1`` the per-game engine is faster)
+    and every agent is a spec or an array agent (one with ``act_arrays``, which keeps no memory
+    of a game: an agent object serves every group, and one with memory must meet one game at a
+    time)."""
     from hot_envs import batched
     from hot_envs.evaluation.batch import inherited_act_arrays
 

@@ -418,10 +418,8 @@ def load_compiler() -> None:
     again (a few tenths of a second of CPU each)."""
     if "numba.np.arraymath" in sys.modules:
         return
-    try:
-        from numba.core.registry import cpu_target
-    except ImportError:  # no numba: nothing to load
-        return
+    from numba.core.registry import cpu_target
+
     cpu_target.target_context.refresh()
 
 
