@@ -103,8 +103,9 @@ def value_targets(labels: Labels, targets: Targets) -> np.ndarray:
 
 def _at(labels: Labels, actions: np.ndarray) -> np.ndarray:
     """The search's mean return of ``actions[i]`` (legal) in each label ``i``."""
-    dense = dense_rows(labels, np.arange(len(labels)), labels.values, fill=np.nan)
-    return dense[np.arange(len(labels)), actions]
+    rows = np.repeat(np.arange(len(labels)), np.diff(labels.offsets))
+    where = np.flatnonzero(labels.actions == actions[rows])  # one entry per row, in order
+    return labels.values[where].astype(np.float64)
 
 
 def dense_rows(labels: Labels, rows: np.ndarray, flat: np.ndarray, fill: float = 0.0) -> np.ndarray:
@@ -272,12 +273,16 @@ def expert_iteration(
 
     folder = Path(folder)
     history: list[dict[str, Any]] = []
+    finished = None  # the last finished round's network, not yet in the model
     for r in range(1, rounds + 1):
         here = folder / f"round-{r:02d}"
-        if (here / ROUND_FILE).is_file():  # finished: its figures and its network
+        if (here / ROUND_FILE).is_file():  # finished: its figures, and its network below
             history.append(json.loads((here / ROUND_FILE).read_text()))
-            _load_weights(model, here / "trained", game)
+            finished = here / "trained"
             continue
+        if finished is not None:
+            _load_weights(model, finished, game)
+            finished = None
         started = time.perf_counter()
         here.mkdir(parents=True, exist_ok=True)
         apprentice = here / "apprentice"
@@ -345,6 +350,8 @@ def expert_iteration(
         history.append(entry)
         if log is not None:
             log(entry)
+    if finished is not None:
+        _load_weights(model, finished, game)
     return history
 
 

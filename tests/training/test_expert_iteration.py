@@ -249,6 +249,10 @@ def test_rounds_train_report_their_regret_and_a_rerun_goes_on_where_they_stopped
     assert again[0] == json.loads((tmp_path / "round-01" / "round.json").read_text())
     assert [path.stat().st_mtime_ns for path in shards] == stamps
     assert again[1]["labels"] == entry["labels"] + again[1]["new_labels"]  # aggregated
+    # Round 2's apprentice is round 1's network, not the new model it was handed.
+    rounds = tmp_path / "round-01" / "trained.npz", tmp_path / "round-02" / "apprentice.npz"
+    with np.load(rounds[0]) as a, np.load(rounds[1]) as b:
+        assert all(np.array_equal(a[name], b[name]) for name in a.files)
 
 
 @pytest.mark.parametrize(
