@@ -14,17 +14,25 @@ not 2xx), and the server's resident memory sampled every second::
 
     python benchmarks/web_load.py                 # 1,000 games (883 s on 2 busy cores)
     python benchmarks/web_load.py --games 100     # a quick look
-    python benchmarks/web_load.py --games 0 --abuse   # only the abuse phases (about 2 minutes)
+    python benchmarks/web_load.py --games 0 --abuse   # only the abuse phases (about 6 minutes)
+    python benchmarks/web_load.py --games 0 --abuse --phases idle-connections --earlier 10b4de1
 
-writes benchmarks/results/web_load.{json,md,png}.
+writes benchmarks/results/web_load.{json,md,png} (``--games 0``: web_load_abuse.{json,md};
+``--earlier``: with ``_earlier`` added).
 
-``--abuse`` then runs three attacks, each on a fresh server (docs/web.md, "Limits"), with the
-server's memory before, at its peak and after, and the latency of ``GET /`` from a bystander
-meanwhile: *fat seats* (seat names of 400 kB and 1 MB, and the longest allowed, from many
-addresses until the server is full), *one greedy client* (one address creating tables as fast as
-it can, then many addresses filling the server: creating a table must not slow as they pile
-up) and *slow clients* (hundreds of connections that send half their headers or half their
-body and trickle on; the server must drop them at its read deadlines).
+``--abuse`` then runs six attacks (``--phases`` picks some), each on a fresh server
+(docs/web.md, "Limits"), with the server's memory before, at its peak and after, and the
+latency of ``GET /`` from a bystander meanwhile: *fat seats* (seat names of 400 kB and 1 MB, and
+the longest allowed, from many addresses until the server is full), *one greedy client* (one
+address creating tables as fast as it can, then many addresses filling the server: creating a
+table must not slow as they pile up), *slow clients* (hundreds of connections that send half
+their headers or half their body and trickle on; the server must drop them at its read
+deadlines), *search memory* (six-seat ``search-strong`` tables played to their end: the
+server's memory must not keep their searches' arrays), *idle connections* (one address holds
+1,000 connections that send nothing, reopening those dropped: everyone else must still be
+served) and *many searches* (one address steps 50 six-seat ``search-strong`` tables at once
+while another steps a ``search`` table: the second must not wait behind the first's queue).
+``--earlier COMMIT`` runs the servers on that commit's ``hot_envs`` (a before / after).
 """
 
 from __future__ import annotations
@@ -33,11 +41,13 @@ import argparse
 import contextlib
 import http.client
 import json
+import os
 import random
 import selectors
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import defaultdict
@@ -141,13 +151,20 @@ def rss_mib(pid: int) -> float:
     return float("nan")
 
 
+TREE: Path | None = None  # --earlier: the earlier commit's hot_envs the servers import
+
+
 @contextlib.contextmanager
 def serving(finished_seconds: float = 600.0) -> Iterator[tuple[str, int]]:
-    """A fresh server in its own process: its URL and process id."""
+    """A fresh server in its own process (on ``TREE``'s hot_envs if set): its URL and process
+    id."""
+    env = dict(os.environ) if TREE is None else {**os.environ, "PYTHONPATH": str(TREE)}
     server = subprocess.Popen(
         [sys.executable, "-c", SERVER, str(finished_seconds)],
         stdout=subprocess.PIPE,
         text=True,
+        env=env,
+        cwd=tempfile.gettempdir(),  # neither tree's hot_envs from the working folder
     )
     try:
         yield server.stdout.readline().strip(), server.pid
@@ -164,11 +181,8 @@ def run(args: argparse.Namespace) -> dict:
     if args.abuse:
         result["abuse"] = [
             phase(name, attack, args.phase_seconds)
-            for name, attack in (
-                ("fat seats", fat_seats),
-                ("one greedy client", greedy_client),
-                ("slow clients", slow_clients),
-            )
+            for key, (name, attack) in PHASES.items()
+            if key in args.phases
         ]
     return result
 
@@ -195,7 +209,15 @@ def post(connection: http.client.HTTPConnection, path: str, body: object) -> int
     return response.status
 
 
-def phase(name: str, attack: Callable[[str, float], dict], seconds: float) -> dict:
+def call(connection: http.client.HTTPConnection, path: str, body: object = None) -> tuple:
+    """``POST path``: the status and the answer (``{}`` if not JSON)."""
+    connection.request("POST", path, None if body is None else json.dumps(body), JSON)
+    response = connection.getresponse()
+    data = response.read()
+    return response.status, json.loads(data) if data.startswith(b"{") else {}
+
+
+def phase(name: str, attack: Callable[[str, int, float], dict], seconds: float) -> dict:
     """``attack`` on a fresh server, the server's memory around it and ``GET /`` meanwhile."""
     with serving() as (url, pid):
         time.sleep(1.0)
@@ -218,7 +240,7 @@ def phase(name: str, attack: Callable[[str, float], dict], seconds: float) -> di
         watcher = threading.Thread(target=bystander)
         watcher.start()
         try:
-            outcome = attack(url, seconds)
+            outcome = attack(url, pid, seconds)
         finally:
             stop.set()
             watcher.join()
@@ -251,7 +273,7 @@ def long_seat_record(seats: list[str]) -> dict:
     return make_record("heisse-karten", options, 1, seats, actions, state.returns())
 
 
-def fat_seats(url: str, seconds: float) -> dict:
+def fat_seats(url: str, pid: int, seconds: float) -> dict:
     """Replays with the longest seat names allowed, from one address after another, until the
     server is full; now and then seat names of 400 kB (a replay) and 1 MB (a live seat)."""
     fat = long_seat_record(["x" * 400_000, "y" * 400_000])
@@ -288,7 +310,7 @@ def fat_seats(url: str, seconds: float) -> dict:
     return {"answers": dict(sorted(statuses.items()))}
 
 
-def greedy_client(url: str, seconds: float) -> dict:
+def greedy_client(url: str, pid: int, seconds: float) -> dict:
     """One address creates live tables as fast as it can; then a newcomer asks for one; then
     many addresses fill the server, timing each new table as the tables pile up."""
     body = {"game": "heisse-karten", "seats": ["human", "random"]}
@@ -320,7 +342,7 @@ def greedy_client(url: str, seconds: float) -> dict:
     }
 
 
-def slow_clients(url: str, seconds: float) -> dict:
+def slow_clients(url: str, pid: int, seconds: float) -> dict:
     """400 connections that send half their headers, 100 that send their headers and half their
     body; each trickles a byte a second. Counts how many the server drops, and when."""
     parts = urlsplit(url)
@@ -362,6 +384,156 @@ def slow_clients(url: str, seconds: float) -> dict:
             for kind, times in dropped.items()
         },
     }
+
+
+STRONG_TABLE = {"game": "heisse-karten", "seats": ["search-strong"] * 6}
+
+
+def play_through(url: str, source: str, body: dict, statuses: dict, lock: threading.Lock) -> None:
+    """One table of ``body`` created from ``source`` and stepped to its end."""
+    connection = connect(url, source)
+    status, snap = call(connection, "/api/games", body)
+    while status < 300 and not snap["over"]:
+        status, snap = call(connection, f"/api/games/{snap['id']}/step")
+    with lock:
+        statuses[f"{'finished' if status < 300 else status}"] += 1
+
+
+def search_memory(url: str, pid: int, seconds: float) -> dict:
+    """One six-seat search-strong table played to its end (the warm-up), then four at once,
+    from four addresses; the server's memory after each."""
+    statuses: dict[str, int] = defaultdict(int)
+    lock, start = threading.Lock(), time.monotonic()
+    play_through(url, "127.5.0.1", STRONG_TABLE, statuses, lock)
+    warm = rss_mib(pid)
+    lanes = [
+        threading.Thread(
+            target=play_through, args=(url, f"127.5.1.{k + 1}", STRONG_TABLE, statuses, lock)
+        )
+        for k in range(4)
+    ]
+    for lane in lanes:
+        lane.start()
+    for lane in lanes:
+        lane.join()
+    after = rss_mib(pid)
+    return {
+        "answers": {f"tables {k}": v for k, v in sorted(statuses.items())},
+        "rss_warm_mib": warm,
+        "rss_tables_mib": after,
+        "growth_mib": after - warm,
+        "seconds": time.monotonic() - start,
+    }
+
+
+IDLE = 1000  # connections one address holds
+RECONNECTS = 100  # a second at most, once the first IDLE are open
+
+
+def idle_connections(url: str, pid: int, seconds: float) -> dict:
+    """One address opens ``IDLE`` connections that send nothing and reopens those the server
+    drops (at most ``RECONNECTS`` a second) for ``seconds``."""
+    parts = urlsplit(url)
+    selector, opened, dropped = selectors.DefaultSelector(), 0, 0
+
+    def open_one() -> None:
+        nonlocal opened
+        try:
+            sock = socket.create_connection(
+                (parts.hostname, parts.port), timeout=5, source_address=("127.6.0.1", 0)
+            )
+        except OSError:
+            return
+        sock.setblocking(False)
+        selector.register(sock, selectors.EVENT_READ)
+        opened += 1
+
+    for _ in range(IDLE):
+        open_one()
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        tick = time.monotonic()
+        for key, _ in selector.select(timeout=0.1):
+            try:
+                gone = not key.fileobj.recv(65536)
+            except BlockingIOError:
+                gone = False
+            except OSError:
+                gone = True
+            if gone:
+                dropped += 1
+                selector.unregister(key.fileobj)
+                key.fileobj.close()
+        for _ in range(min(IDLE - len(selector.get_map()), RECONNECTS // 10)):
+            open_one()
+        time.sleep(max(0.0, 0.1 - (time.monotonic() - tick)))
+    held = len(selector.get_map())
+    for key in list(selector.get_map().values()):
+        key.fileobj.close()
+    return {
+        "answers": {"connections opened": opened, "dropped by the server": dropped}
+        | {"held at the end": held}
+    }
+
+
+GREEDY_TABLES = 50
+
+
+def many_searches(url: str, pid: int, seconds: float) -> dict:
+    """One address steps ``GREEDY_TABLES`` six-seat search-strong tables at once (a new one as
+    each ends); after 5 s another address steps a two-seat ``search`` table (new ones as they
+    end) for ``seconds``: the latency of its steps."""
+    statuses: dict[str, int] = defaultdict(int)
+    lock, stop, steps = threading.Lock(), threading.Event(), []
+
+    def greedy() -> None:
+        connection = connect(url, "127.7.0.1")
+        while not stop.is_set():
+            status, snap = call(connection, "/api/games", STRONG_TABLE)
+            while status < 300 and not snap["over"] and not stop.is_set():
+                status, snap = call(connection, f"/api/games/{snap['id']}/step")
+                with lock:
+                    statuses[f"greedy step: {status}"] += 1
+            if status >= 300:
+                return
+
+    lanes = [threading.Thread(target=greedy) for _ in range(GREEDY_TABLES)]
+    for lane in lanes:
+        lane.start()
+    time.sleep(5.0)
+    other = connect(url, "127.7.0.2")
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        status, snap = call(other, "/api/games", {"game": "heisse-karten", "seats": ["search"] * 2})
+        while status < 300 and not snap["over"] and time.monotonic() < end:
+            start = time.perf_counter()
+            status, snap = call(other, f"/api/games/{snap['id']}/step")
+            steps.append(time.perf_counter() - start)
+            with lock:
+                statuses[f"the other's step: {status}"] += 1
+        if status >= 300:
+            break
+    stop.set()
+    for lane in lanes:
+        lane.join()
+    ms = np.array(steps) * 1000
+    return {
+        "answers": dict(sorted(statuses.items())),
+        "other_steps": len(steps),
+        "other_step_p50_ms": float(np.percentile(ms, 50)),
+        "other_step_p99_ms": float(np.percentile(ms, 99)),
+        "other_step_max_ms": float(ms.max()),
+    }
+
+
+PHASES = {  # --phases: key → (name, attack)
+    "fat-seats": ("fat seats", fat_seats),
+    "greedy-client": ("one greedy client", greedy_client),
+    "slow-clients": ("slow clients", slow_clients),
+    "search-memory": ("search memory", search_memory),
+    "idle-connections": ("idle connections", idle_connections),
+    "many-searches": ("many searches", many_searches),
+}
 
 
 def drive(args: argparse.Namespace, url: str, pid: int) -> dict:
@@ -425,14 +597,14 @@ def drive(args: argparse.Namespace, url: str, pid: int) -> dict:
     }
 
 
-def report(result: dict, out: Path) -> str:
+def report(result: dict, out: Path, name: str = "web_load") -> str:
     lines = games_report(result) if "latency" in result else []
     if "abuse" in result:
         lines += abuse_report(result["abuse"])
     text = "\n".join(lines) + "\n"
     out.mkdir(parents=True, exist_ok=True)
-    (out / "web_load.md").write_text(text)
-    (out / "web_load.json").write_text(json.dumps(result, indent=1) + "\n")
+    (out / f"{name}.md").write_text(text)
+    (out / f"{name}.json").write_text(json.dumps(result, indent=1) + "\n")
     if "latency" in result:
         plot(result, out)
     return text
@@ -488,6 +660,21 @@ def abuse_report(phases: list[dict]) -> list[str]:
         if "dropped_after_s" in p:
             after = p["dropped_after_s"]
             lines.append(f"\nSlow clients dropped after (first, last) seconds: {after}")
+        if "growth_mib" in p:
+            lines.append(
+                f"\nSearch memory: {p['rss_warm_mib']:.0f} MiB after the warm-up table, "
+                f"{p['rss_tables_mib']:.0f} MiB after four more: {p['growth_mib']:+.0f} MiB "
+                f"({p['seconds']:.0f} s)."
+            )
+        if p["phase"] == "idle connections":
+            served = 1 - p["page_failures"] / max(1, p["page_requests"])
+            lines.append(f"\nIdle connections: the bystander's `GET /` answered 200: {served:.0%}.")
+        if "other_steps" in p:
+            lines.append(
+                f"\nMany searches: the other client's `search` step p50 / p99 / max "
+                f"{p['other_step_p50_ms']:.0f} / {p['other_step_p99_ms']:.0f} / "
+                f"{p['other_step_max_ms']:.0f} ms over {p['other_steps']} steps."
+            )
     return lines
 
 
@@ -519,9 +706,24 @@ def main() -> None:
     parser.add_argument(
         "--phase-seconds", type=float, default=30.0, help="how long each abuse phase attacks"
     )
+    parser.add_argument(
+        "--phases", nargs="+", choices=list(PHASES), default=list(PHASES), help="abuse phases"
+    )
+    parser.add_argument(
+        "--earlier", metavar="COMMIT", help="run the servers on this commit's hot_envs"
+    )
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     args = parser.parse_args()
-    print(report(run(args), args.out))
+    global TREE
+    name = "web_load" if args.games else "web_load_abuse"
+    if args.earlier is None:
+        print(report(run(args), args.out, name))
+        return
+    from earlier import earlier_tree
+
+    with earlier_tree(args.earlier, inside=("checkpoints",)) as TREE:
+        result = run(args) | {"commit": args.earlier}
+    print(report(result, args.out, f"{name}_earlier"))
 
 
 if __name__ == "__main__":
