@@ -62,6 +62,7 @@ class Settings:
     out: str = "runs/openspiel"
     seed: int = 0
     opponent: str = "random"  # DQN's other seats (an agent spec); NFSP plays itself
+    reward: str = "win"  # Heiße Karten's reward_mode (HK-4.3): "win" or "score"
     eval_every: int = 10_000
     eval_games: int = 400
     final_games: int = 1_000
@@ -78,6 +79,10 @@ class Settings:
     def check(self) -> Settings:
         """This, or a ``ValueError`` naming the first bad setting."""
         self.game = get_game(self.game).name  # unknown names: the library's own message
+        if self.reward not in ("win", "score"):
+            raise ValueError(f"reward must be win or score, not {self.reward!r}")
+        if self.reward == "score" and self.game != "heisse-karten":
+            raise ValueError("reward score is Heiße Karten's (HK-4.3); Heiße Luft has no score")
         if self.algorithm not in ALGORITHMS:
             raise ValueError(
                 f"algorithm must be one of {', '.join(ALGORITHMS)}, not {self.algorithm!r}"
@@ -109,10 +114,13 @@ class Settings:
         return self
 
 
-def pyspiel_name(game: str, players: int) -> str:
-    """The registered OpenSpiel game of ``game`` at ``players`` seats."""
+def pyspiel_name(game: str, players: int, reward: str = "win") -> str:
+    """The registered OpenSpiel game of ``game`` at ``players`` seats (Heiße Karten's
+    ``reward_mode`` ``reward``)."""
     name = GAMES[get_game(game).name]
-    return f"{name}(players={players})" if name == GAMES["heisse-karten"] else name
+    if name != GAMES["heisse-karten"]:
+        return name
+    return f"{name}(players={players},reward_mode={reward})"
 
 
 def make_learners(settings: Settings, size: int, actions: int) -> list[Any]:
@@ -207,7 +215,7 @@ def run(settings: Settings) -> list[dict[str, Any]]:
     out = Path(settings.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "run.json").write_text(json.dumps(asdict(settings), indent=2) + "\n", encoding="utf-8")
-    game = pyspiel.load_game(pyspiel_name(settings.game, settings.players))
+    game = pyspiel.load_game(pyspiel_name(settings.game, settings.players, settings.reward))
     env = rl_environment.Environment(game, seed=settings.seed)
     size = env.observation_spec()["info_state"][0]
     actions = env.action_spec()["num_actions"]
@@ -373,6 +381,12 @@ def parse_args(argv: Sequence[str] | None = None) -> Settings:
     parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument(
         "--opponent", default=defaults.opponent, help="DQN's other seats, an agent spec"
+    )
+    parser.add_argument(
+        "--reward",
+        choices=("win", "score"),
+        default=defaults.reward,
+        help="Heiße Karten: learn from the win (+1/-1) or the score (HK-4.3)",
     )
     parser.add_argument("--eval-every", type=int, default=defaults.eval_every)
     parser.add_argument("--eval-games", type=int, default=defaults.eval_games)

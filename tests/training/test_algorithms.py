@@ -79,9 +79,16 @@ def test_each_algorithm_trains_on_each_game(algorithm, game, tmp_path, legal_onl
 
 
 @pytest.mark.slow
-def test_dqn_at_three_players_against_the_heuristic(tmp_path, legal_only) -> None:
+def test_dqn_at_three_players_on_the_score(tmp_path, legal_only) -> None:
     rows = run(
-        Settings(game="heisse-karten", players=3, opponent="heuristic", out=str(tmp_path), **TINY)
+        Settings(
+            game="heisse-karten",
+            players=3,
+            opponent="heuristic",
+            reward="score",  # HK-4.3's score as the learner's return; judged by wins all the same
+            out=str(tmp_path),
+            **TINY,
+        )
     )
     assert rows[-1]["players"] == 3 and rows[-1]["games"] == 6  # 4 games: two rotations of 3
     agent = CheckpointAgent.load(tmp_path / "policy", game="heisse-karten")
@@ -138,6 +145,7 @@ def test_the_checkpoint_plays_the_learners_greedy_move(algorithm, tmp_path) -> N
         (["heisse-karten", "--hidden", "0"], "hidden must be positive layer sizes"),
         (["heisse-karten", "--anticipatory", "0"], "anticipatory must be in (0, 1]"),
         (["heisse-karten", "--learn-every", "2"], "learn_every must be at least 3, not 2"),
+        (["heisse-luft", "--reward", "score"], "reward score is Heiße Karten's (HK-4.3)"),
         (["tic-tac-toe"], "tic-tac-toe"),
     ],
 )
