@@ -6,11 +6,13 @@ evaluated every ``--eval-every`` steps against ``random`` and the ``heuristic`` 
 ``--eval-games`` arena games (seats rotated, 95 % Wilson intervals) and at the end over
 ``--final-games``. Written to ``--out``: ``algorithms.json`` (every setup's final rows, CPU and
 wall minutes; a run of one setup replaces its entry and keeps the others), ``algorithms.md`` (the
-table) and per setup ``algorithms_ALGORITHM_GAME.csv`` / ``.png`` (the curve). Run it under
-``nice``, one setup at a time on a shared machine::
+table) and per setup ``algorithms_ALGORITHM_GAME.csv`` / ``.png`` (the curve; ``_score`` added
+with ``--reward score``, Heiße Karten's score as the return, HK-4.3). Run it under ``nice``, one
+setup at a time on a shared machine::
 
     nice python benchmarks/algorithms.py                         # every setup
     nice python benchmarks/algorithms.py --only dqn:heisse-karten --steps 60000
+    nice python benchmarks/algorithms.py --only dqn:heisse-karten --reward score
 """
 
 from __future__ import annotations
@@ -39,17 +41,19 @@ def measure(algorithm: str, game: str, args: argparse.Namespace) -> dict:
         eval_every=args.eval_every,
         eval_games=args.eval_games,
         final_games=args.final_games,
+        reward=args.reward,
     )
     start, cpu = time.perf_counter(), time.process_time()
     rows = run(settings)
     out = Path(args.out)
-    stem = f"algorithms_{algorithm}_{game}"
+    stem = f"algorithms_{algorithm}_{game}" + ("_score" if args.reward == "score" else "")
     shutil.copyfile(folder / "curve.csv", out / f"{stem}.csv")
     shutil.copyfile(folder / "curve.png", out / f"{stem}.png")
     return {
         "algorithm": algorithm,
         "game": game,
         "players": 2,
+        "reward": args.reward,
         "steps": rows[-1]["steps"],
         "training_cpu_minutes": rows[-1]["cpu_seconds"] / 60,
         "cpu_minutes": (time.process_time() - cpu) / 60,
@@ -69,20 +73,24 @@ def table(entries: list[dict]) -> str:
         )
 
     lines = [
-        "| algorithm | game | steps | training CPU min | run CPU min | vs random, untrained "
-        "| vs random | vs heuristic |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "| algorithm | game | reward | steps | training CPU min | run CPU min "
+        "| vs random, untrained | vs random | vs heuristic |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for e in entries:
         final = {row["opponent"]: row for row in e["final"]}
         start = {row["opponent"]: row for row in e["start"]}
         lines.append(
-            f"| {e['algorithm'].upper()} | {e['game']} | {e['steps']:,} | "
+            f"| {e['algorithm'].upper()} | {e['game']} | {_key(e)[2]} | {e['steps']:,} | "
             f"{e['training_cpu_minutes']:.1f} | {e['cpu_minutes']:.1f} | "
             f"{100 * start['random']['win_share']:.1f} % | {share(final['random'])} | "
             f"{share(final['heuristic'])} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _key(entry: dict) -> tuple[str, str, str]:
+    return entry["algorithm"], entry["game"], entry.get("reward", "win")
 
 
 def main() -> None:
@@ -93,6 +101,7 @@ def main() -> None:
     parser.add_argument("--eval-games", type=int, default=400)
     parser.add_argument("--final-games", type=int, default=1_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--reward", choices=("win", "score"), default="win", help="HK-4.3")
     parser.add_argument("--runs", default="runs/algorithms", help="the runs' folders")
     parser.add_argument("--out", default="benchmarks/results")
     args = parser.parse_args()
@@ -107,9 +116,10 @@ def main() -> None:
     entries = json.loads(saved.read_text(encoding="utf-8")) if saved.exists() else []
     for algorithm, game in setups:
         entry = measure(algorithm, game, args)
-        entries = [e for e in entries if (e["algorithm"], e["game"]) != (algorithm, game)]
+        key = (algorithm, game, args.reward)
+        entries = [e for e in entries if _key(e) != key]
         entries.append(entry)
-        entries.sort(key=lambda e: SETUPS.index((e["algorithm"], e["game"])))
+        entries.sort(key=lambda e: (SETUPS.index(_key(e)[:2]), _key(e)[2] != "win"))
         saved.write_text(json.dumps(entries, indent=2) + "\n", encoding="utf-8")
         (out / "algorithms.md").write_text(table(entries), encoding="utf-8")
         print(table(entries))
