@@ -40,9 +40,9 @@ MAX_REPLAY_MOVES = 10_000  # longer than any game with the default options (docs
 # keeps these an upper bound): the table, its agents and the last trick or flight.
 TABLE_BYTES = 16 * 2**10
 SEAT_BYTES = 4 * 2**10  # an agent seat (a checkpoint's weights are shared, counted once)
-# A search seat: its prior, rollout agent and last decision's values; its rollout arrays (tens of
-# MiB) are dropped after each decision (SeatAgent.forget), so the table keeps none.
-SEARCH_SEAT_BYTES = 8 * 2**10
+# A search seat (measured 8-9 KiB): its generators, prior, rollout agent and last decision's
+# values; its rollout arrays (up to tens of MiB) go after each decision (SeatAgent.forget).
+SEARCH_SEAT_BYTES = 12 * 2**10
 MOVE_BYTES = 8  # an action and its mover
 STATE_BYTES = {game.name: game.web_state_bytes for game in GAMES.values()}  # a state, its `last`
 
