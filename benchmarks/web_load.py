@@ -344,7 +344,8 @@ def greedy_client(url: str, pid: int, seconds: float) -> dict:
 
 def slow_clients(url: str, pid: int, seconds: float) -> dict:
     """400 connections that send half their headers, 100 that send their headers and half their
-    body; each trickles a byte a second. Counts how many the server drops, and when."""
+    body, 50 from each address (within the connections one client may hold); each trickles a
+    byte a second. Counts how many the server drops, and when."""
     parts = urlsplit(url)
     half_headers = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
     half_body = (
@@ -353,7 +354,8 @@ def slow_clients(url: str, pid: int, seconds: float) -> dict:
     )
     selector, opened = selectors.DefaultSelector(), time.monotonic()
     for k in range(500):
-        sock = socket.create_connection((parts.hostname, parts.port))
+        source = (f"127.4.{k // 50}.1", 0)
+        sock = socket.create_connection((parts.hostname, parts.port), source_address=source)
         sock.sendall(half_headers if k < 400 else half_body)
         selector.register(sock, selectors.EVENT_READ, "headers" if k < 400 else "body")
     dropped: dict[str, list[float]] = {"headers": [], "body": []}
