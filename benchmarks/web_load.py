@@ -429,7 +429,7 @@ def search_memory(url: str, pid: int, seconds: float) -> dict:
 
 
 IDLE = 1000  # connections one address holds
-RECONNECTS = 100  # a second at most, once the first IDLE are open
+RECONNECTS = 1000  # a second at most, once the first IDLE are open (a mass drop refills in 1 s)
 
 
 def idle_connections(url: str, pid: int, seconds: float) -> dict:
