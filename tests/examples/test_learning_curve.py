@@ -1,0 +1,69 @@
+"""examples/learning_curve.py, the tutorial's program (docs/tutorial.md): in its short form the
+win rate rises above its start, and a run that cannot learn says so in its log."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+torch = pytest.importorskip("torch")
+
+SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "learning_curve.py"
+
+
+@pytest.fixture(scope="module")
+def learning_curve():
+    spec = importlib.util.spec_from_file_location("learning_curve", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    threads = torch.get_num_threads()
+    yield module
+    torch.set_num_threads(threads)  # main() runs torch on one thread
+
+
+def point(steps: int, wins: int, games: int = 200) -> dict:
+    from hot_envs.evaluation.arena import wilson_interval
+
+    low, high = wilson_interval(wins, games)
+    share = wins / games
+    return {"steps": steps, "games": games, "wins": wins, "win_share": share, "ci_low": low,
+            "ci_high": high}  # fmt: skip
+
+
+@pytest.mark.slow
+def test_the_short_form_wins_more_than_at_its_start(learning_curve, tmp_path, capsys):
+    argv = ["--game", "heisse-karten", "--steps", "2048", "--rollout", "512"]
+    argv += ["--eval-every", "2048", "--eval-games", "200", "--out", str(tmp_path)]
+    curve = learning_curve.main(argv)
+    start, end = curve.curve[0], curve.curve[-1]
+    assert start["steps"] == 0 and end["steps"] == 2048
+    assert end["ci_low"] > start["ci_high"], (start, end)  # above the start, beyond the interval
+    assert not curve.warnings and "WARNING" not in capsys.readouterr().out
+    assert json.loads((tmp_path / "curve.json").read_text()) == curve.curve
+    assert (tmp_path / "curve.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_policy_that_never_wins_is_told_so(learning_curve, tmp_path, capsys):
+    """The MLP against the heuristic wins no game: the log says so, at once."""
+    argv = ["--game", "heisse-karten", "--policy", "mlp", "--opponent", "heuristic"]
+    argv += ["--steps", "64", "--rollout", "64", "--eval-games", "20", "--out", str(tmp_path)]
+    curve = learning_curve.main(argv)
+    out = capsys.readouterr().out
+    assert curve.curve[0]["win_share"] == 0
+    assert "WARNING: won 0 of 20 games against heuristic at 0 steps" in out
+
+
+def test_a_flat_curve_is_told_so_after_its_patience(learning_curve):
+    warning = learning_curve.warning
+    flat = [point(0, 96), point(4096, 100), point(8192, 104)]
+    assert warning(flat[:2], "random", patience=2) is None  # too early to tell
+    message = warning(flat, "random", patience=2)
+    assert message.startswith("WARNING: after 2 evaluations (8,192 steps) the win rate 52.0%")
+    assert warning([point(0, 96), point(4096, 140)], "random", patience=1) is None  # it rose
+    assert warning([point(0, 96), point(4096, 0)], "random", patience=9).startswith(
+        "WARNING: won 0 of 200 games against random at 4,096 steps"
+    )
