@@ -30,14 +30,13 @@ from pathlib import Path
 import gymnasium
 import torch
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback
 
 import hot_envs  # noqa: F401  (registers the Gymnasium ids)
 from hot_envs.agents.arrays import ActionScorerInput
 from hot_envs.agents.checkpoint import CheckpointAgent
 from hot_envs.core.blas import one_blas_thread
 from hot_envs.evaluation.arena import play_match
-from hot_envs.training.export import numpy_policy
+from hot_envs.training.export import export_checkpoint, numpy_policy
 from hot_envs.training.policies import ActionScorerPolicy
 
 IDS = {"heisse-luft": "hot_envs/HeisseLuft-v0", "heisse-karten": "hot_envs/HeisseKarten-v0"}
@@ -107,41 +106,38 @@ def warning(curve: list[dict], opponent: str, patience: int) -> str | None:
     return None
 
 
-class LearningCurve(BaseCallback):
-    """Evaluates the policy every ``every`` steps (and before the first), prints each point and
-    any :func:`warning`, and keeps the points in ``curve``."""
-
-    def __init__(self, game: str, opponent: str, games: int, every: int, patience: int, seed: int):
-        super().__init__()
-        self.game, self.opponent, self.games, self.every = game, opponent, games, every
-        self.patience, self.seed = patience, seed
-        self.curve: list[dict] = []
-        self.warnings: list[str] = []
-        self.cpu = time.process_time()  # CPU seconds of this process (the games, the updates)
-        self.wall = time.perf_counter()
-
-    def evaluate(self) -> None:
-        point = win_rate(self.model, self.game, self.opponent, self.games, self.seed)
-        point["cpu_seconds"] = time.process_time() - self.cpu
-        point["seconds"] = time.perf_counter() - self.wall
-        self.curve.append(point)
+def learn(
+    model: MaskablePPO,
+    game: str,
+    opponent: str,
+    steps: int,
+    every: int,
+    games: int,
+    patience: int,
+    seed: int,
+) -> tuple[list[dict], list[str]]:
+    """Learn ``steps`` steps, the win rate measured before the first and every ``every``
+    steps; each point and any :func:`warning` printed. Returns the points and the warnings."""
+    curve, warnings = [], []
+    cpu, wall = time.process_time(), time.perf_counter()  # this process: games and updates
+    while True:
+        point = win_rate(model, game, opponent, games, seed)
+        point["seconds"] = time.perf_counter() - wall
+        point["cpu_seconds"] = time.process_time() - cpu
+        curve.append(point)
         print(
             f"{point['steps']:>8,} steps  win rate {point['win_share']:6.1%} "
-            f"({point['ci_low']:.1%}–{point['ci_high']:.1%}) against {self.opponent}, "
+            f"({point['ci_low']:.1%}–{point['ci_high']:.1%}) against {opponent}, "
             f"{point['seconds']:.0f} s ({point['cpu_seconds']:.0f} s CPU)",
             flush=True,
         )
-        message = warning(self.curve, self.opponent, self.patience)
+        message = warning(curve, opponent, patience)
         if message:
             print(message, flush=True)
-            self.warnings.append(message)
-
-    def _on_rollout_start(self) -> None:  # the policy as the last update left it
-        if not self.curve or self.model.num_timesteps - self.curve[-1]["steps"] >= self.every:
-            self.evaluate()
-
-    def _on_step(self) -> bool:
-        return True
+            warnings.append(message)
+        if model.num_timesteps >= steps:
+            return curve, warnings
+        model.learn(min(every, steps - model.num_timesteps), reset_num_timesteps=False)
 
 
 def plot(curve: list[dict], title: str, path: Path) -> None:
@@ -161,7 +157,7 @@ def plot(curve: list[dict], title: str, path: Path) -> None:
     plt.close(fig)
 
 
-def main(argv: list[str] | None = None) -> LearningCurve:
+def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", choices=sorted(IDS), default="heisse-karten")
     parser.add_argument("--steps", type=int, default=30_000, help="PPO steps (default 30,000)")
@@ -178,19 +174,24 @@ def main(argv: list[str] | None = None) -> LearningCurve:
     # Small networks on a few cores: one torch thread, one BLAS thread (more only wait).
     torch.set_num_threads(1)
     model = make_model(args.game, args.opponent, args.policy, args.seed, args.rollout)
-    curve = LearningCurve(
-        args.game, args.opponent, args.eval_games, args.eval_every, args.patience, args.seed
-    )
     with one_blas_thread():
-        model.learn(args.steps, callback=curve)
-        if curve.curve[-1]["steps"] < model.num_timesteps:
-            curve.evaluate()  # the policy after the last update
+        curve, warnings = learn(
+            model,
+            args.game,
+            args.opponent,
+            args.steps,
+            args.eval_every,
+            args.eval_games,
+            args.patience,
+            args.seed,
+        )
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "curve.json").write_text(json.dumps(curve.curve, indent=1) + "\n")
-    title = f"{args.game}: {args.policy} against {args.opponent}"
-    plot(curve.curve, title, args.out / "curve.png")
-    print(f"wrote {args.out / 'curve.json'} and {args.out / 'curve.png'}")
-    return curve
+    (args.out / "curve.json").write_text(json.dumps(curve, indent=1) + "\n")
+    plot(curve, f"{args.game}: {args.policy} against {args.opponent}", args.out / "curve.png")
+    # a checkpoint, an agent spec like any other: hot-envs evaluate GAME --agents OUT/policy …
+    export_checkpoint(model, args.out / "policy", {"game": args.game})
+    print(f"wrote {args.out}/curve.json, curve.png and policy (.zip, .npz, .json)")
+    return {"curve": curve, "warnings": warnings}
 
 
 if __name__ == "__main__":

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from hot_envs.agents.checkpoint import CheckpointAgent
+from hot_envs.evaluation.arena import play_match
+
 pytest.importorskip("sb3_contrib")
 torch = pytest.importorskip("torch")
 
@@ -38,22 +41,26 @@ def point(steps: int, wins: int, games: int = 200) -> dict:
 def test_the_short_form_wins_more_than_at_its_start(learning_curve, tmp_path, capsys):
     argv = ["--game", "heisse-karten", "--steps", "2048", "--rollout", "512"]
     argv += ["--eval-every", "2048", "--eval-games", "200", "--out", str(tmp_path)]
-    curve = learning_curve.main(argv)
-    start, end = curve.curve[0], curve.curve[-1]
+    run = learning_curve.main(argv)
+    start, end = run["curve"][0], run["curve"][-1]
     assert start["steps"] == 0 and end["steps"] == 2048
     assert end["ci_low"] > start["ci_high"], (start, end)  # above the start, beyond the interval
-    assert not curve.warnings and "WARNING" not in capsys.readouterr().out
-    assert json.loads((tmp_path / "curve.json").read_text()) == curve.curve
+    assert not run["warnings"] and "WARNING" not in capsys.readouterr().out
+    assert json.loads((tmp_path / "curve.json").read_text()) == run["curve"]
     assert (tmp_path / "curve.png").read_bytes().startswith(b"\x89PNG")
+    # the policy saved is the one measured last: an agent spec like a shipped policy's
+    agent = CheckpointAgent.load(tmp_path / "policy", sample=True, seed=0)
+    again = play_match("heisse-karten", [agent, "random"], games=200, seed=0, progress=False)
+    assert again.summary()[0]["win_share"] == end["win_share"]
 
 
 def test_a_policy_that_never_wins_is_told_so(learning_curve, tmp_path, capsys):
     """The MLP against the heuristic wins no game: the log says so, at once."""
     argv = ["--game", "heisse-karten", "--policy", "mlp", "--opponent", "heuristic"]
     argv += ["--steps", "64", "--rollout", "64", "--eval-games", "20", "--out", str(tmp_path)]
-    curve = learning_curve.main(argv)
+    run = learning_curve.main(argv)
     out = capsys.readouterr().out
-    assert curve.curve[0]["win_share"] == 0
+    assert run["curve"][0]["win_share"] == 0 and run["warnings"]
     assert "WARNING: won 0 of 20 games against heuristic at 0 steps" in out
 
 
