@@ -234,10 +234,10 @@ def test_bad_calls_are_value_errors():
 @pytest.mark.slow
 @pytest.mark.parametrize("three_for_one", [True, False])
 def test_many_more_positions(three_for_one):
-    """The same checks over longer play (about 19,000 positions per setting)."""
-    played = _play(three_for_one, num_games=64, steps=2400, every=8, seed=11 + three_for_one)
-    assert _check_scores(played.records) > 10000
-    assert _check_rows(played.records) > 10000
+    """The same checks over longer play (about 4,800 positions per setting)."""
+    played = _play(three_for_one, num_games=64, steps=600, every=8, seed=11 + three_for_one)
+    assert _check_scores(played.records) > 2500
+    assert _check_rows(played.records) > 2500
     for agent in range(len(AGENTS)):
         _check_actions(played, agent)
 
