@@ -4,17 +4,24 @@ One row per game, rules in compiled kernels (HK-1 … HK-5 in docs/rules.md, eac
 its rule is written); :class:`hot_envs.heisse_karten.State` is the rule book they are tested
 against, action for action (``tests/batched``).
 
-The arrays of game ``b`` (``n`` seats):
+Each game is one record of :data:`GAME` in ``table`` (a structured array, one row per game),
+as in :mod:`hot_envs.batched.heisse_luft`: the kernels take a batch as one array and hand a
+game's record from helper to helper as one pointer, and everything a move reads lies together
+in memory. Its fields, by seat up to 6 (a game of ``n`` seats uses the first ``n``):
 
-* ``hands[b, s]``: seat ``s``'s hand as a bit set, bit ``k - 1`` for card ``k`` — a legal mask,
+* ``hands[s]``: seat ``s``'s hand as a bit set, bit ``k - 1`` for card ``k`` — a legal mask,
   a play and a draw are one bit operation each.
-* ``pile[b, top[b]:end[b]]``: the draw pile, top card first (as the state dict lists it);
-  ``set_aside[b, :aside[b]]`` the cards set aside unseen (HK-2.3).
-* ``trick[b, :trick_len[b]]``: the current trick in play order, led by ``leader[b]``.
-* ``played_seat``/``played_card[b, :played_len[b]]``: every card of the round so far, in order.
-* ``taken[b, s, :taken_len[b, s]]``: the cards seat ``s`` took, in the order it took them.
+* ``pile[top:end]``: the draw pile, top card first (as the state dict lists it);
+  ``set_aside[:aside]`` the cards set aside unseen (HK-2.3).
+* ``trick[:trick_len]``: the current trick in play order, led by ``leader``.
+* ``played_seat``/``played_card[:played_len]``: every card of the round so far, in order.
+* ``taken[s, :taken_len[s]]``: the cards seat ``s`` took, in the order it took them.
 * ``scores``, ``totals``, ``round_index``, ``first_leader`` (drawn per game where the option is
-  ``"random"``) and the base's ``_current``, ``_done``, ``_rewards``.
+  ``"random"``).
+
+The class shows each field of every game as an attribute (``games.hands[b, s]``, a writable
+view of ``table`` cut to the largest seat count); the base's ``_current``, ``_done``,
+``_rewards`` and ``players`` stay arrays of their own, and ``_rng`` holds the games' streams.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from hot_envs.batched.base import ArrayGames, bit_count, check_num_games
-from hot_envs.batched.jit import kernel
+from hot_envs.batched.jit import COMPILED, kernel
 from hot_envs.batched.streams import below, shuffle
 from hot_envs.heisse_karten import serialize
 from hot_envs.heisse_karten.encoding import LAYOUT, MAX_SET_ASIDE
@@ -65,27 +72,43 @@ _TRICKS_DONE = LAYOUT.offset("tricks_done")
 _MATCH_ROUND = LAYOUT.offset("match_round")
 _TARGET_MATCH = LAYOUT.offset("target_match")
 _NO_TARGET = -1
-# The arrays with one row per game (``ArrayGames.copy_games`` copies them).
-_GAME_ARRAYS = (
-    "hands",
-    "pile",
-    "top",
-    "end",
-    "set_aside",
-    "aside",
-    "trick",
-    "trick_len",
-    "leader",
-    "played_seat",
-    "played_card",
-    "played_len",
-    "taken",
-    "taken_len",
-    "scores",
-    "totals",
-    "round_index",
-    "first_leader",
+_RANDOM_LEADER = -1  # the option first_leader="random" (HK-2.4), drawn per game
+
+GAME = np.dtype(
+    [  # what every move reads first, then what it reads at one place
+        ("hands", np.int64, (MAX_PLAYERS,)),  # bit sets
+        ("top", np.int64),
+        ("end", np.int64),
+        ("trick_len", np.int64),
+        ("played_len", np.int64),
+        ("leader", np.int64),
+        ("trick", np.int64, (MAX_PLAYERS,)),  # in play order
+        ("scores", np.int64, (MAX_PLAYERS,)),
+        ("taken_len", np.int64, (MAX_PLAYERS,)),
+        ("totals", np.int64, (MAX_PLAYERS,)),
+        ("round_index", np.int64),
+        ("first_leader", np.int64),
+        ("aside", np.int64),
+        ("set_aside", np.int64, (MAX_SET_ASIDE,)),
+        ("pile", np.int64, (NUM_CARDS,)),  # top card first
+        ("played_seat", np.int64, (NUM_CARDS,)),
+        ("played_card", np.int64, (NUM_CARDS,)),
+        ("taken", np.int64, (MAX_PLAYERS, NUM_CARDS)),
+    ]
 )
+"""One game's record (module docstring). Every field is int64, as in Heiße Luft's: the same
+arithmetic compiled and as plain Python."""
+
+
+def _field(name: str, by_seat: bool = False) -> property:
+    """Field ``name`` of every game as an attribute: a writable view of ``table``, a field by
+    seat (or trick place) cut to the largest seat count."""
+
+    def every_game(self: ArrayHeisseKarten) -> np.ndarray:
+        view = self.table[name]
+        return view[:, : self.num_players] if by_seat else view
+
+    return property(every_game)
 
 
 class ArrayHeisseKarten(ArrayGames):
@@ -102,6 +125,25 @@ class ArrayHeisseKarten(ArrayGames):
     observation_size = LAYOUT.size
     engine = State
 
+    hands = _field("hands", by_seat=True)
+    pile = _field("pile")
+    top = _field("top")
+    end = _field("end")
+    set_aside = _field("set_aside")
+    aside = _field("aside")
+    trick = _field("trick", by_seat=True)
+    trick_len = _field("trick_len")
+    leader = _field("leader")
+    played_seat = _field("played_seat")
+    played_card = _field("played_card")
+    played_len = _field("played_len")
+    taken = _field("taken", by_seat=True)
+    taken_len = _field("taken_len", by_seat=True)
+    scores = _field("scores", by_seat=True)
+    totals = _field("totals", by_seat=True)
+    round_index = _field("round_index")
+    first_leader = _field("first_leader")
+
     def __init__(
         self,
         num_games: int,
@@ -110,39 +152,33 @@ class ArrayHeisseKarten(ArrayGames):
         **options: Any,
     ) -> None:
         players = _player_counts(num_players, check_num_games(num_games))
-        n = int(players.max())
         if not isinstance(round_rewards, bool):
             raise ValueError(f"round_rewards must be a bool, not {round_rewards!r}")
-        self._random_leader = options.get("first_leader") == "random"
-        if self._random_leader:
+        random_leader = options.get("first_leader") == "random"
+        if random_leader:
             options = {**options, "first_leader": 0}
         fewest = int(players.min())  # a fixed first leader must be a seat of every game
         resolved = serialize.resolve_options(fewest, np.random.default_rng(0), **options)
-        super().__init__(num_games, n, resolved)
-        self.round_rewards = round_rewards
+        super().__init__(num_games, int(players.max()), resolved)
         self.players = players  # each game's seat count (HK-2.1)
-        self._target = _NO_TARGET if resolved["target"] is None else resolved["target"]
+        self.round_rewards = round_rewards
         self._score_mode = resolved["reward_mode"] == "score"
-        b = self.num_games
-        self.hands = np.zeros((b, n), dtype=np.int64)
-        self.pile = np.zeros((b, NUM_CARDS), dtype=np.int64)
-        self.top = np.zeros(b, dtype=np.int64)
-        self.end = np.zeros(b, dtype=np.int64)
-        self.set_aside = np.zeros((b, MAX_SET_ASIDE), dtype=np.int64)
-        self.aside = np.zeros(b, dtype=np.int64)
-        self.trick = np.zeros((b, n), dtype=np.int64)
-        self.trick_len = np.zeros(b, dtype=np.int64)
-        self.leader = np.zeros(b, dtype=np.int64)
-        self.played_seat = np.zeros((b, NUM_CARDS), dtype=np.int64)
-        self.played_card = np.zeros((b, NUM_CARDS), dtype=np.int64)
-        self.played_len = np.zeros(b, dtype=np.int64)
-        self.taken = np.zeros((b, n, NUM_CARDS), dtype=np.int64)
-        self.taken_len = np.zeros((b, n), dtype=np.int64)
-        self.scores = np.zeros((b, n), dtype=np.int64)
-        self.totals = np.zeros((b, n), dtype=np.int64)
-        self.round_index = np.zeros(b, dtype=np.int64)
-        self.first_leader = np.full(b, resolved["first_leader"], dtype=np.int64)
-        self._deck = np.zeros(NUM_CARDS, dtype=np.int64)  # scratch for shuffling
+        target, first_leader = resolved["target"], resolved["first_leader"]
+        # What the kernels take of the options, a plain tuple in this order (numba takes one
+        # as quickly as an int, a named tuple five times as slowly).
+        self._rules = (
+            int(resolved["rounds"]),
+            _NO_TARGET if target is None else int(target),
+            self._score_mode,
+            round_rewards,
+            _RANDOM_LEADER if random_leader else int(first_leader),
+        )
+        table = np.zeros(self.num_games, dtype=GAME)
+        table["first_leader"] = first_leader
+        # The kernels read a game's fields as attributes (r.hands): compiled, from a plain
+        # structured array (numba takes a np.recarray five times as slowly); as Python
+        # (NUMBA_DISABLE_JIT), from np.recarray's records.
+        self.table = table if COMPILED else table.view(np.recarray)
 
     @classmethod
     def options_for(cls, state: State) -> dict[str, Any]:
@@ -153,116 +189,53 @@ class ArrayHeisseKarten(ArrayGames):
     # -- the kernels' calls ---------------------------------------------------------------------
 
     def _deal(self, where: np.ndarray) -> None:
-        _new_matches(
-            where,
-            self._random_leader,
-            self._rng,
-            self.first_leader,
-            self.totals,
-            self.players,
-            self.options["first_leader"],
-        )
-        _deal(where, *self._round_arrays(), self._deck)
-
-    def _round_arrays(self) -> tuple:
-        return (
-            self._rng,
-            self.players,
-            self.hands,
-            self.pile,
-            self.top,
-            self.end,
-            self.set_aside,
-            self.aside,
-            self.trick_len,
-            self.played_len,
-            self.taken_len,
-            self.scores,
-            self.round_index,
-            self.first_leader,
-            self.leader,
-            self._current,
-        )
+        _deal(where, self.table, self._rng, self.players, self._current, self._rules)
 
     def _first_illegal(self, actions: np.ndarray) -> int:
-        return _first_illegal(actions, self._done, self._current, self.hands)
+        return _first_illegal(actions, self.table, self._done, self._current)
 
     def _apply(self, actions: np.ndarray) -> None:
         self._apply_where(actions, self._done, self._rewards)
 
     def _apply_where(self, actions: np.ndarray, done: np.ndarray, rewards: np.ndarray) -> None:
         _apply(
-            actions,
-            done,
-            rewards,
-            self.trick,
-            self.played_seat,
-            self.played_card,
-            self.taken,
-            self.totals,
-            self.options["rounds"],
-            self._target,
-            self._score_mode,
-            self.round_rewards,
-            self._deck,
-            *self._round_arrays(),
+            actions, self.table, self._rng, self.players, self._current, done, rewards, self._rules
         )
 
     def _legal(self, mask: np.ndarray) -> None:
-        _legal(mask, self._current, self.hands)
+        _legal(mask, self.table, self._current)
 
     def _observe(self, seats: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
-        _observe(
-            seats,
-            rows,
-            out,
-            self.players,
-            self.hands,
-            self.top,
-            self.end,
-            self.aside,
-            self.trick,
-            self.trick_len,
-            self.leader,
-            self.played_seat,
-            self.played_card,
-            self.played_len,
-            self.taken_len,
-            self.scores,
-            self.totals,
-            self.round_index,
-            self.options["rounds"],
-            self._target,
-        )
+        _observe(seats, rows, out, self.table, self.players, self._rules)
 
     # -- one game as the per-game engine's dict -----------------------------------------------
 
     def state_dict(self, game: int) -> dict:
         b = self._game_index(game)
+        r = self.table.view(np.ndarray)[b]  # a plain record's fields: quicker
         n = int(self.players[b])
-        leader = int(self.leader[b])
+        leader = int(r["leader"])
         current = int(self._current[b])
+        trick = r["trick"][: r["trick_len"]].tolist()
+        m = r["played_len"]
         return {
             "game": GAME_NAME,
             "num_players": n,
             "current_player": None if current < 0 else current,
             "leader": leader,
-            "hands": [_cards(int(self.hands[b, s])) for s in range(n)],
-            "draw_pile": self.pile[b, self.top[b] : self.end[b]].tolist(),
-            "set_aside": self.set_aside[b, : self.aside[b]].tolist(),
-            "trick": [[(leader + i) % n, int(self.trick[b, i])] for i in range(self.trick_len[b])],
-            "taken": [self.taken[b, s, : self.taken_len[b, s]].tolist() for s in range(n)],
-            "played": [
-                [int(self.played_seat[b, i]), int(self.played_card[b, i])]
-                for i in range(self.played_len[b])
-            ],
-            "options": {**self.options, "first_leader": int(self.first_leader[b])},
-            "totals": self.totals[b, :n].tolist(),
-            "round": int(self.round_index[b]),
+            "hands": [_cards(bits) for bits in r["hands"][:n].tolist()],
+            "draw_pile": r["pile"][r["top"] : r["end"]].tolist(),
+            "set_aside": r["set_aside"][: r["aside"]].tolist(),
+            "trick": [[(leader + i) % n, card] for i, card in enumerate(trick)],
+            "taken": [r["taken"][s, : r["taken_len"][s]].tolist() for s in range(n)],
+            "played": np.column_stack((r["played_seat"][:m], r["played_card"][:m])).tolist(),
+            "options": {**self.options, "first_leader": int(r["first_leader"])},
+            "totals": r["totals"][:n].tolist(),
+            "round": int(r["round_index"]),
         }
 
     def _game_arrays(self) -> list[np.ndarray]:
-        return [*super()._game_arrays(), *(getattr(self, name) for name in _GAME_ARRAYS)]
+        return [*super()._game_arrays(), self.table]
 
     def chance_rows(self, games: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """HK-3.4/4.4 the last card of a round when the match has rounds left: the next
@@ -270,23 +243,22 @@ class ArrayHeisseKarten(ArrayGames):
         if self.options["rounds"] <= 1:
             return np.zeros(len(games), dtype=bool)
         cards = np.zeros(len(games), dtype=np.int64)
-        for seat in range(self.hands.shape[1]):
-            cards += _bit_counts(self.hands[games, seat])
+        hands = self.hands
+        for seat in range(hands.shape[1]):
+            cards += _bit_counts(hands[games, seat])
         return cards <= 1
 
     def _determinise(self, games: np.ndarray, seat: int) -> None:
-        _determinise(games, seat, *self._round_arrays())
+        _determinise(games, seat, self.table, self._rng, self.players)
 
     def _finish_randomly(self, where: np.ndarray, returns: np.ndarray) -> None:
         skip = ~where  # the games _apply passes over; it marks each game that ends
         actions = np.zeros(self.num_games, dtype=np.int64)
         scratch = np.zeros_like(self._rewards)
         while not skip.all():
-            _random_cards(skip, self._rng, self._current, self.hands, actions)
+            _random_cards(skip, self.table, self._rng, self._current, actions)
             self._apply_where(actions, skip, scratch)
-        _match_returns(
-            where, self.players, self.totals, self.round_index, self._score_mode, returns
-        )
+        _match_returns(where, self.table, self.players, self._score_mode, returns)
         self._done[where] = True
 
     def _load(self, b: int, loaded: State) -> None:
@@ -298,24 +270,25 @@ class ArrayHeisseKarten(ArrayGames):
                 f"{self.options}"
             )
         n = self.players[b] = loaded.num_players
+        record = np.zeros((), dtype=GAME)
         pile = loaded.to_dict()["draw_pile"]
-        self.pile[b, : len(pile)] = pile
-        self.top[b], self.end[b] = 0, len(pile)
-        self.aside[b] = len(loaded.set_aside)
-        self.set_aside[b, : len(loaded.set_aside)] = loaded.set_aside
-        self.trick_len[b] = len(loaded.trick)
-        self.trick[b, : len(loaded.trick)] = loaded.trick
-        self.played_len[b] = len(loaded.played)
+        record["pile"][: len(pile)] = pile
+        record["end"] = len(pile)
+        record["aside"] = len(loaded.set_aside)
+        record["set_aside"][: len(loaded.set_aside)] = loaded.set_aside
+        record["trick_len"] = len(loaded.trick)
+        record["trick"][: len(loaded.trick)] = loaded.trick
+        record["played_len"] = len(loaded.played)
         for i, (seat, card) in enumerate(loaded.played):
-            self.played_seat[b, i], self.played_card[b, i] = seat, card
+            record["played_seat"][i], record["played_card"][i] = seat, card
         for s in range(n):
-            self.hands[b, s] = sum(1 << (card - 1) for card in loaded.hands[s])
-            self.taken_len[b, s] = len(loaded.taken[s])
-            self.taken[b, s, : len(loaded.taken[s])] = loaded.taken[s]
-        self.scores[b], self.totals[b] = 0, 0
-        self.scores[b, :n], self.totals[b, :n] = loaded.scores, loaded.totals
-        self.round_index[b], self.leader[b] = loaded.round, loaded.leader
-        self.first_leader[b] = loaded.options["first_leader"]
+            record["hands"][s] = sum(1 << (card - 1) for card in loaded.hands[s])
+            record["taken_len"][s] = len(loaded.taken[s])
+            record["taken"][s, : len(loaded.taken[s])] = loaded.taken[s]
+        record["scores"][:n], record["totals"][:n] = loaded.scores, loaded.totals
+        record["round_index"], record["leader"] = loaded.round, loaded.leader
+        record["first_leader"] = loaded.options["first_leader"]
+        self.table[b] = record
         self._current[b] = loaded.current_player
         self._done[b] = self._truncated[b] = False
 
@@ -359,7 +332,7 @@ def rollout_values(games: ArrayHeisseKarten, rows: Any, returns: np.ndarray) -> 
     where = np.zeros(games.num_games, dtype=bool)
     where[rows] = True
     scores = np.zeros((games.num_games, games.num_players))
-    _match_returns(where, games.players, games.totals, games.round_index, True, scores)
+    _match_returns(where, games.table, games.players, True, scores)
     return returns + 0.5 * scores[rows]
 
 
@@ -385,86 +358,30 @@ def _cards(bits: int) -> list[int]:
 
 
 @kernel
-def _new_matches(where, random_leader, rng, first_leader, totals, players, fixed_leader):
-    """A new game or match: no totals yet; HK-2.4 the first leader (drawn where it is random)."""
+def _deal(where, t, rng, players, current, rules):
+    """A new game or match where ``where`` is true: no totals yet, HK-2.4 the first leader
+    (drawn from the game's stream where it is random), round 0 dealt."""
+    first_leader = rules[4]
+    deck = np.empty(NUM_CARDS, dtype=np.int64)
     for b in range(where.shape[0]):
-        if where[b]:
-            totals[b, :] = 0
-            first_leader[b] = below(rng, b, players[b]) if random_leader else fixed_leader
+        if not where[b]:
+            continue
+        r = t[b]
+        r.totals[:] = 0
+        if first_leader == _RANDOM_LEADER:
+            r.first_leader = below(rng, b, players[b])
+        else:
+            r.first_leader = first_leader
+        r.round_index = 0
+        current[b] = _deal_round(r, rng, b, players[b], deck)
 
 
 @kernel
-def _deal(
-    where,
-    rng,
-    players,
-    hands,
-    pile,
-    top,
-    end,
-    set_aside,
-    aside,
-    trick_len,
-    played_len,
-    taken_len,
-    scores,
-    round_index,
-    first_leader,
-    leader,
-    current,
-    deck,
-):
-    """Deal the next round (``round_index[b]``, 0 for a new game) where ``where`` is true."""
-    for b in range(where.shape[0]):
-        if where[b]:
-            round_index[b] = 0
-            _deal_round(
-                b,
-                rng,
-                players,
-                hands,
-                pile,
-                top,
-                end,
-                set_aside,
-                aside,
-                trick_len,
-                played_len,
-                taken_len,
-                scores,
-                round_index,
-                first_leader,
-                leader,
-                current,
-                deck,
-            )
-
-
-@kernel
-def _deal_round(
-    b,
-    rng,
-    players,
-    hands,
-    pile,
-    top,
-    end,
-    set_aside,
-    aside,
-    trick_len,
-    played_len,
-    taken_len,
-    scores,
-    round_index,
-    first_leader,
-    leader,
-    current,
-    deck,
-):
-    """HK-2.2 shuffle the 48 cards, deal 8 to each seat, the rest is the draw pile, top first;
-    HK-2.3 with 5 players its top 3 cards are set aside unseen; HK-2.4/HK-4.4 round r is led by
-    the seat after round r-1's first leader."""
-    n = players[b]
+def _deal_round(r, rng, b, n, deck):
+    """HK-2.2 shuffle the 48 cards (``deck`` is scratch), deal 8 to each of the ``n`` seats,
+    the rest is the draw pile, top first; HK-2.3 with 5 players its top 3 cards are set aside
+    unseen; HK-2.4/HK-4.4 round r is led by the seat after round r-1's first leader. Returns
+    the leader, the first to move."""
     for k in range(NUM_CARDS):
         deck[k] = k + 1
     shuffle(rng, b, deck, NUM_CARDS)
@@ -472,114 +389,96 @@ def _deal_round(
         bits = 0
         for k in range(HAND_SIZE * s, HAND_SIZE * (s + 1)):
             bits |= 1 << (deck[k] - 1)
-        hands[b, s] = bits
-        taken_len[b, s] = 0
-        scores[b, s] = 0
+        r.hands[s] = bits
+        r.taken_len[s] = 0
+        r.scores[s] = 0
     first = HAND_SIZE * n
-    aside[b] = _SET_ASIDE[n]
-    for k in range(aside[b]):
-        set_aside[b, k] = deck[first + k]
+    r.aside = _SET_ASIDE[n]
+    for k in range(r.aside):
+        r.set_aside[k] = deck[first + k]
     count = 0
-    for k in range(first + aside[b], NUM_CARDS):
-        pile[b, count] = deck[k]
+    for k in range(first + r.aside, NUM_CARDS):
+        r.pile[count] = deck[k]
         count += 1
-    top[b] = 0
-    end[b] = count
-    trick_len[b] = 0
-    played_len[b] = 0
-    leader[b] = (first_leader[b] + round_index[b]) % n
-    current[b] = leader[b]
+    r.top = 0
+    r.end = count
+    r.trick_len = 0
+    r.played_len = 0
+    r.leader = (r.first_leader + r.round_index) % n
+    return r.leader
 
 
 @kernel
-def _first_illegal(actions, done, current, hands):
+def _first_illegal(actions, t, done, current):
     """HK-3.1 a player may play any card of their hand, and nothing else."""
     for b in range(actions.shape[0]):
         if done[b]:
             continue
         action = actions[b]
-        if action < 0 or action >= NUM_ACTIONS or not (hands[b, current[b]] >> action) & 1:
+        if action < 0 or action >= NUM_ACTIONS or not (t[b].hands[current[b]] >> action) & 1:
             return b
     return -1
 
 
 @kernel
-def _legal(mask, current, hands):
+def _legal(mask, t, current):
     """HK-3.1 the cards of the mover's hand."""
     for b in range(mask.shape[0]):
         if current[b] < 0:
             continue
-        bits = hands[b, current[b]]
+        bits = t[b].hands[current[b]]
         for k in range(NUM_ACTIONS):
             if bits >> k & 1:
                 mask[b, k] = True
 
 
 @kernel
-def _determinise(
-    games,
-    seat,
-    rng,
-    players,
-    hands,
-    pile,
-    top,
-    end,
-    set_aside,
-    aside,
-    trick_len,
-    played_len,
-    taken_len,
-    scores,
-    round_index,
-    first_leader,
-    leader,
-    current,
-):
+def _determinise(games, seat, t, rng, players):
     """The cards ``seat`` cannot see — the other hands, the draw pile and the set-aside cards
     (HK-2.2) — dealt again from the game's stream in the same sizes: ``State.from_view``'s
-    deal. Takes the round's arrays as ``_deal`` does (``ArrayHeisseKarten._round_arrays``)."""
+    deal."""
     pool = np.empty(NUM_CARDS, dtype=np.int64)
     for b in games:
+        r = t[b]
         n = 0
         for s in range(players[b]):
             if s != seat:
                 for k in range(NUM_ACTIONS):
-                    if hands[b, s] >> k & 1:
+                    if r.hands[s] >> k & 1:
                         pool[n] = k + 1
                         n += 1
-        for k in range(top[b], end[b]):
-            pool[n] = pile[b, k]
+        for k in range(r.top, r.end):
+            pool[n] = r.pile[k]
             n += 1
-        for k in range(aside[b]):
-            pool[n] = set_aside[b, k]
+        for k in range(r.aside):
+            pool[n] = r.set_aside[k]
             n += 1
         shuffle(rng, b, pool, n)
         n = 0
         for s in range(players[b]):
             if s != seat:
-                count = bit_count(hands[b, s])
+                count = bit_count(r.hands[s])
                 hand = 0
                 for k in range(count):
                     hand |= 1 << (pool[n + k] - 1)
-                hands[b, s] = hand
+                r.hands[s] = hand
                 n += count
-        for k in range(top[b], end[b]):
-            pile[b, k] = pool[n]
+        for k in range(r.top, r.end):
+            r.pile[k] = pool[n]
             n += 1
-        for k in range(aside[b]):
-            set_aside[b, k] = pool[n]
+        for k in range(r.aside):
+            r.set_aside[k] = pool[n]
             n += 1
 
 
 @kernel
-def _random_cards(skip, rng, current, hands, out):
+def _random_cards(skip, t, rng, current, out):
     """``out[b]``: a card of the mover's hand, uniformly from game ``b``'s stream, in each game
     not skipped."""
     for b in range(skip.shape[0]):
         if skip[b]:
             continue
-        bits = hands[b, current[b]]
+        bits = t[b].hands[current[b]]
         pick = below(rng, b, bit_count(bits))
         for k in range(NUM_ACTIONS):
             if bits >> k & 1:
@@ -590,11 +489,11 @@ def _random_cards(skip, rng, current, hands, out):
 
 
 @kernel
-def _match_returns(where, players, totals, round_index, score_mode, out):
+def _match_returns(where, t, players, score_mode, out):
     """HK-4.3 each finished match's returns by its totals, into ``out``."""
     for b in range(where.shape[0]):
         if where[b]:
-            _returns(totals[b], players[b], round_index[b] + 1, score_mode, out, b)
+            _returns(t[b].totals, players[b], t[b].round_index + 1, score_mode, out, b)
 
 
 @kernel
@@ -624,133 +523,67 @@ def _returns(points, n, rounds, score_mode, out, b):
 
 
 @kernel
-def _apply(
-    actions,
-    done,
-    rewards,
-    trick,
-    played_seat,
-    played_card,
-    taken,
-    totals,
-    rounds,
-    target,
-    score_mode,
-    round_rewards,
-    deck,
-    rng,
-    players,
-    hands,
-    pile,
-    top,
-    end,
-    set_aside,
-    aside,
-    trick_len,
-    played_len,
-    taken_len,
-    scores,
-    round_index,
-    first_leader,
-    leader,
-    current,
-):
+def _apply(actions, t, rng, players, current, done, rewards, rules):
     """One card in every game not over: HK-3.1 play and draw, HK-3.2/3.3 a full trick goes to
     its winner, who leads next, HK-3.4/4.4 the round's end, the next round or the match's end."""
+    rounds, target, score_mode, round_rewards, _ = rules
+    deck = np.empty(NUM_CARDS, dtype=np.int64)
     for b in range(actions.shape[0]):
         if done[b]:
             continue
+        r = t[b]
         n = players[b]
         p = current[b]
         card = actions[b] + 1
-        hands[b, p] &= ~(1 << (card - 1))
-        if top[b] < end[b]:  # HK-3.1 draw at once while the pile lasts
-            hands[b, p] |= 1 << (pile[b, top[b]] - 1)
-            top[b] += 1
-        trick[b, trick_len[b]] = card
-        trick_len[b] += 1
-        played_seat[b, played_len[b]] = p
-        played_card[b, played_len[b]] = card
-        played_len[b] += 1
-        if trick_len[b] < n:
+        r.hands[p] &= ~(1 << (card - 1))
+        if r.top < r.end:  # HK-3.1 draw at once while the pile lasts
+            r.hands[p] |= 1 << (r.pile[r.top] - 1)
+            r.top += 1
+        r.trick[r.trick_len] = card
+        r.trick_len += 1
+        r.played_seat[r.played_len] = p
+        r.played_card[r.played_len] = card
+        r.played_len += 1
+        if r.trick_len < n:
             current[b] = p + 1 if p + 1 < n else 0
             continue
         best = 0  # HK-3.2 the highest black card, else the highest red one
         for i in range(1, n):
-            if _RANK[trick[b, i]] > _RANK[trick[b, best]]:
+            if _RANK[r.trick[i]] > _RANK[r.trick[best]]:
                 best = i
-        winner = (leader[b] + best) % n
+        winner = (r.leader + best) % n
         for i in range(n):  # HK-3.3 the winner takes the trick; HK-4.1 its cards count
-            taken[b, winner, taken_len[b, winner]] = trick[b, i]
-            taken_len[b, winner] += 1
-            scores[b, winner] += _VALUE[trick[b, i]]
-        trick_len[b] = 0
-        leader[b] = winner
+            r.taken[winner, r.taken_len[winner]] = r.trick[i]
+            r.taken_len[winner] += 1
+            r.scores[winner] += _VALUE[r.trick[i]]
+        r.trick_len = 0
+        r.leader = winner
         current[b] = winner
-        if hands[b, winner] != 0:
+        if r.hands[winner] != 0:
             continue
         # HK-3.4 hands run out together: the round is over; HK-4.4 add it to the totals.
         if round_rewards:
-            _returns(scores[b], n, 1, score_mode, rewards, b)
+            _returns(r.scores, n, 1, score_mode, rewards, b)
         reached = False
         for s in range(n):
-            totals[b, s] += scores[b, s]
-            reached = reached or (target != _NO_TARGET and totals[b, s] >= target)
-        if round_index[b] + 1 >= rounds or reached:
+            r.totals[s] += r.scores[s]
+            reached = reached or (target != _NO_TARGET and r.totals[s] >= target)
+        if r.round_index + 1 >= rounds or reached:
             done[b] = True
             current[b] = -1
             if not round_rewards:
-                _returns(totals[b], n, round_index[b] + 1, score_mode, rewards, b)
+                _returns(r.totals, n, r.round_index + 1, score_mode, rewards, b)
         else:
-            round_index[b] += 1
-            _deal_round(
-                b,
-                rng,
-                players,
-                hands,
-                pile,
-                top,
-                end,
-                set_aside,
-                aside,
-                trick_len,
-                played_len,
-                taken_len,
-                scores,
-                round_index,
-                first_leader,
-                leader,
-                current,
-                deck,
-            )
+            r.round_index += 1
+            current[b] = _deal_round(r, rng, b, n, deck)
 
 
 @kernel
-def _observe(
-    seats,
-    rows,
-    out,
-    players,
-    hands,
-    top,
-    end,
-    aside,
-    trick,
-    trick_len,
-    leader,
-    played_seat,
-    played_card,
-    played_len,
-    taken_len,
-    scores,
-    totals,
-    round_index,
-    rounds,
-    target,
-):
+def _observe(seats, rows, out, t, players, rules):
     """HK-5 what seat ``seats[b]`` may know of game ``b = rows[i]``, in ``out[i]`` in
     ``LAYOUT`` (hot_envs.heisse_karten.encoding): seats relative to the observer, padded to 6;
     the same floats as ``encode``."""
+    rounds, target = rules[0], rules[1]
     scale = target if target != _NO_TARGET else BLACK_SUM * rounds
     for i in range(rows.shape[0]):
         b = rows[i]
@@ -758,38 +591,36 @@ def _observe(
         if player < 0:
             continue
         n = players[b]
+        r = t[b]
         row = out[i]
-        bits = hands[b, player]
+        bits = r.hands[player]
         for k in range(NUM_CARDS):
             if bits >> k & 1:
                 row[_HAND + k] = 1.0
-        lead = (leader[b] - player) % n
-        for i in range(trick_len[b]):
-            row[_TRICK + ((lead + i) % n) * NUM_CARDS + trick[b, i] - 1] = 1.0
-        for i in range(played_len[b]):
-            seat = (played_seat[b, i] - player) % n
-            row[_PLAYED + seat * NUM_CARDS + played_card[b, i] - 1] = 1.0
+        lead = (r.leader - player) % n
+        for j in range(r.trick_len):
+            row[_TRICK + ((lead + j) % n) * NUM_CARDS + r.trick[j] - 1] = 1.0
+        for j in range(r.played_len):
+            seat = (r.played_seat[j] - player) % n
+            row[_PLAYED + seat * NUM_CARDS + r.played_card[j] - 1] = 1.0
         taken_cards = 0
-        for r in range(n):
-            s = (player + r) % n
-            row[_SCORES + r] = scores[b, s] / BLACK_SUM
-            total = totals[b, s]
+        for k in range(n):
+            s = (player + k) % n
+            row[_SCORES + k] = r.scores[s] / BLACK_SUM
+            total = r.totals[s]
             if -scale <= total <= scale:
-                row[_TOTALS + r] = total / scale
+                row[_TOTALS + k] = total / scale
             else:
-                row[_TOTALS + r] = 1.0 if total > 0 else -1.0
-            size = 0
-            for k in range(NUM_CARDS):
-                size += (hands[b, s] >> k) & 1
-            row[_HAND_SIZES + r] = size / HAND_SIZE
-            row[_SEATS + r] = 1.0
-            taken_cards += taken_len[b, s]
-        row[_DRAW_PILE] = (end[b] - top[b]) / NUM_CARDS
-        row[_SET_ASIDE_AT] = aside[b] / MAX_SET_ASIDE
+                row[_TOTALS + k] = 1.0 if total > 0 else -1.0
+            row[_HAND_SIZES + k] = bit_count(r.hands[s]) / HAND_SIZE
+            row[_SEATS + k] = 1.0
+            taken_cards += r.taken_len[s]
+        row[_DRAW_PILE] = (r.end - r.top) / NUM_CARDS
+        row[_SET_ASIDE_AT] = r.aside / MAX_SET_ASIDE
         row[_NUM_PLAYERS + n - MIN_PLAYERS] = 1.0
         row[_LEADER + lead] = 1.0
-        row[_TRICK_POSITION + trick_len[b]] = 1.0
+        row[_TRICK_POSITION + r.trick_len] = 1.0
         row[_TRICKS_DONE] = min(1.0, (taken_cards // n) / _TRICKS[n])
-        row[_MATCH_ROUND] = round_index[b] / rounds
+        row[_MATCH_ROUND] = r.round_index / rounds
         if target != _NO_TARGET:
             row[_TARGET_MATCH] = 1.0
