@@ -77,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--teacher-games", type=int, default=0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--name", help="names the result files (default: the run folder's)")
     args = parser.parse_args(argv)
     game = get_game(args.game).name
     sizes = args.players or [2]
@@ -112,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
                 row = against_heuristic(game, search, n, args.teacher_games, args.seed)
                 teachers.append({"round": entry["round"], "guided": guided, **row})
                 print(f"teacher of round {entry['round']}, guided {guided}: {format_row(row)}")
-    write(args.out / f"expert_iteration_{args.labels.parent.name}", game, rows, teachers)
+    name = args.name or args.labels.resolve().parent.name
+    write(args.out / f"expert_iteration_{name}", game, rows, teachers)
     return 0
 
 
