@@ -15,6 +15,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from hot_envs.agents import make_agent
+from hot_envs.agents.base import decide
+from hot_envs.core.games import get_game
 from hot_envs.web.app import create_app
 from hot_envs.web.seats import Referee
 from hot_envs.web.server import Server
@@ -114,6 +117,25 @@ def test_the_memory_estimate_counts_what_a_search_seat_keeps():
     tracemalloc.stop()
     estimate = tables[0].memory_estimate()
     assert held < estimate < 4 * held, (held, estimate)
+
+
+@pytest.mark.parametrize("game", ["heisse-karten", "heisse-luft"])
+def test_a_search_that_lets_go_of_its_arrays_decides_the_same(game):
+    """A seat's search drops its rollout arrays after each decision (SearchAgent.release) and
+    makes them again at the next: same seed, same moves as a search that keeps them."""
+    engine = get_game(game).engine
+    games = []
+    for release in (False, True):
+        state, moves = engine.State.new(seed=3), []
+        agents = [make_agent("search:200", game, 5 + s) for s in range(state.num_players)]
+        while not state.is_terminal() and len(moves) < 10:
+            seat = state.current_player
+            moves.append(decide(agents[seat], engine, state, seat))
+            state.apply(moves[-1])
+            if release:
+                agents[seat].release()
+        games.append(moves)
+    assert games[0] == games[1]
 
 
 def open_idle(url: str, count: int, source: str) -> list[socket.socket]:
