@@ -54,13 +54,14 @@ def test_the_short_form_wins_more_than_at_its_start(learning_curve, tmp_path, ca
     assert again.summary()[0]["win_share"] == end["win_share"]
 
 
-def test_a_policy_that_never_wins_is_told_so(learning_curve, tmp_path, capsys):
+def test_a_policy_that_never_wins_is_told_so(learning_curve, capsys):
     """The MLP against the heuristic wins no game: the log says so, at once."""
-    argv = ["--game", "heisse-karten", "--policy", "mlp", "--opponent", "heuristic"]
-    argv += ["--steps", "64", "--rollout", "64", "--eval-games", "20", "--out", str(tmp_path)]
-    run = learning_curve.main(argv)
+    model = learning_curve.make_model("heisse-karten", "heuristic", "mlp", seed=0, rollout=64)
+    curve, warnings = learning_curve.learn(
+        model, "heisse-karten", "heuristic", steps=0, every=64, games=20, patience=3, seed=0
+    )
     out = capsys.readouterr().out
-    assert run["curve"][0]["win_share"] == 0 and run["warnings"]
+    assert curve[0]["win_share"] == 0 and warnings
     assert "WARNING: won 0 of 20 games against heuristic at 0 steps" in out
 
 
