@@ -46,9 +46,9 @@ TRAINED_MLPS = [
 
 @pytest.fixture(scope="module", params=TRAINED_MLPS)
 def trained_mlp(request) -> tuple[CheckpointAgent, list[dict[str, np.ndarray]]]:
-    """A trained MLP policy and 3,000 observations of its game."""
+    """A trained MLP policy and 1,000 observations of its game."""
     agent = CheckpointAgent.load(request.param)
-    return agent, observations(agent.game, 3000)
+    return agent, observations(agent.game, 1000)
 
 
 def fresh_mlp(game: str, folder: Path, net_arch: list[int], activation: str = "tanh") -> Path:

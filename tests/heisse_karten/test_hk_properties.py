@@ -30,7 +30,7 @@ def cards_of(d: dict) -> list[int]:
 
 @pytest.mark.slow
 @PLAYER_COUNTS
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(seed=seeds)
 def test_cards_scores_and_masks_hold_after_every_action(num_players, seed):
     """48 cards accounted for, scores == taken cards' values, legal actions == mask, the
@@ -102,7 +102,7 @@ def test_a_position_without_played_round_trips_while_it_plays_on(num_players, se
 
 @pytest.mark.slow
 @PLAYER_COUNTS
-@settings(max_examples=125, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(seed=seeds, split=st.integers(0, 89), other_seed=seeds)
 def test_clones_are_independent(num_players, seed, split, other_seed):
     """A clone plays on without touching the original (nor the original the clone), and a clone
@@ -124,7 +124,7 @@ def test_clones_are_independent(num_players, seed, split, other_seed):
 
 @pytest.mark.slow
 @PLAYER_COUNTS
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(seed=seeds, match=options)
 def test_matches_end_as_configured(num_players, seed, match):
     """HK-4.4 a match ends after its rounds, or after the round in which a total reaches the

@@ -68,7 +68,7 @@ def games(max_examples: int):
 
 
 @pytest.mark.slow
-@games(250)
+@games(120)
 def test_every_balloon_card_exactly_once_after_every_action(seed, choice_seed, options):
     """HL-1.1: the 40 balloon cards are each in exactly one hand, pile or stage side."""
     state = State.new(seed=seed, **options)
@@ -78,7 +78,7 @@ def test_every_balloon_card_exactly_once_after_every_action(seed, choice_seed, o
 
 
 @pytest.mark.slow
-@games(250)
+@games(120)
 def test_every_prize_card_exactly_once_after_every_action(seed, choice_seed, options):
     """HL-1.2: the 40 prize cards are in the prize deck, at a stage, won or inside a trophy."""
     state = State.new(seed=seed, **options)
@@ -88,7 +88,7 @@ def test_every_prize_card_exactly_once_after_every_action(seed, choice_seed, opt
 
 
 @pytest.mark.slow
-@games(150)
+@games(75)
 def test_stage_sides_only_ever_hold_fitting_cards(seed, choice_seed, options):
     """HL-3.1: a side holds at most as many cards of a suit as the stage has prizes of it."""
     state = State.new(seed=seed, **options)
@@ -100,7 +100,7 @@ def test_stage_sides_only_ever_hold_fitting_cards(seed, choice_seed, options):
                     assert on_side <= stage["prizes"].count(suit), (stage, suit)
 
 
-@games(150)
+@games(75)
 def test_stages_in_play_hold_their_number_of_prizes_and_at_most_three_spades(
     seed, choice_seed, options
 ):
@@ -118,7 +118,7 @@ def test_stages_in_play_hold_their_number_of_prizes_and_at_most_three_spades(
 
 
 @pytest.mark.slow
-@games(150)
+@games(75)
 def test_hands_always_hold_eight_cards(seed, choice_seed, options):
     """HL-2.4/HL-3.2/HL-3.4: every play and exchange is followed by as many draws, and the piles
     never run dry (at most 16 balloons lie on unflown stages), so hands stay at 8 cards."""
@@ -127,7 +127,7 @@ def test_hands_always_hold_eight_cards(seed, choice_seed, options):
         assert [len(hand) for hand in state.to_dict()["hands"]] == [HAND_SIZE, HAND_SIZE]
 
 
-@games(100)
+@games(50)
 def test_pass_streak_and_turn_stay_in_range(seed, choice_seed, options):
     """HL-3.6 the pass streak is 0 or 1 between actions; HL-7.3 turns grow by at most one."""
     state = State.new(seed=seed, **options)
@@ -139,7 +139,7 @@ def test_pass_streak_and_turn_stay_in_range(seed, choice_seed, options):
 
 
 @pytest.mark.slow
-@games(125)
+@games(60)
 def test_trophy_cards_pay_each_trophy_exactly(seed, choice_seed, options):
     """HL-6.1/6.2: the cards inside a player's trophies pay their prices exactly (a card of the
     claimed suit counts one, three of an awarded suit count one); HL-6.3 without three-for-one
@@ -163,7 +163,7 @@ def test_trophy_cards_pay_each_trophy_exactly(seed, choice_seed, options):
 
 
 @pytest.mark.slow
-@games(125)
+@games(60)
 def test_legal_actions_are_sorted_distinct_in_range_and_present_until_the_end(
     seed, choice_seed, options
 ):
@@ -181,7 +181,7 @@ def test_legal_actions_are_sorted_distinct_in_range_and_present_until_the_end(
 
 
 @pytest.mark.slow
-@games(125)
+@games(60)
 def test_action_mask_equals_legal_actions_for_the_mover_and_is_zero_for_the_other(
     seed, choice_seed, options
 ):
@@ -198,7 +198,7 @@ def test_action_mask_equals_legal_actions_for_the_mover_and_is_zero_for_the_othe
 
 
 @pytest.mark.slow
-@games(100)
+@games(50)
 def test_a_play_puts_the_named_card_on_the_named_side(seed, choice_seed, options):
     """Action ids (docs/rules.md): 8 * card + 2 * (stage - 1) + side moves the card from the
     mover's hand to their own (0) or the opponent's (1) side of the stage — or flies the stage it
@@ -253,7 +253,7 @@ def could_claim_any(d: dict, p: int) -> bool:
 
 
 @pytest.mark.slow
-@games(125)
+@games(60)
 def test_flights_follow_hl4_and_hl5(seed, choice_seed, options):
     """A play completing a stage flies it: the HL-4.2/4.3 winner takes the prizes (HL-5.1), the
     stage's cards go to the discard pile (HL-5.2), the terrain turns (HL-5.3), the stage is
@@ -300,7 +300,7 @@ def test_flights_follow_hl4_and_hl5(seed, choice_seed, options):
 
 
 @pytest.mark.slow
-@games(125)
+@games(60)
 def test_claims_pay_as_hl6_2_says(seed, choice_seed, options):
     """HL-6.1/6.2: a claim pays the price with cards of the claimed suit first, then with groups
     of three from the awarded suit held most (ties ♥ ♦ ♣ ♠); HL-7.1 a second trophy wins."""
@@ -333,7 +333,7 @@ def test_claims_pay_as_hl6_2_says(seed, choice_seed, options):
 
 
 @pytest.mark.slow
-@games(100)
+@games(50)
 def test_to_dict_from_dict_round_trip_after_every_action(seed, choice_seed, options):
     """from_dict(to_dict()) rebuilds the same dict and the same legal actions, also through
     JSON text."""
@@ -346,7 +346,7 @@ def test_to_dict_from_dict_round_trip_after_every_action(seed, choice_seed, opti
 
 
 @pytest.mark.slow
-@games(100)
+@games(50)
 def test_a_clone_can_be_played_without_changing_the_original(seed, choice_seed, options):
     """clone() is independent: a random action applied to a clone leaves the original's dict
     unchanged, at every point of the game."""
@@ -387,7 +387,7 @@ def test_a_clone_played_like_the_original_ends_the_same(seed, choice_seed, optio
 
 
 @pytest.mark.slow
-@games(250)
+@games(120)
 def test_games_end_well_before_the_turn_limit(seed, choice_seed, options):
     """HL-7.3: normal games end by the rules, never by truncation (they stay under 300 turns)."""
     state = State.new(seed=seed, **options)
@@ -420,7 +420,7 @@ def test_a_turn_limit_truncates_the_game_without_a_winner(seed, choice_seed, opt
         assert limited.to_dict()["winner"] is not None
 
 
-@games(125)
+@games(60)
 def test_returns_are_a_win_a_loss_or_a_draw_and_match_the_winner(seed, choice_seed, options):
     """HL-7.4: returns are (1, −1), (−1, 1) or (0, 0), matching the dict's winner."""
     state = State.new(seed=seed, **options)
@@ -432,7 +432,7 @@ def test_returns_are_a_win_a_loss_or_a_draw_and_match_the_winner(seed, choice_se
 
 
 @pytest.mark.slow
-@games(200)
+@games(100)
 def test_the_winner_is_who_hl7_says(seed, choice_seed, options):
     """HL-7.1 two trophies win at once; HL-7.2 otherwise, with no stage left, more trophies
     win, then more prize cards (trophy cards included), else a draw."""
