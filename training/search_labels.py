@@ -135,8 +135,7 @@ def write_shard(job: ShardJob, progress: Callable[[int], Any] | None = None) -> 
     opponents = _Opponents(job, apprentice)
     policy_input = ActionScorerInput(job.game) if job.scorer else None
     rows: dict[str, list[Any]] = {name: [] for name in PER_ROW}
-    flat: dict[str, list[np.ndarray]] = {name: [] for name in ("actions", "values", "counts")}
-    flat["prior"] = []
+    flat: dict[str, list[np.ndarray]] = {n: [] for n in ("actions", "values", "counts", "prior")}
     game = 0
     while len(rows["choice"]) < job.labels:
         count = job.player_counts[rng.integers(len(job.player_counts))]
