@@ -185,8 +185,8 @@ class ArrayGames:
         rules or truncated, on this step or before it (until ``reset_done`` deals it again) —
         a read-only view of the flags :attr:`done` shows, which change as the games play.
         The games that ended on this step are ``done & ~before``, with
-        ``before = games.done.copy()`` taken before it. An illegal action in any game played is a ``ValueError`` naming the
-        game, the action and why, and no game changes."""
+        ``before = games.done.copy()`` taken before it. An illegal action in any game played
+        is a ``ValueError`` naming the game, the action and why, and no game changes."""
         # The kernels pass over games that are over: the games left out are marked so for
         # the call, and their flags put back after it.
         left_out = None
