@@ -7,11 +7,29 @@ through this protocol, so everything above the engine layer is written once for 
 from __future__ import annotations
 
 import operator
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 Seed = int | np.random.Generator | None
+
+
+@runtime_checkable
+class ChanceSource(Protocol):
+    """Where an engine takes its chance events from: the two draws both engines make.
+
+    ``permutation(n)`` is a shuffle of ``range(n)`` (the deals of HL-2.2, HL-2.4 and HK-2.2, the
+    reshuffle of HL-3.5); ``integers(n)`` one of ``range(n)`` (a random first seat, HL-2.5 and
+    HK-2.4). A numpy ``Generator`` is one; OpenSpiel's adapter passes the outcomes its chance
+    nodes chose (docs/openspiel.md).
+    """
+
+    def permutation(self, n: int) -> np.ndarray: ...
+
+    def integers(self, n: int) -> int | np.integer: ...
+
+
+EngineSeed = int | ChanceSource | None  # what an engine's ``State.new`` and ``from_dict`` take
 
 
 def make_rng(seed: Seed) -> np.random.Generator:
@@ -21,6 +39,16 @@ def make_rng(seed: Seed) -> np.random.Generator:
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer)):
         raise TypeError(f"seed must be an int, a numpy Generator or None, not {seed!r}")
     return np.random.default_rng(seed)
+
+
+def make_chance(seed: EngineSeed) -> ChanceSource:
+    """An engine's chance source: :func:`make_rng` of an int or None, else ``seed`` as is (a
+    numpy Generator or any other :class:`ChanceSource`)."""
+    if seed is None or isinstance(seed, int | np.integer | np.random.Generator):
+        return make_rng(seed)
+    if isinstance(seed, ChanceSource):
+        return seed
+    return make_rng(seed)  # the TypeError naming what a seed may be
 
 
 def as_int(value: Any) -> int | None:
@@ -49,10 +77,10 @@ class GameState(Protocol):
     current_player: int | None
 
     @classmethod
-    def new(cls, seed: Seed = None, **options: Any) -> GameState: ...
+    def new(cls, seed: EngineSeed = None, **options: Any) -> GameState: ...
 
     @classmethod
-    def from_dict(cls, d: dict, seed: Seed = None) -> GameState: ...
+    def from_dict(cls, d: dict, seed: EngineSeed = None) -> GameState: ...
 
     @classmethod
     def from_view(cls, view: dict, rng: Seed = None) -> GameState: ...

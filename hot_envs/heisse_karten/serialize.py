@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from hot_envs.core.engine import ChanceSource
 from hot_envs.heisse_karten.facts import (
     CARD_VALUE,
     CARDS,
@@ -92,7 +93,7 @@ def check_num_players(num_players: Any) -> int:
     return check_int(num_players, "num_players", MIN_PLAYERS, MAX_PLAYERS)
 
 
-def resolve_options(num_players: int, rng: np.random.Generator, **options: Any) -> dict[str, Any]:
+def resolve_options(num_players: int, rng: ChanceSource, **options: Any) -> dict[str, Any]:
     """Checked options with defaults; a ``"random"`` first leader is drawn from ``rng`` here."""
     unknown = sorted(set(options) - set(DEFAULT_OPTIONS))
     if unknown:
@@ -224,7 +225,7 @@ def _check_played(
             raise ValueError(f"taken[{seat}] lacks cards of the tricks it won in played")
 
 
-def parse_state_dict(d: Any, rng: np.random.Generator) -> dict[str, Any]:
+def parse_state_dict(d: Any, rng: ChanceSource) -> dict[str, Any]:
     """Checked parts of a state dict: every key of the schema, with defaults filled in."""
     if not isinstance(d, dict):
         raise ValueError(f"a state dict is needed, not {type(d).__name__}")

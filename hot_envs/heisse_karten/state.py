@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from hot_envs.core.engine import Seed, copy_rng, make_rng
+from hot_envs.core.engine import ChanceSource, EngineSeed, Seed, copy_rng, make_chance, make_rng
 from hot_envs.core.errors import IllegalActionError
 from hot_envs.heisse_karten import serialize
 from hot_envs.heisse_karten.facts import (
@@ -88,27 +88,28 @@ class State:
     # -- creation ------------------------------------------------------------------------------
 
     @classmethod
-    def new(cls, seed: Seed = None, num_players: int = 4, **options: Any) -> State:
+    def new(cls, seed: EngineSeed = None, num_players: int = 4, **options: Any) -> State:
         """A freshly dealt game for ``num_players`` (2–6). ``options`` (keywords, as in the module
         docstring): first_leader, reward_mode, rounds, target; an unknown one is a ``ValueError``.
 
-        An int or ``None`` seeds a new generator; a numpy Generator is used (and advanced) as is.
+        An int or ``None`` seeds a new generator; a numpy Generator, or any other chance source
+        (``hot_envs.core.engine.ChanceSource``), is used (and advanced) as is.
         """
         num_players = serialize.check_num_players(num_players)
-        state = cls._empty(num_players, make_rng(seed))
+        state = cls._empty(num_players, make_chance(seed))
         state.options = serialize.resolve_options(num_players, state._rng, **options)
         state.totals = [0] * num_players
         state._deal(0)
         return state
 
     @classmethod
-    def from_dict(cls, d: dict, seed: Seed = None) -> State:
+    def from_dict(cls, d: dict, seed: EngineSeed = None) -> State:
         """The state a dict describes (docs/environments.md, "Setting up a position");
         ``ValueError`` names the first problem.
 
         ``seed`` feeds the generator that deals later rounds of a match.
         """
-        rng = make_rng(seed)
+        rng = make_chance(seed)
         parts = serialize.parse_state_dict(d, rng)
         state = cls._empty(parts.pop("num_players"), rng)
         state._draw_pile = parts.pop("draw_pile")[::-1]
@@ -125,7 +126,7 @@ class State:
         return cls.from_dict(serialize.deal_view(view, rng), seed=rng)
 
     @classmethod
-    def _empty(cls, num_players: int, rng: np.random.Generator) -> State:
+    def _empty(cls, num_players: int, rng: ChanceSource) -> State:
         state = cls.__new__(cls)
         state.num_players = num_players
         state.round_finished = False
@@ -149,7 +150,7 @@ class State:
         self.round = round_index
         self.leader = self.current_player = (self.options["first_leader"] + round_index) % n
 
-    def _own_rng(self) -> np.random.Generator:
+    def _own_rng(self) -> ChanceSource:
         if self._rng_shared:
             self._rng, self._rng_shared = copy_rng(self._rng), False
         return self._rng

@@ -21,9 +21,7 @@ from __future__ import annotations
 from bisect import insort
 from typing import Any
 
-import numpy as np
-
-from hot_envs.core.engine import Seed, as_int, copy_rng, make_rng
+from hot_envs.core.engine import ChanceSource, EngineSeed, Seed, as_int, copy_rng, make_chance
 from hot_envs.core.errors import IllegalActionError
 from hot_envs.heisse_luft import serialize
 from hot_envs.heisse_luft.facts import (
@@ -99,7 +97,7 @@ class State:
 
     # ------------------------------------------------------------------ creation
 
-    def __init__(self, options: dict[str, Any], rng: np.random.Generator) -> None:
+    def __init__(self, options: dict[str, Any], rng: ChanceSource) -> None:
         """An empty table; use :meth:`new` or :meth:`from_dict`."""
         self.options = options
         self.phase = PLAY
@@ -131,9 +129,9 @@ class State:
         self._legal: list[int] | None = None
 
     @classmethod
-    def new(cls, seed: Seed = None, **options: Any) -> State:
+    def new(cls, seed: EngineSeed = None, **options: Any) -> State:
         """A freshly dealt game (HL-2). ``options``: three_for_one, starting_player, turn_limit."""
-        state = cls(serialize.check_options(options), make_rng(seed))
+        state = cls(serialize.check_options(options), make_chance(seed))
         rng = state._rng
         # HL-2.2 shuffle the prize deck and fill stages 1–4 from the top.
         deck = [suit for suit, size in enumerate(SUIT_SIZES) for _ in range(size)]
@@ -185,7 +183,7 @@ class State:
         return other
 
     @property
-    def rng(self) -> np.random.Generator:
+    def rng(self) -> ChanceSource:
         """This game's own generator (reshuffles of HL-3.5)."""
         if self._rng_shared:
             self._rng = copy_rng(self._rng)
@@ -512,9 +510,9 @@ class State:
         return serialize.state_to_dict(self)
 
     @classmethod
-    def from_dict(cls, d: dict, seed: Seed = None) -> State:
+    def from_dict(cls, d: dict, seed: EngineSeed = None) -> State:
         """A state from :meth:`to_dict`'s format; ``ValueError`` names the first problem."""
-        state = cls(serialize.state_dict_options(d), make_rng(seed))
+        state = cls(serialize.state_dict_options(d), make_chance(seed))
         serialize.read_state_dict(state, d)
         state._resume()
         return state

@@ -8,13 +8,14 @@ There is no second rule book here.
 
 Chance is *explicit* (``EXPLICIT_STOCHASTIC``): every outcome the engine draws is a chance node.
 The engine deals (HL-2, HK-2.2), reshuffles (HL-3.5) and draws a random first seat (HL-2.5, HK-2.4)
-with its generator; here that generator is a :class:`_Chance`, which hands out outcomes the chance
-nodes chose, one item of a shuffle at a time (the last forced). The engine's own dealing code
-stays the one rule book. OpenSpiel's serialization (``serialize_game_and_state``, which
-``random_sim_test`` checks) needs this: a sampled-stochastic game must hand OpenSpiel its
-generator's state, which Python games cannot. A player's action that makes the engine shuffle
-(the round a Heiße Karten match deals next, a reshuffle while drawing) becomes a chance node with
-that action pending; the action is applied once its outcomes are chosen.
+from its chance source (``hot_envs.core.engine.ChanceSource``); here that source is an
+:class:`_Outcomes`, which hands out the outcomes the chance nodes chose, one item of a shuffle at
+a time (the last forced). The engine's own dealing code stays the one rule book. OpenSpiel's
+serialization (``serialize_game_and_state``, which ``random_sim_test`` checks) needs this: a
+sampled-stochastic game must hand OpenSpiel its generator's state, which Python games cannot. A
+player's action that makes the engine shuffle (the round a Heiße Karten match deals next, a
+reshuffle while drawing) becomes a chance node with that action pending; the action is applied
+once its outcomes are chosen.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ except ImportError as error:  # pragma: no cover - the extra is installed in the
     ) from error
 
 from hot_envs import heisse_karten, heisse_luft
+from hot_envs.core.games import GAMES
 from hot_envs.heisse_karten.facts import CARD_VALUE, NUM_CARDS, SCORE_SCALE
 from hot_envs.heisse_karten.facts import SET_ASIDE as KARTEN_SET_ASIDE
 
@@ -118,56 +120,43 @@ def karten_options(params: dict[str, Any]) -> dict[str, Any]:
 
 
 class _Need(Exception):
-    """The engine asked the generator for an outcome the chance nodes have not chosen yet."""
+    """The engine asked its chance source for an outcome the chance nodes have not chosen yet."""
 
     def __init__(self, size: int) -> None:
         super().__init__(size)
         self.size = size
 
 
-class _Chance(np.random.Generator):
-    """The generator the engine deals with here: it hands out the chance nodes' outcomes.
+class _Outcomes:
+    """The engine's chance source here (``hot_envs.core.engine.ChanceSource``): the outcomes the
+    chance nodes chose, handed out in order.
 
-    The engine draws its randomness as ``permutation(n)`` (the deals of HL-2.2/2.4 and HK-2.2,
-    the reshuffle of HL-3.5) and ``integers(n)`` (a random first seat, HL-2.5 and HK-2.4). A
-    permutation is chosen one item at a time, each a chance node (the last item is forced); an
-    ``integers(n)`` is one chance node. A call the outcomes do not cover yet raises
+    A ``permutation(n)`` is chosen one item at a time, each a chance node (the last item is
+    forced); an ``integers(n)`` is one chance node. A draw the outcomes do not cover yet raises
     :class:`_Need`, and the action is applied again, on a fresh copy, once they do.
     """
 
+    __slots__ = ("_outcomes", "used")
+
     def __init__(self, outcomes: list[int]) -> None:
-        super().__init__(_UNUSED_BITS)  # never drawn from: every draw above is overridden
         self._outcomes = outcomes
-        self._used = 0
+        self.used = 0  # how many outcomes the engine has taken
 
     def _take(self, count: int, size: int) -> list[int]:
-        start = self._used
+        start = self.used
         if len(self._outcomes) < start + count:
             raise _Need(size)
-        self._used += count
+        self.used += count
         return self._outcomes[start : start + count]
 
-    def permutation(self, x: Any, *args: Any, **kwargs: Any) -> np.ndarray:
-        if args or kwargs or not isinstance(x, int | np.integer):
-            raise NotImplementedError("only permutation(n) is dealt through chance nodes")
-        return np.array(self._take(int(x), int(x)), dtype=np.int64)
+    def permutation(self, n: int) -> np.ndarray:
+        return np.array(self._take(n, n), dtype=np.int64)
 
-    def integers(self, low: Any, *args: Any, **kwargs: Any) -> np.int64:
-        if args or kwargs:
-            raise NotImplementedError("only integers(n) is dealt through chance nodes")
-        return np.int64(self._take(1, -int(low))[0])
-
-    def __getattribute__(self, name: str) -> Any:
-        if name in _UNUSED_DRAWS:
-            raise NotImplementedError(f"the engine's {name}() is not dealt through chance nodes")
-        return super().__getattribute__(name)
+    def integers(self, n: int) -> int:
+        return self._take(1, -n)[0]
 
 
-_UNUSED_BITS = np.random.PCG64(0)
-_UNUSED_DRAWS = frozenset({"random", "choice", "shuffle", "uniform", "normal", "bytes"})
-
-
-_NO_OUTCOMES = _Chance([])  # the generator of a settled engine state: any draw is a _Need
+_NO_OUTCOMES = _Outcomes([])  # the source of a settled engine state: any draw is a _Need
 
 
 class _Engine:
@@ -202,10 +191,11 @@ def loads(text: str) -> Any:
         state = json.loads(text)
     except (ValueError, TypeError) as error:
         raise ValueError(f"not a serialized Heiße Luft or Heiße Karten state: {error}") from None
-    engines = {"heisse_luft": heisse_luft.State, "heisse_karten": heisse_karten.State}
-    if not isinstance(state, dict) or state.get("game") not in engines:
+    key = state.get("game") if isinstance(state, dict) else None
+    game = next((game for game in GAMES.values() if game.key == key), None)
+    if game is None:
         raise ValueError("not a serialized Heiße Luft or Heiße Karten state: no game named")
-    return engines[state["game"]].from_dict(state, seed=_Chance([]))
+    return game.engine.State.from_dict(state, seed=_NO_OUTCOMES)
 
 
 def _restore(text: str | None) -> _Engine:
@@ -306,8 +296,8 @@ _DEAL = -1  # the pending move of a state before the first deal
 class _State(pyspiel.State):
     """A pyspiel state around one engine state (:attr:`engine`).
 
-    A player's action is applied to a copy of the engine state whose generator is a
-    :class:`_Chance`; when the action needs an outcome (a deal or a reshuffle) the state becomes
+    A player's action is applied to a copy of the engine state whose chance source is an
+    :class:`_Outcomes`; when the action needs an outcome (a deal or a reshuffle) the state becomes
     a chance node with that action pending, and the action is applied once chance has chosen.
     """
 
@@ -328,7 +318,7 @@ class _State(pyspiel.State):
 
     def _advance(self) -> None:
         """Apply the pending move with the outcomes chosen so far, or find the next draw."""
-        chance = _Chance(self._outcomes)
+        chance = _Outcomes(self._outcomes)
         try:
             if self._pending == _DEAL:
                 game = self.get_game()
@@ -338,7 +328,7 @@ class _State(pyspiel.State):
                 engine._rng, engine._rng_shared = chance, False
                 engine.apply(self._pending)
         except _Need as need:
-            self._size, self._start = need.size, chance._used
+            self._size, self._start = need.size, chance.used
             items = self._open_items()
             if self._size > 0 and len(items) == 1:  # a permutation's last item is forced
                 self._outcomes.append(items[0])
