@@ -168,16 +168,10 @@ def _which(games: ArrayHeisseKarten, which: Any) -> np.ndarray:
 
 
 def _arrays(games: ArrayHeisseKarten) -> tuple:
-    """What a seat's view holds that the scores read (HK-5): the hands (a kernel reads only
-    the deciding seat's), the trick, the round's played cards."""
-    return (
-        games.players,
-        games.hands,
-        games.trick,
-        games.trick_len,
-        games.played_card,
-        games.played_len,
-    )
+    """The seat counts and the games' records, of which the scores read what a seat's view
+    holds (HK-5): the hands (a kernel reads only the deciding seat's), the trick, the round's
+    played cards."""
+    return games.players, games.table
 
 
 # -- kernels -------------------------------------------------------------------------------------
@@ -211,13 +205,14 @@ def _hand_cards(bits, out):
 
 
 @kernel
-def _unseen(b, bits, played_card, played_len, count, total):
-    """``hk.Unseen`` in game ``b`` for the hand ``bits``: ``count``/``total`` (49 each) its
-    prefix counts and value sums over the cards in trick-rank order (HK-3.2), the unseen cards
-    being those neither in the hand nor played this round (HK-5); returns their mean value."""
+def _unseen(r, bits, count, total):
+    """``hk.Unseen`` in game ``r`` (its record) for the hand ``bits``: ``count``/``total`` (49
+    each) its prefix counts and value sums over the cards in trick-rank order (HK-3.2), the
+    unseen cards being those neither in the hand nor played this round (HK-5); returns their
+    mean value."""
     seen = bits
-    for i in range(played_len[b]):
-        seen |= 1 << (played_card[b, i] - 1)
+    for i in range(r.played_len):
+        seen |= 1 << (r.played_card[i] - 1)
     count[0] = 0
     total[0] = 0
     for slot in range(1, NUM_CARDS + 1):
@@ -233,28 +228,28 @@ def _unseen(b, bits, played_card, played_len, count, total):
 
 
 @kernel
-def _trick_so_far(b, trick, length):
-    """The points of game ``b``'s trick so far and its highest trick rank (HK-3.2)."""
+def _trick_so_far(r, length):
+    """The points of game ``r``'s trick so far and its highest trick rank (HK-3.2)."""
     base = 0
     best = 0
     for i in range(length):
-        base += _VALUE[trick[b, i]]
-        best = max(best, _RANK[trick[b, i]])
+        base += _VALUE[r.trick[i]]
+        best = max(best, _RANK[r.trick[i]])
     return base, best
 
 
 @kernel
-def _score_hand(b, seat, n, hands, trick, trick_len, played_card, played_len, count, total, out):
-    """The heuristic's numbers for each card ``k + 1`` of ``seat``'s hand in game ``b``:
+def _score_hand(r, seat, n, count, total, out):
+    """The heuristic's numbers for each card ``k + 1`` of ``seat``'s hand in game ``r``:
     ``out[k]`` = (score, the share of unseen cards beating it, value now, value usually,
     chance to take the trick; the terms 0 on a lead). ``count``/``total`` (49 each) are
     scratch: ``hk.Unseen``'s prefix counts and value sums over the cards in trick-rank order
     (HK-3.2), the unseen cards being those neither in the hand nor played this round (HK-5)."""
-    bits = hands[b, seat]
-    mean = _unseen(b, bits, played_card, played_len, count, total)
+    bits = r.hands[seat]
+    mean = _unseen(r, bits, count, total)
     unseen = count[NUM_CARDS]
-    length = trick_len[b]
-    base, best = _trick_so_far(b, trick, length)
+    length = r.trick_len
+    base, best = _trick_so_far(r, length)
     share = 1.0 / (n - 1)
     later = n - 1 - length
     tempo = _TEMPO[n]
@@ -284,7 +279,7 @@ def _score_hand(b, seat, n, hands, trick, trick_len, played_card, played_len, co
 
 
 @kernel
-def _card_scores(which, current, players, hands, trick, trick_len, played_card, played_len, out):
+def _card_scores(which, current, players, table, out):
     """``out[j, card - 1]``: the score of each hand card of game ``which[j]``'s seat to move."""
     count = np.zeros(NUM_CARDS + 1, dtype=np.int64)
     total = np.zeros(NUM_CARDS + 1, dtype=np.int64)
@@ -294,31 +289,15 @@ def _card_scores(which, current, players, hands, trick, trick_len, played_card, 
         seat = current[b]
         if seat < 0:
             continue
-        n = players[b]
-        _score_hand(
-            b, seat, n, hands, trick, trick_len, played_card, played_len, count, total, numbers
-        )
-        bits = hands[b, seat]
+        _score_hand(table[b], seat, players[b], count, total, numbers)
+        bits = table[b].hands[seat]
         for k in range(NUM_CARDS):
             if bits >> k & 1:
                 out[j, k] = numbers[k, 0]
 
 
 @kernel
-def _best(
-    which,
-    current,
-    players,
-    hands,
-    trick,
-    trick_len,
-    played_card,
-    played_len,
-    tolerance,
-    legal,
-    top,
-    counts,
-):
+def _best(which, current, players, table, tolerance, legal, top, counts):
     """``ScoringAgent.best`` but its draw, per decision: ``legal[j, :c]`` the ``c`` legal
     actions ascending (HK-3.1, as the view lists them), ``top[j, :t]`` those scoring at least
     the best score less ``tolerance``, ``counts[j]`` = (c, t). A forced move is its own top."""
@@ -328,16 +307,13 @@ def _best(
     for j in range(which.shape[0]):
         b = which[j]
         seat = current[b]
-        c = _hand_cards(hands[b, seat], legal[j])
+        c = _hand_cards(table[b].hands[seat], legal[j])
         counts[j, 0] = c
         if c == 1:
             top[j, 0] = legal[j, 0]
             counts[j, 1] = 1
             continue
-        n = players[b]
-        _score_hand(
-            b, seat, n, hands, trick, trick_len, played_card, played_len, count, total, numbers
-        )
+        _score_hand(table[b], seat, players[b], count, total, numbers)
         best = numbers[legal[j, 0], 0]
         for i in range(1, c):
             best = max(best, numbers[legal[j, i], 0])
@@ -351,18 +327,16 @@ def _best(
 
 
 @kernel
-def _expected_points(
-    b, seat, n, hands, trick, trick_len, played_card, played_len, count, total, out
-):
-    """``sk.expected_points`` of each card ``k + 1`` of ``seat``'s hand in game ``b`` into
+def _expected_points(r, seat, n, count, total, out):
+    """``sk.expected_points`` of each card ``k + 1`` of ``seat``'s hand in game ``r`` into
     ``out[k]``: its points for this trick alone, the later players' cards drawn from the unseen
     ones (HK-5: neither in the hand nor played this round), a lead too. ``count``/``total``:
     scratch, as in :func:`_score_hand`."""
-    bits = hands[b, seat]
-    mean = _unseen(b, bits, played_card, played_len, count, total)
+    bits = r.hands[seat]
+    mean = _unseen(r, bits, count, total)
     unseen = count[NUM_CARDS]
-    length = trick_len[b]
-    base, best = _trick_so_far(b, trick, length)
+    length = r.trick_len
+    base, best = _trick_so_far(r, length)
     share = 1.0 / (n - 1)
     later = n - 1 - length
     for k in range(NUM_CARDS):
@@ -379,21 +353,7 @@ def _expected_points(
 
 
 @kernel
-def _style_best(
-    which,
-    current,
-    players,
-    hands,
-    trick,
-    trick_len,
-    played_card,
-    played_len,
-    style,
-    tolerance,
-    legal,
-    top,
-    counts,
-):
+def _style_best(which, current, players, table, style, tolerance, legal, top, counts):
     """:func:`_best` for style ``style`` (:data:`STYLE_CODES`): 0 the lowest card; 1 leading the
     highest trick rank, following the lowest rank that beats the trick (HK-3.2), else the
     lowest; 2 leading the lowest rank, following the highest rank under the trick's best, else
@@ -403,27 +363,16 @@ def _style_best(
     points = np.zeros(NUM_CARDS)
     for j in range(which.shape[0]):
         b = which[j]
+        r = table[b]
         seat = current[b]
-        c = _hand_cards(hands[b, seat], legal[j])
+        c = _hand_cards(r.hands[seat], legal[j])
         counts[j, 0] = c
         counts[j, 1] = 1
         top[j, 0] = legal[j, 0]  # a forced move, and the low-card dumper's choice
         if c == 1 or style == 0:
             continue
         if style == 3:
-            _expected_points(
-                b,
-                seat,
-                players[b],
-                hands,
-                trick,
-                trick_len,
-                played_card,
-                played_len,
-                count,
-                total,
-                points,
-            )
+            _expected_points(r, seat, players[b], count, total, points)
             best = points[legal[j, 0]]
             for i in range(1, c):
                 best = max(best, points[legal[j, i]])
@@ -434,10 +383,10 @@ def _style_best(
                     t += 1
             counts[j, 1] = t
             continue
-        length = trick_len[b]
+        length = r.trick_len
         best_rank = 0
         for i in range(length):
-            best_rank = max(best_rank, _RANK[trick[b, i]])
+            best_rank = max(best_rank, _RANK[r.trick[i]])
         low = high = under = over = -1  # lowest and highest rank; highest under, lowest over
         for i in range(c):
             action = legal[j, i]
@@ -458,20 +407,7 @@ def _style_best(
 
 
 @kernel
-def _fill(
-    which,
-    seats,
-    observations,
-    out,
-    current,
-    players,
-    hands,
-    trick,
-    trick_len,
-    played_card,
-    played_len,
-    tolerance,
-):
+def _fill(which, seats, observations, out, current, players, table, tolerance):
     """``features.policy_input`` of each decision into ``out[j]``: the observation, then for
     each hand card of the seat to move (ascending, HK-3.1) ``karten_features``' row in its
     slot, then the ids (−1 past the legal ones). Each float64 column rounds to float32 once,
@@ -492,16 +428,15 @@ def _fill(
         if seat != current[b]:
             continue
         n = players[b]
-        _score_hand(
-            b, seat, n, hands, trick, trick_len, played_card, played_len, count, total, numbers
-        )
-        length = trick_len[b]
+        r = table[b]
+        _score_hand(r, seat, n, count, total, numbers)
+        length = r.trick_len
         base = 0
         best_rank = 0
         for i in range(length):
-            base += _VALUE[trick[b, i]]
-            best_rank = max(best_rank, _RANK[trick[b, i]])
-        bits = hands[b, seat]
+            base += _VALUE[r.trick[i]]
+            best_rank = max(best_rank, _RANK[r.trick[i]])
+        bits = r.hands[seat]
         legal = 0
         for k in range(NUM_CARDS):
             legal += bits >> k & 1
