@@ -75,7 +75,7 @@ _NO_TARGET = -1
 _RANDOM_LEADER = -1  # the option first_leader="random" (HK-2.4), drawn per game
 
 GAME = np.dtype(
-    [  # what every move reads first, then what it reads at one place
+    [  # what a move reads, the most often read first (the heuristic: up to played_seat)
         ("hands", np.int64, (MAX_PLAYERS,)),  # bit sets
         ("top", np.int64),
         ("end", np.int64),
@@ -83,6 +83,8 @@ GAME = np.dtype(
         ("played_len", np.int64),
         ("leader", np.int64),
         ("trick", np.int64, (MAX_PLAYERS,)),  # in play order
+        ("played_card", np.int64, (NUM_CARDS,)),
+        ("played_seat", np.int64, (NUM_CARDS,)),
         ("scores", np.int64, (MAX_PLAYERS,)),
         ("taken_len", np.int64, (MAX_PLAYERS,)),
         ("totals", np.int64, (MAX_PLAYERS,)),
@@ -91,8 +93,6 @@ GAME = np.dtype(
         ("aside", np.int64),
         ("set_aside", np.int64, (MAX_SET_ASIDE,)),
         ("pile", np.int64, (NUM_CARDS,)),  # top card first
-        ("played_seat", np.int64, (NUM_CARDS,)),
-        ("played_card", np.int64, (NUM_CARDS,)),
         ("taken", np.int64, (MAX_PLAYERS, NUM_CARDS)),
     ]
 )
