@@ -142,11 +142,11 @@ def _ties(pairs, games, which, tolerance) -> int:
 
 @PLAYER_COUNTS
 def test_scores_inputs_and_actions_equal_the_per_view_ones(num_players):
-    """Random and heuristic play (epsilon 0 and 0.2) at every table size: thousands of
+    """Random and heuristic play (epsilon 0 and 0.2) at every table size: over a thousand
     decisions, leads and follows, each equal to the reference."""
-    tally = run(num_players, num_games=24, steps=90, seed=num_players)
+    tally = run(num_players, num_games=24, steps=48, seed=num_players)
     assert tally.mismatches == []
-    assert tally.decisions > 2000 and tally.rows == 2 * tally.decisions
+    assert tally.decisions > 1000 and tally.rows == 2 * tally.decisions
     assert tally.follows > tally.decisions // 3  # follows, not only leads
     assert tally.actions == 2 * tally.decisions
 
