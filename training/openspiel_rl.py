@@ -243,6 +243,7 @@ def run(settings: Settings) -> list[dict[str, Any]]:
                     "algorithm": settings.algorithm,
                     "game": settings.game,
                     "players": n,
+                    "reward": settings.reward,
                     "steps": steps,
                     "episodes": episodes,
                     "cpu_seconds": round(cpu, 1),
@@ -314,6 +315,7 @@ CSV_FIELDS = (
     "algorithm",
     "game",
     "players",
+    "reward",
     "steps",
     "episodes",
     "cpu_seconds",
@@ -358,6 +360,8 @@ def plot_curve(rows: Sequence[dict[str, Any]], path: Path) -> bool:
     title = f"{first['algorithm'].upper()}, {get_game(first['game']).title}"
     if first["game"] == "heisse-karten":
         title += f", {first['players']} players"
+    if first.get("reward", "win") != "win":
+        title += f", {first['reward']} as reward"
     ax.set(xlabel="training steps", ylabel="win share (95 % CI)", title=title, ylim=(0, 1))
     ax.legend()
     fig.tight_layout()
