@@ -1,20 +1,22 @@
-"""OpenSpiel's DQN and NFSP on both games, with a measured learning curve (docs/training.md,
-"Other algorithms").
+"""OpenSpiel's DQN and NFSP, and a Deep Monte-Carlo learner, on both games, with a measured
+learning curve (docs/training.md, "Other algorithms").
 
-``python -m hot_envs.training.openspiel_rl GAME --algorithm dqn|nfsp --steps N --out DIR`` (or
+``python -m hot_envs.training.openspiel_rl GAME --algorithm dqn|nfsp|dmc --steps N --out DIR`` (or
 ``hot-envs train GAME --backend openspiel …``) trains OpenSpiel's PyTorch learners
 (``open_spiel.python.pytorch.dqn.DQN``, ``open_spiel.python.pytorch.nfsp.NFSP``) on the
 registered games (``python_heisse_luft``, ``python_heisse_karten(players=N)``,
 docs/openspiel.md) through ``rl_environment``, which hands each player the legal actions: both
 learners only ever pick among them (DQN masks its Q-values, NFSP its average policy's logits).
+:class:`DMC` is DouZero's Deep Monte-Carlo on the same interface: Monte-Carlo returns instead of
+DQN's bootstrapped targets.
 
 * **Seats.** Each game the learners' seats are drawn (one rotation of the table, seeded), so a
   learner plays every seat, as it will in the arena; its ``player_id`` is set between games.
-  DQN learns against an agent spec in the other seats (``--opponent``, default ``random``),
+  DQN and DMC learn against an agent spec in the other seats (``--opponent``, default ``random``),
   seated through :func:`hot_envs.openspiel.bot`; NFSP learns by self-play, one NFSP agent per
   seat (its method).
 * **Evaluation.** Every ``--eval-every`` steps (and before the first), the network the run
-  reports — DQN's Q-network, NFSP's average policy — is written as a checkpoint
+  reports — DQN's and DMC's Q-network, NFSP's average policy — is written as a checkpoint
   (``DIR/policy``: ``policy.npz`` + ``policy.json``, the MLP format of
   :mod:`hot_envs.agents.checkpoint`, its argmax over the legal actions the learner's greedy
   move) and the arena plays it against ``random`` and the ``heuristic``
@@ -46,7 +48,7 @@ import numpy as np
 
 from hot_envs.core.games import get_game
 
-ALGORITHMS = ("dqn", "nfsp")
+ALGORITHMS = ("dqn", "nfsp", "dmc")
 GAMES = {"heisse-luft": "python_heisse_luft", "heisse-karten": "python_heisse_karten"}
 EVAL_OPPONENTS = ("random", "heuristic")
 
@@ -61,7 +63,7 @@ class Settings:
     steps: int = 50_000
     out: str = "runs/openspiel"
     seed: int = 0
-    opponent: str = "random"  # DQN's other seats (an agent spec); NFSP plays itself
+    opponent: str = "random"  # DQN's and DMC's other seats (an agent spec); NFSP plays itself
     reward: str = "win"  # Heiße Karten's reward_mode (HK-4.3): "win" or "score"
     eval_every: int = 10_000
     eval_games: int = 400
@@ -107,7 +109,7 @@ class Settings:
             raise ValueError(f"epsilon_decay must not be negative, not {self.epsilon_decay!r}")
         if not 0.0 < self.anticipatory <= 1.0:
             raise ValueError(f"anticipatory must be in (0, 1], not {self.anticipatory!r}")
-        if self.algorithm == "dqn":
+        if self.algorithm != "nfsp":
             from hot_envs.agents import make_agent
 
             make_agent(self.opponent, self.game, 0)  # an unknown spec: its own message
@@ -124,7 +126,9 @@ def pyspiel_name(game: str, players: int, reward: str = "win") -> str:
 
 
 def make_learners(settings: Settings, size: int, actions: int) -> list[Any]:
-    """DQN: one learner; NFSP: one per seat (self-play)."""
+    """DQN and DMC: one learner; NFSP: one per seat (self-play)."""
+    if settings.algorithm == "dmc":
+        return [DMC(0, size, actions, settings)]
     common = {
         "state_representation_size": size,
         "num_actions": actions,
@@ -171,6 +175,78 @@ def make_learners(settings: Settings, size: int, actions: int) -> list[Any]:
     ]
 
 
+class DMC:
+    """Deep Monte-Carlo, DouZero's learner (Zha et al., 2021), with one output per action: the
+    network's output for an action is trained towards the return of the game it was played in
+    (mean squared error, no bootstrapping), and the learner plays ε-greedily among the legal
+    actions (ε as DQN's). It keeps OpenSpiel's agent interface (``step(time_step)``), so it plays
+    through ``rl_environment`` like the others; the network is OpenSpiel's ``MLP``."""
+
+    def __init__(self, player_id: int, size: int, actions: int, settings: Settings) -> None:
+        import torch
+        from open_spiel.python.pytorch import dqn
+
+        self.player_id = player_id
+        self._q_network = dqn.MLP(size, list(settings.hidden), actions, seed=settings.seed)
+        self._optimizer = torch.optim.Adam(self._q_network.parameters(), lr=settings.learning_rate)
+        self._states = np.zeros((settings.buffer, size), dtype=np.float32)
+        self._actions = np.zeros(settings.buffer, dtype=np.int64)
+        self._returns = np.zeros(settings.buffer, dtype=np.float32)
+        self._stored = 0  # transitions written so far (the buffer is a ring)
+        self._game: list[tuple[np.ndarray, int]] = []
+        self._iteration = 0
+        self._settings = settings
+        self._decay = settings.epsilon_decay or max(settings.steps // 5, 1)
+
+    def step(self, time_step: Any, is_evaluation: bool = False) -> Any:
+        """The action for the player to move (``None`` at the end, where the game's decisions
+        go to the buffer with its return)."""
+        import torch
+        from open_spiel.python import rl_agent
+
+        if time_step.last():
+            if not is_evaluation:
+                for state, action in self._game:
+                    slot = self._stored % len(self._returns)
+                    self._states[slot], self._actions[slot] = state, action
+                    self._returns[slot] = time_step.rewards[self.player_id]
+                    self._stored += 1
+            self._game = []
+            return None
+        state = np.asarray(time_step.observations["info_state"][self.player_id], dtype=np.float32)
+        legal = time_step.observations["legal_actions"][self.player_id]
+        progress = min(self._iteration / self._decay, 1.0)
+        epsilon = 0.0 if is_evaluation else 1.0 + (0.05 - 1.0) * progress
+        if np.random.rand() < epsilon:
+            action = int(np.random.choice(legal))
+        else:
+            with torch.no_grad():
+                values = self._q_network(torch.from_numpy(state)[None])[0]
+            action = int(legal[int(torch.argmax(values[legal]))])
+        if not is_evaluation:
+            self._game.append((state, action))
+            self._iteration += 1
+            if self._iteration % self._settings.learn_every == 0:
+                self.learn()
+        return rl_agent.StepOutput(action=action, probs=[])
+
+    def learn(self) -> float | None:
+        """One gradient step on a batch from the buffer (once it holds 1,000 decisions)."""
+        import torch
+
+        held = min(self._stored, len(self._returns))
+        if held < min(1_000, len(self._returns)) or held < self._settings.batch_size:
+            return None
+        rows = np.random.randint(held, size=self._settings.batch_size)
+        values = self._q_network(torch.from_numpy(self._states[rows]))
+        chosen = values.gather(1, torch.from_numpy(self._actions[rows])[:, None])[:, 0]
+        loss = torch.nn.functional.mse_loss(chosen, torch.from_numpy(self._returns[rows]))
+        self._optimizer.zero_grad()
+        loss.backward()
+        self._optimizer.step()
+        return float(loss.detach())
+
+
 def seat(learner: Any, player: int) -> None:
     """Move ``learner`` to seat ``player`` for the next game (between games only)."""
     learner.player_id = player
@@ -180,7 +256,7 @@ def seat(learner: Any, player: int) -> None:
 
 
 def network(learner: Any) -> Any:
-    """The network a run reports: DQN's Q-network, NFSP's average policy."""
+    """The network a run reports: DQN's and DMC's Q-network, NFSP's average policy."""
     return learner._avg_network if hasattr(learner, "_avg_network") else learner._q_network
 
 
@@ -222,7 +298,7 @@ def run(settings: Settings) -> list[dict[str, Any]]:
     learners = make_learners(settings, size, actions)
     n = settings.players
     opponents = []
-    if settings.algorithm == "dqn":  # the other seats: the spec, one bot per seat
+    if settings.algorithm != "nfsp":  # the other seats: the spec, one bot per seat
         opponents = [
             hot_envs.openspiel.bot(settings.opponent, game, p, seed=settings.seed + p)
             for p in range(n)
@@ -374,8 +450,9 @@ def parse_args(argv: Sequence[str] | None = None) -> Settings:
     defaults = Settings(game="heisse-luft")
     parser = argparse.ArgumentParser(
         prog="python -m hot_envs.training.openspiel_rl",
-        description="Train OpenSpiel's DQN or NFSP on one of our games, with a learning curve "
-        "against random and the heuristic (docs/training.md, 'Other algorithms').",
+        description="Train OpenSpiel's DQN or NFSP, or Deep Monte-Carlo, on one of our games, "
+        "with a learning curve against random and the heuristic (docs/training.md, "
+        "'Other algorithms').",
     )
     parser.add_argument("game", help="heisse-luft or heisse-karten")
     parser.add_argument("--algorithm", choices=ALGORITHMS, default=defaults.algorithm)
@@ -384,7 +461,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Settings:
     parser.add_argument("--out", default=defaults.out, help="the run folder")
     parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument(
-        "--opponent", default=defaults.opponent, help="DQN's other seats, an agent spec"
+        "--opponent", default=defaults.opponent, help="DQN's and DMC's other seats, an agent spec"
     )
     parser.add_argument(
         "--reward",

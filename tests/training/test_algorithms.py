@@ -1,4 +1,5 @@
-"""OpenSpiel's DQN and NFSP on our games (hot_envs.training.openspiel_rl): each trains on each
+"""OpenSpiel's DQN and NFSP and the Deep Monte-Carlo learner on our games
+(hot_envs.training.openspiel_rl): each trains on each
 game, picks only legal actions, and leaves a checkpoint that plays the learner's greedy move in
 whole arena games; bad settings are refused before anything is written."""
 
@@ -53,7 +54,7 @@ def legal_only(monkeypatch):
 
 
 @pytest.mark.slow  # 2-5 s each: torch, the arena's first compiled games
-@pytest.mark.parametrize("algorithm", ["dqn", "nfsp"])
+@pytest.mark.parametrize("algorithm", ["dqn", "nfsp", "dmc"])
 @pytest.mark.parametrize("game", ["heisse-luft", "heisse-karten"])
 def test_each_algorithm_trains_on_each_game(algorithm, game, tmp_path, legal_only) -> None:
     rows = run(Settings(game=game, algorithm=algorithm, out=str(tmp_path), seed=3, **TINY))
@@ -96,10 +97,11 @@ def test_dqn_at_three_players_on_the_score(tmp_path, legal_only) -> None:
     assert agent.metadata["options"] == {"num_players": [3]}
 
 
-@pytest.mark.parametrize("algorithm", ["dqn", "nfsp"])
+@pytest.mark.parametrize("algorithm", ["dqn", "nfsp", "dmc"])
 def test_the_checkpoint_plays_the_learners_greedy_move(algorithm, tmp_path) -> None:
     """The exported MLP gives the learner's own outputs on the environment's observation, which
-    is OpenSpiel's information-state tensor: DQN's greedy move, NFSP's average-policy logits."""
+    is OpenSpiel's information-state tensor: DQN's and DMC's greedy move, NFSP's average-policy
+    logits."""
     import torch
 
     settings = Settings(game="heisse-karten", algorithm=algorithm, hidden=[32, 16]).check()
@@ -124,7 +126,7 @@ def test_the_checkpoint_plays_the_learners_greedy_move(algorithm, tmp_path) -> N
         legal_array = np.asarray(legal)
         mine = agent.legal_logits(observation, state.engine.view(player), legal_array)
         np.testing.assert_allclose(mine, outputs[legal_array], rtol=1e-4, atol=1e-5)
-        if algorithm == "dqn" and len(legal) > 1:
+        if algorithm != "nfsp" and len(legal) > 1:
             openspiel_rl.seat(learner, player)
             greedy = learner.step(time_step, is_evaluation=True).action
             assert agent.act(observation, state.engine.view(player)) == greedy
@@ -159,6 +161,6 @@ def test_bad_arguments_are_refused_with_a_clear_error(argv, message, tmp_path, c
 
 
 def test_settings_refuse_an_unknown_algorithm_before_writing(tmp_path) -> None:
-    with pytest.raises(ValueError, match="algorithm must be one of dqn, nfsp, not 'cfr'"):
+    with pytest.raises(ValueError, match="algorithm must be one of dqn, nfsp, dmc, not 'cfr'"):
         run(Settings(game="heisse-luft", algorithm="cfr", out=str(tmp_path / "run")))
     assert not (tmp_path / "run").exists()
