@@ -1,5 +1,5 @@
-"""OpenSpiel's DQN and NFSP on both games: learning curves and a table (docs/training.md, "Other
-algorithms").
+"""OpenSpiel's DQN and NFSP and the Deep Monte-Carlo learner on both games: learning curves and
+a table (docs/training.md, "Other algorithms").
 
 Each setup is one run of :mod:`hot_envs.training.openspiel_rl` (seeded, torch on one thread),
 evaluated every ``--eval-every`` steps against ``random`` and the ``heuristic`` over
