@@ -30,7 +30,9 @@ SETUPS = [(a, g) for a in ALGORITHMS for g in ("heisse-luft", "heisse-karten")]
 
 def measure(algorithm: str, game: str, args: argparse.Namespace) -> dict:
     """One run; its final rows with the CPU and wall minutes it took."""
-    folder = Path(args.runs) / f"{algorithm}_{game}"
+    folder = Path(args.runs) / (
+        f"{algorithm}_{game}" + ("_score" if args.reward == "score" else "")
+    )
     settings = Settings(
         game=game,
         algorithm=algorithm,
