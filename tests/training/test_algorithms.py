@@ -53,7 +53,7 @@ def legal_only(monkeypatch):
     return checked
 
 
-@pytest.mark.slow  # 2-5 s each: torch, the arena's first compiled games
+@pytest.mark.slow  # 0.4-0.6 s each on idle cores, the first 3 s (torch); 3-16 s under load
 @pytest.mark.parametrize("algorithm", ["dqn", "nfsp", "dmc"])
 @pytest.mark.parametrize("game", ["heisse-luft", "heisse-karten"])
 def test_each_algorithm_trains_on_each_game(algorithm, game, tmp_path, legal_only) -> None:
