@@ -46,10 +46,9 @@ from typing import Any
 
 import numpy as np
 
-from hot_envs.core.games import get_game
+from hot_envs.core.games import DEFAULT_GAME, GAMES, get_game
 
 ALGORITHMS = ("dqn", "nfsp", "dmc")
-GAMES = {"heisse-luft": "python_heisse_luft", "heisse-karten": "python_heisse_karten"}
 EVAL_OPPONENTS = ("random", "heuristic")
 
 
@@ -83,8 +82,9 @@ class Settings:
         self.game = get_game(self.game).name  # unknown names: the library's own message
         if self.reward not in ("win", "score"):
             raise ValueError(f"reward must be win or score, not {self.reward!r}")
-        if self.reward == "score" and self.game != "heisse-karten":
-            raise ValueError("reward score is Heiße Karten's (HK-4.3); Heiße Luft has no score")
+        if self.reward == "score" and "reward_mode" not in parameters(self.game):
+            title = get_game(self.game).title
+            raise ValueError(f"reward score is Heiße Karten's (HK-4.3); {title} has no score")
         if self.algorithm not in ALGORITHMS:
             raise ValueError(
                 f"algorithm must be one of {', '.join(ALGORITHMS)}, not {self.algorithm!r}"
@@ -116,11 +116,22 @@ class Settings:
         return self
 
 
+def parameters(game: str) -> dict[str, Any]:
+    """The parameters of ``game``'s registered OpenSpiel game (``python_`` and its key)."""
+    import pyspiel
+
+    import hot_envs.openspiel  # noqa: F401  (registers the games)
+
+    name = f"python_{get_game(game).key}"
+    (found,) = (g for g in pyspiel.registered_games() if g.short_name == name)
+    return found.parameter_specification
+
+
 def pyspiel_name(game: str, players: int, reward: str = "win") -> str:
     """The registered OpenSpiel game of ``game`` at ``players`` seats (Heiße Karten's
     ``reward_mode`` ``reward``)."""
-    name = GAMES[get_game(game).name]
-    if name != GAMES["heisse-karten"]:
+    name = f"python_{get_game(game).key}"
+    if "players" not in parameters(game):
         return name
     return f"{name}(players={players},reward_mode={reward})"
 
@@ -434,7 +445,7 @@ def plot_curve(rows: Sequence[dict[str, Any]], path: Path) -> bool:
     first = rows[0]
     ax.axhline(1 / first["players"], color="grey", linestyle=":", label="even share")
     title = f"{first['algorithm'].upper()}, {get_game(first['game']).title}"
-    if first["game"] == "heisse-karten":
+    if len(get_game(first["game"]).players) > 1:
         title += f", {first['players']} players"
     if first.get("reward", "win") != "win":
         title += f", {first['reward']} as reward"
@@ -447,14 +458,14 @@ def plot_curve(rows: Sequence[dict[str, Any]], path: Path) -> bool:
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Settings:
-    defaults = Settings(game="heisse-luft")
+    defaults = Settings(game=DEFAULT_GAME)
     parser = argparse.ArgumentParser(
         prog="python -m hot_envs.training.openspiel_rl",
         description="Train OpenSpiel's DQN or NFSP, or Deep Monte-Carlo, on one of our games, "
         "with a learning curve against random and the heuristic (docs/training.md, "
         "'Other algorithms').",
     )
-    parser.add_argument("game", help="heisse-luft or heisse-karten")
+    parser.add_argument("game", choices=sorted(GAMES))
     parser.add_argument("--algorithm", choices=ALGORITHMS, default=defaults.algorithm)
     parser.add_argument("--players", type=int, default=defaults.players, help="Heiße Karten: 2-6")
     parser.add_argument("--steps", type=int, default=defaults.steps, help="learner decisions")

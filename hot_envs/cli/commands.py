@@ -192,9 +192,11 @@ def run_gauntlet(args: argparse.Namespace) -> dict:
 
 
 def train(argv: list[str]) -> int:
-    """``hot-envs train [--backend sb3|rllib] …`` runs :func:`hot_envs.training.train.main` (sb3,
-    the default: torch and sb3-contrib needed), :func:`hot_envs.training.rllib_train.main` (Ray
-    RLlib) or the ``main`` another installed package adds as a ``hot_envs.trainers`` entry point
+    """``hot-envs train [--backend sb3|rllib|openspiel] …`` runs
+    :func:`hot_envs.training.train.main` (sb3, the default: torch and sb3-contrib needed),
+    :func:`hot_envs.training.rllib_train.main` (Ray RLlib),
+    :func:`hot_envs.training.openspiel_rl.main` (OpenSpiel's DQN and NFSP, Deep Monte-Carlo) or
+    the ``main`` another installed package adds as a ``hot_envs.trainers`` entry point
     (:func:`hot_envs.core.arguments.training_entry`)."""
     backend, rest = split_backend(argv)
     try:

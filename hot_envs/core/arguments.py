@@ -44,13 +44,14 @@ def positive_float(text: str) -> float:
 
 # hot-envs train --backend NAME: the extra each backend of this package needs; its main(argv) is
 # the training entry point of that name (training_entry).
-BACKENDS = {"sb3": "train", "rllib": "rllib"}
+BACKENDS = {"sb3": "train", "rllib": "rllib", "openspiel": "train,openspiel"}
 
 # The one seam between the library and its training: the training package names what
 # `hot-envs train` and `hot-envs exploit` run as entry points of this group (pyproject.toml's
-# [project.entry-points."hot_envs.trainers"]: sb3, rllib, exploit), and the command line finds
-# them by name, so that no module of the library names a module of training. Another installed
-# package may add a backend to the group: `hot-envs train --backend NAME` runs its main(argv).
+# [project.entry-points."hot_envs.trainers"]: sb3, rllib, openspiel, exploit), and the command
+# line finds them by name, so that no module of the library names a module of training. Another
+# installed package may add a backend to the group: `hot-envs train --backend NAME` runs its
+# main(argv).
 TRAINING_ENTRY_POINTS = "hot_envs.trainers"
 
 
