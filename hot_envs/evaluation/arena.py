@@ -125,7 +125,8 @@ def wilson_interval(successes: float, n: int, z: float = 1.959964) -> tuple[floa
     p = successes / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # The interval holds p; rounding alone could put an end a hair inside it (1 - 1e-16 at p = 1).
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
 def derive_seed(*parts: int) -> int:

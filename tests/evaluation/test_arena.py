@@ -96,6 +96,14 @@ def test_wilson_interval_without_games():
     assert wilson_interval(0, 0) == (0.0, 1.0)
 
 
+def test_wilson_interval_holds_the_share_exactly():
+    # 4 wins of 4 gave (0.51, 1 - 1e-16): the share itself outside its interval, by rounding
+    for n in range(1, 60):
+        for wins in [w / 2 for w in range(2 * n + 1)]:
+            low, high = wilson_interval(wins, n)
+            assert 0.0 <= low <= wins / n <= high <= 1.0, (wins, n)
+
+
 def test_shared_wins_and_draws():
     stats = AgentStats("a")
     stats.add([1.0, -1.0], 0, 10)  # win
