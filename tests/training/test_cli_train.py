@@ -13,7 +13,7 @@ def test_train_help_is_the_training_scripts(capsys: pytest.CaptureFixture[str]) 
         main(["train", "-h"])
     assert exit_info.value.code == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert out.startswith("usage: hot-envs train ") and "--backend {sb3,rllib}" in out
+    assert out.startswith("usage: hot-envs train ") and "--backend {sb3,rllib,openspiel}" in out
     for option in ("--timesteps TIMESTEPS environment steps", "--seed SEED seed of the run"):
         assert option in out
     for option in ("--out OUT run folder", "--n-envs N_ENVS env workers", "--no-progress no"):
