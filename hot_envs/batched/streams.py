@@ -2,10 +2,11 @@
 
 Every game of a batch carries two int64 words of generator state (``rng[game]``), so a game's
 deals and reshuffles depend on its own seed only — not on the batch size or on the other games —
-and are the same compiled or not (:mod:`hot_envs.batched.jit`). The generator is L'Ecuyer's
-combination of two multiplicative congruential generators (Communications of the ACM 31(6),
-1988; Numerical Recipes' ``ran2`` without the shuffle table): period about 2.3·10¹⁸, and every
-product fits in an int64, so the arithmetic is the same in numba and in Python.
+and are the same compiled or not (:mod:`hot_envs.batched.jit`). The generator, its constants and
+the mapping of an int seed to its two words (:func:`~hot_envs.core.chance.stream_of`) are
+:mod:`hot_envs.core.chance`'s: :func:`below` and :func:`shuffle` draw what its ``Stream``'s
+``integers`` and ``permutation`` draw from the same state, so a row seeded with ``s`` deals what
+the per-game engine's ``State.new(seed=s)`` deals (``tests/batched/test_streams.py``).
 """
 
 from __future__ import annotations
@@ -13,26 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from hot_envs.batched.jit import kernel
-
-M1, A1 = 2147483563, 40014
-M2, A2 = 2147483399, 40692
-
-
-def stream_of(seed: int) -> tuple[int, int]:
-    """The generator state of one game seeded by the int ``seed`` (≥ 0): two rounds of
-    SplitMix64 (Steele, Lea and Flood, OOPSLA 2014) mapped into each word's range — a
-    microsecond, where a numpy Generator takes tens (a training driver seeds every deal)."""
-    words = []
-    for _ in range(2):
-        seed = (seed + 0x9E3779B97F4A7C15) & _MASK64
-        z = seed
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-        words.append(z ^ (z >> 31))
-    return words[0] % (M1 - 1) + 1, words[1] % (M2 - 1) + 1
-
-
-_MASK64 = (1 << 64) - 1
+from hot_envs.core.chance import A1, A2, M1, M2
 
 
 def seed_streams(seed: int | np.random.Generator | None, count: int) -> np.ndarray:
