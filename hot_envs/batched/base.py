@@ -20,7 +20,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from hot_envs.batched.jit import kernel
-from hot_envs.batched.streams import seed_streams, stream_of
+from hot_envs.batched.streams import seed_streams
+from hot_envs.core.chance import stream_of
 from hot_envs.core.engine import as_int
 
 MAX_GAMES = 1 << 20
