@@ -7,9 +7,12 @@ through this protocol, so everything above the engine layer is written once for 
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+
+from hot_envs.core.chance import Stream
 
 Seed = int | np.random.Generator | None
 
@@ -18,13 +21,15 @@ Seed = int | np.random.Generator | None
 class ChanceSource(Protocol):
     """Where an engine takes its chance events from: the two draws both engines make.
 
-    ``permutation(n)`` is a shuffle of ``range(n)`` (the deals of HL-2.2, HL-2.4 and HK-2.2, the
-    reshuffle of HL-3.5); ``integers(n)`` one of ``range(n)`` (a random first seat, HL-2.5 and
-    HK-2.4). A numpy ``Generator`` is one; OpenSpiel's adapter passes the outcomes its chance
-    nodes chose (docs/openspiel.md).
+    ``permutation(n)`` is a shuffle of ``range(n)``, a sequence of ints (the deals of HL-2.2,
+    HL-2.4 and HK-2.2, the reshuffle of HL-3.5); ``integers(n)`` one of ``range(n)`` (a random
+    first seat, HL-2.5 and HK-2.4). An int seed gives a :class:`~hot_envs.core.chance.Stream`,
+    the source the array engines share (:mod:`hot_envs.core.chance`); a numpy ``Generator`` is
+    one too, and OpenSpiel's adapter passes the outcomes its chance nodes chose
+    (docs/openspiel.md).
     """
 
-    def permutation(self, n: int) -> np.ndarray: ...
+    def permutation(self, n: int) -> Sequence[int]: ...
 
     def integers(self, n: int) -> int | np.integer: ...
 
@@ -42,13 +47,16 @@ def make_rng(seed: Seed) -> np.random.Generator:
 
 
 def make_chance(seed: EngineSeed) -> ChanceSource:
-    """An engine's chance source: :func:`make_rng` of an int or None, else ``seed`` as is (a
-    numpy Generator or any other :class:`ChanceSource`)."""
-    if seed is None or isinstance(seed, int | np.integer | np.random.Generator):
-        return make_rng(seed)
+    """An engine's chance source: the :class:`~hot_envs.core.chance.Stream` of an int seed (of
+    fresh entropy for ``None``), else ``seed`` as is (a numpy Generator or any other
+    :class:`ChanceSource`); a ``TypeError`` or ``ValueError`` for anything else."""
+    if isinstance(seed, np.random.Generator | Stream):
+        return seed
+    if seed is None or isinstance(seed, int | np.integer):
+        return Stream.seeded(seed)
     if isinstance(seed, ChanceSource):
         return seed
-    return make_rng(seed)  # the TypeError naming what a seed may be
+    raise TypeError(f"seed must be an int, a numpy Generator or None, not {seed!r}")
 
 
 def as_int(value: Any) -> int | None:
@@ -68,6 +76,17 @@ def copy_rng(rng: np.random.Generator) -> np.random.Generator:
     bit_generator = type(rng.bit_generator)()
     bit_generator.state = rng.bit_generator.state
     return np.random.Generator(bit_generator)
+
+
+def copy_chance(source: ChanceSource) -> ChanceSource:
+    """An independent chance source in the same state: a copy of a
+    :class:`~hot_envs.core.chance.Stream` or a numpy Generator; any other source (one of the
+    caller's own, such as OpenSpiel's chosen outcomes) as it is, the caller's to keep apart."""
+    if isinstance(source, Stream):
+        return source.copy()
+    if isinstance(source, np.random.Generator):
+        return copy_rng(source)
+    return source
 
 
 class GameState(Protocol):

@@ -23,8 +23,9 @@ Decisions the rules leave open (also in ``docs/rules.md``, "Settled points"):
   other seats' totals, divided by ``SCORE_SCALE * rounds played`` (300 per round: random play
   stays inside [-1, 1] in 99 % of 4-player rounds, about 90 % of 2-player rounds; nothing is
   clipped). These rewards sum to zero as well.
-* The generator is used only to deal (and to draw a random first leader). ``clone`` shares it and
-  each copy takes a private copy of it before its first use, so clones deal identical rounds.
+* The chance source (an int seed's :class:`~hot_envs.core.chance.Stream`, the array engine's
+  too) is used only to deal (and to draw a random first leader). ``clone`` shares it and each
+  copy takes a private copy of it before its first use, so clones deal identical rounds.
 """
 
 from __future__ import annotations
@@ -34,7 +35,14 @@ from typing import Any
 
 import numpy as np
 
-from hot_envs.core.engine import ChanceSource, EngineSeed, Seed, copy_rng, make_chance, make_rng
+from hot_envs.core.engine import (
+    ChanceSource,
+    EngineSeed,
+    Seed,
+    copy_chance,
+    make_chance,
+    make_rng,
+)
 from hot_envs.core.errors import IllegalActionError
 from hot_envs.heisse_karten import serialize
 from hot_envs.heisse_karten.facts import (
@@ -92,8 +100,10 @@ class State:
         """A freshly dealt game for ``num_players`` (2–6). ``options`` (keywords, as in the module
         docstring): first_leader, reward_mode, rounds, target; an unknown one is a ``ValueError``.
 
-        An int or ``None`` seeds a new generator; a numpy Generator, or any other chance source
-        (``hot_envs.core.engine.ChanceSource``), is used (and advanced) as is.
+        Every chance event comes from ``seed``'s chance source: an int seeds the game's
+        :class:`~hot_envs.core.chance.Stream` (the array engine's row seeded with the same int
+        deals the same rounds), ``None`` a fresh one; a numpy Generator, or any other chance
+        source (``hot_envs.core.engine.ChanceSource``), is used (and advanced) as is.
         """
         num_players = serialize.check_num_players(num_players)
         state = cls._empty(num_players, make_chance(seed))
@@ -107,7 +117,7 @@ class State:
         """The state a dict describes (docs/environments.md, "Setting up a position");
         ``ValueError`` names the first problem.
 
-        ``seed`` feeds the generator that deals later rounds of a match.
+        ``seed`` (as in :meth:`new`) is the chance source that deals later rounds of a match.
         """
         rng = make_chance(seed)
         parts = serialize.parse_state_dict(d, rng)
@@ -138,7 +148,7 @@ class State:
     def _deal(self, round_index: int) -> None:
         """HK-2.2/2.3 shuffle and deal round ``round_index``; HK-2.4/4.4 its first leader."""
         n = self.num_players
-        deck = (self._own_rng().permutation(NUM_CARDS) + 1).tolist()
+        deck = [int(k) + 1 for k in self.rng.permutation(NUM_CARDS)]
         self.hands = [sorted(deck[HAND_SIZE * s : HAND_SIZE * (s + 1)]) for s in range(n)]
         pile = deck[HAND_SIZE * n :]
         set_aside = SET_ASIDE.get(n, 0)
@@ -150,9 +160,12 @@ class State:
         self.round = round_index
         self.leader = self.current_player = (self.options["first_leader"] + round_index) % n
 
-    def _own_rng(self) -> ChanceSource:
+    @property
+    def rng(self) -> ChanceSource:
+        """This game's own chance source (the next rounds' deals), copied from a clone's
+        shared one at its first use (``copy_chance``)."""
         if self._rng_shared:
-            self._rng, self._rng_shared = copy_rng(self._rng), False
+            self._rng, self._rng_shared = copy_chance(self._rng), False
         return self._rng
 
     # -- play ----------------------------------------------------------------------------------

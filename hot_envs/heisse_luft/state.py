@@ -21,7 +21,14 @@ from __future__ import annotations
 from bisect import insort
 from typing import Any
 
-from hot_envs.core.engine import ChanceSource, EngineSeed, Seed, as_int, copy_rng, make_chance
+from hot_envs.core.engine import (
+    ChanceSource,
+    EngineSeed,
+    Seed,
+    as_int,
+    copy_chance,
+    make_chance,
+)
 from hot_envs.core.errors import IllegalActionError
 from hot_envs.heisse_luft import serialize
 from hot_envs.heisse_luft.facts import (
@@ -130,7 +137,12 @@ class State:
 
     @classmethod
     def new(cls, seed: EngineSeed = None, **options: Any) -> State:
-        """A freshly dealt game (HL-2). ``options``: three_for_one, starting_player, turn_limit."""
+        """A freshly dealt game (HL-2). ``options``: three_for_one, starting_player, turn_limit.
+
+        Every chance event of the game comes from ``seed``'s chance source: an int seeds the
+        game's :class:`~hot_envs.core.chance.Stream` (the array engine's row seeded with the same
+        int deals and reshuffles the same cards), ``None`` a fresh one; a numpy Generator or any
+        other ``ChanceSource`` is used (and advanced) as is."""
         state = cls(serialize.check_options(options), make_chance(seed))
         rng = state._rng
         # HL-2.2 shuffle the prize deck and fill stages 1–4 from the top.
@@ -150,7 +162,8 @@ class State:
         return state
 
     def clone(self) -> State:
-        """An independent copy. The generator is shared until either copy first needs it."""
+        """An independent copy. The chance source is shared until either copy first needs it,
+        then copied (``copy_chance``): both copies draw the same."""
         other = State.__new__(State)
         other.options = self.options
         other.phase = self.phase
@@ -184,9 +197,9 @@ class State:
 
     @property
     def rng(self) -> ChanceSource:
-        """This game's own generator (reshuffles of HL-3.5)."""
+        """This game's own chance source (reshuffles of HL-3.5)."""
         if self._rng_shared:
-            self._rng = copy_rng(self._rng)
+            self._rng = copy_chance(self._rng)
             self._rng_shared = False
         return self._rng
 
