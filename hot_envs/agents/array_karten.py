@@ -1,75 +1,92 @@
-"""The Heiße Karten heuristic and the action-scoring policy's input, straight from the arrays of
-:class:`~hot_envs.batched.heisse_karten.ArrayHeisseKarten`, in compiled kernels.
+"""The Heiße Karten heuristic, the opponent suite's styles and the action-scoring policy's
+input: one implementation, compiled kernels over the arrays of
+:class:`~hot_envs.batched.heisse_karten.ArrayHeisseKarten`.
 
-Today's agents read each game's ``State`` and view dict; here nothing is made per game. A
-kernel reads a seat's hand (a bit set), the round's played cards and the trick from the
-engine's arrays — exactly what the seat's view holds (HK-5) — and computes
-:func:`hot_envs.agents.heuristic_karten.card_scores` and
-:func:`hot_envs.agents.features.policy_input` from them:
+A kernel reads a seat's hand (a bit set), the round's played cards and the trick from a game's
+record — exactly what the seat's view holds (HK-5) — and computes:
 
-* :func:`card_scores`: the heuristic's score of every hand card of the seat to move;
-* :class:`ArrayHeuristic`: a :class:`~hot_envs.agents.heuristic_karten.HeisseKartenHeuristic`
-  deciding many games at once, choosing what its ``act`` chooses and drawing the same numbers
-  from its generator, decision after decision;
+* :class:`ArrayHeuristic`: the heuristic (:mod:`hot_envs.agents.heuristic_karten`, whose
+  docstring gives the strategy) deciding many games at once, choosing what its ``act``
+  chooses and drawing the same numbers from its generator, decision after decision;
 * :class:`ArrayStyle`: each style of the opponent suite (:mod:`hot_envs.agents.styles_karten`)
   the same way;
-* :func:`fill_policy_input`: the packed rows of an action-scoring policy.
+* :func:`fill_policy_input`: the packed rows of an action-scoring policy
+  (:func:`hot_envs.agents.features.policy_input`);
+* :func:`card_scores`: the heuristic's score of every hand card of the seat to move.
 
-The results are the same numbers, not near ones: the agent breaks ties among scores within
-``tolerance`` of the best, so any rounding difference could change a move. The float64
-arithmetic follows the heuristic's own order of operations; ``stays ** later`` is the C
-library's ``pow`` of two doubles, as CPython's float power is (numba's integer power multiplies
-and may round differently); the float32 feature columns round where numpy rounds (each float64
-column once; the score columns after each float32 operation, as numpy computes them).
+One decision from a view (the agents' ``act``, ``policy_input``) runs the same kernels on a
+one-game record that :func:`view_game` writes from the view alone: the seat's hand, the trick
+and the round's played cards, nothing else (the other hands stay empty).
+
+``stays ** later`` is the C library's ``pow`` of two doubles; the float32 feature columns round
+each float64 number once, the score columns after each float32 operation.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from hot_envs.agents import features as ft
-from hot_envs.agents import heuristic_karten as hk
-from hot_envs.agents import styles_karten as sk
-from hot_envs.agents.arrays import ArrayStyleBase
-from hot_envs.batched.heisse_karten import ArrayHeisseKarten
-from hot_envs.batched.jit import kernel
-from hot_envs.heisse_karten.facts import CARD_VALUE, NUM_CARDS, TRICK_RANK
+from hot_envs.agents.arrays import HEURISTIC, ArrayScoring
+from hot_envs.agents.features import SPECS
+from hot_envs.agents.styles_karten import CardCounter, GreedyTrickTaker, LowCardDumper, TrickAvoider
+from hot_envs.batched.heisse_karten import GAME, ArrayHeisseKarten
+from hot_envs.batched.jit import COMPILED, kernel
+from hot_envs.heisse_karten.facts import CARD_VALUE, CARDS, NUM_CARDS, TRICK_RANK, is_black
 
-SPEC = ft.SPECS["heisse-karten"]
+SPEC = SPECS["heisse-karten"]
 """The packed layout :func:`fill_policy_input` writes (observation | slots × features | ids)."""
 
+# The heuristic's weights (heuristic_karten's docstring), tuned in heuristic-against-heuristic
+# matches (two players) and against random players (three to six).
+KEEP = 1.3  # weight of a card's usual value against the value of playing it now
+TEMPO = {2: 45.0}  # points a taken trick costs because its taker leads next, by player count
+TEMPO_MANY = 20.0  # … with three players or more
+LEAD_BLACK_BONUS = 20  # a black lead counts this much lower than its value
+TOLERANCE = 1e-9  # scores this close to the best count as equally good ("is best" too)
+
+# The styles' codes in the kernels, as their classes set them (the heuristic's is HEURISTIC).
+LOW_DUMPER, TRICK_TAKER = LowCardDumper.code, GreedyTrickTaker.code
+TRICK_AVOIDER, CARD_COUNTER = TrickAvoider.code, CardCounter.code
+
+_NUM_RANKS = 2 * NUM_CARDS + 1  # trick ranks: red c → c (1–47), black c → c + 48 (50–96)
 _VALUE = np.array(CARD_VALUE, dtype=np.int64)  # by card, 1..48 (HK-1.1)
 _RANK = np.array(TRICK_RANK, dtype=np.int64)  # HK-3.2 by card: every black above every red
-_BY_RANK = np.array(hk._BY_RANK, dtype=np.int64)  # the cards, lowest trick rank first
-_BELOW = np.array(hk._BELOW, dtype=np.int64)  # by rank: the slots of the cards below it
-_LEAD = np.array(hk.LEAD_SCORE, dtype=np.float64)  # by card: the score of leading it
-_TEMPO = np.array([hk.TEMPO.get(n, hk.TEMPO_MANY) for n in range(7)], dtype=np.float64)
-_KEEP = hk.KEEP
-_TOLERANCE = hk.HeisseKartenHeuristic.tolerance  # the features' "is best" (features.py)
+# The cards in trick-rank order (slot k + 1 holds the k-th lowest, so that prefix sums over
+# the slots count the cards below a rank), and by rank r the slot prefix of the cards below r.
+_BY_RANK = np.array(sorted(CARDS, key=TRICK_RANK.__getitem__), dtype=np.int64)
+_BELOW = np.array(
+    [sum(TRICK_RANK[card] < r for card in CARDS) for r in range(_NUM_RANKS + 1)], dtype=np.int64
+)
+# By card the score of leading it: lead low cards, blacks LEAD_BLACK_BONUS lower.
+_LEAD = np.array(
+    [0.0] + [-abs(CARD_VALUE[c]) + (LEAD_BLACK_BONUS if is_black(c) else 0) for c in CARDS]
+)
+_TEMPO = np.array([TEMPO.get(n, TEMPO_MANY) for n in range(7)], dtype=np.float64)
 _OBSERVATION = SPEC.observation_size
 _SLOTS, _FEATURES = SPEC.slots, SPEC.size
 _IDS = _OBSERVATION + _SLOTS * _FEATURES  # where the action ids start in a packed row
+_FIRST = np.zeros(1, dtype=np.int64)  # "game 0" of a one-game record
 
 
 def card_scores(games: ArrayHeisseKarten, which: Any) -> np.ndarray:
-    """float64 ``(k, 48)``: row ``j`` holds, for game ``which[j]`` and its seat to move,
-    ``hk.card_scores(view, hand)`` in column ``card - 1`` of each hand card, NaN elsewhere (a
-    finished game's row is all NaN)."""
+    """float64 ``(k, 48)``: row ``j`` holds, for game ``which[j]`` and its seat to move, the
+    heuristic's score of each hand card in column ``card - 1``, NaN elsewhere (a finished
+    game's row is all NaN)."""
     which = _which(games, which)
     out = np.full((len(which), NUM_CARDS), np.nan)
-    _card_scores(which, games._current, *_arrays(games), out)
+    _card_scores(which, games._current, games.players, games.table, out)
     return out
 
 
 def fill_policy_input(
     games: ArrayHeisseKarten, which: Any, seats: Any, observations: np.ndarray, out: np.ndarray
 ) -> None:
-    """``out[j]`` = ``policy_input("heisse-karten", observations[j], view)`` of seat
-    ``seats[j]`` in game ``which[j]`` (float32 ``(k, SPEC.input_size)``), bit for bit. The seat
-    has legal actions — its hand (HK-3.1) — only where it is the seat to move; otherwise its
-    row is the observation and the empty slots' −1 ids."""
+    """``out[j]`` = the packed policy input (``features.policy_input``) of seat ``seats[j]`` in
+    game ``which[j]`` (float32 ``(k, SPEC.input_size)``) given its observation
+    ``observations[j]``. The seat has legal actions — its hand (HK-3.1) — only where it is the
+    seat to move; otherwise its row is the observation and the empty slots' −1 ids."""
     which = _which(games, which)
     seats = np.asarray(seats, dtype=np.int64)
     k = len(which)
@@ -82,79 +99,100 @@ def fill_policy_input(
         raise ValueError(f"observations must be ({k}, {_OBSERVATION}), not {observations.shape}")
     if out.shape != (k, SPEC.input_size) or out.dtype != np.float32:
         raise ValueError(f"out must be float32 ({k}, {SPEC.input_size})")
-    _fill(which, seats, observations, out, games._current, *_arrays(games), _TOLERANCE)
+    _fill(which, seats, observations, out, games._current, games.players, games.table, TOLERANCE)
 
 
-class ArrayHeuristic:
-    """A :class:`~hot_envs.agents.heuristic_karten.HeisseKartenHeuristic` (exactly that class:
-    a subclass may decide otherwise) deciding for the seat to move in many games at once, from
-    the engine's arrays. :meth:`act_arrays` plays what ``agent.act`` plays decision by decision
-    in the order given, drawing the same numbers from ``agent.rng``."""
+class ArrayHeuristic(ArrayScoring):
+    """The heuristic (exactly :class:`~hot_envs.agents.heuristic_karten.HeisseKartenHeuristic`)
+    deciding for the seat to move in many games at once: :meth:`act_arrays` plays what
+    ``agent.act`` plays, decision by decision in the order given, drawing the same numbers
+    from ``agent.rng``."""
 
-    def __init__(self, agent: Any) -> None:
-        if type(agent) is not hk.HeisseKartenHeuristic:
-            raise TypeError(f"{agent!r} is not a plain HeisseKartenHeuristic")
-        self.agent = agent
-
-    def act_arrays(self, games: ArrayHeisseKarten, which: Any) -> np.ndarray:
-        """The action of the seat to move in each game ``which[j]`` (int64 ``(k,)``), as
-        ``ScoringAgent.act``: a forced move draws nothing; with ``epsilon`` each choice draws
-        ``rng.random()`` and, below ``epsilon``, a uniform legal move; else the best score,
-        ties within ``tolerance`` drawn. Scores and ties come from the kernels; Python loops
-        only over the decisions that draw."""
-        return self.agent.draw_many(*self.candidates(games, which))
+    heuristic = True
 
     def candidates(self, games: ArrayHeisseKarten, which: Any) -> tuple[np.ndarray, ...]:
-        """``(legal, top, counts)`` of ``ScoringAgent.draw_many``: per decision the legal
-        actions and the best-scored ones; they depend on the agent's class and tolerance only,
-        not on its generator (:func:`hot_envs.agents.arrays.act_rows`)."""
-        which, legal, top, counts = _scratch(games, which)
-        tolerance = self.agent.tolerance
-        _best(which, games._current, *_arrays(games), tolerance, legal, top, counts)
-        return legal, top, counts
-
-    def __repr__(self) -> str:
-        return f"ArrayHeuristic({self.agent!r})"
-
-
-# The styles' codes in :func:`_style_best`, by class (exactly: a subclass may decide otherwise).
-STYLE_CODES = {
-    sk.LowCardDumper: 0,
-    sk.GreedyTrickTaker: 1,
-    sk.TrickAvoider: 2,
-    sk.CardCounter: 3,
-}
-
-
-class ArrayStyle(ArrayStyleBase):
-    """A style of :mod:`~hot_envs.agents.styles_karten` deciding for the seat to move in many
-    games at once, from the engine's arrays: what its ``act`` plays, decision by decision in
-    the order given, drawing the same numbers from ``agent.rng`` (the card counter's ties,
-    ``epsilon``'s draws)."""
-
-    codes = STYLE_CODES
-
-    def candidates(self, games: ArrayHeisseKarten, which: Any) -> tuple[np.ndarray, ...]:
-        """As :meth:`ArrayHeuristic.candidates`: one choice for the styles that never draw,
-        the card counter's best-scored cards for it."""
-        which, legal, top, counts = _scratch(games, which)
-        tolerance = self.agent.tolerance
-        _style_best(
-            which, games._current, *_arrays(games), self.code, tolerance, legal, top, counts
+        which = _which(games, which)
+        if (games._current[which] < 0).any():
+            raise ValueError("a game in which is over: nobody is to move")
+        return _candidates_of(
+            which, games._current, games.players, games.table, self.code, self.agent.tolerance
         )
-        return legal, top, counts
 
 
-def _scratch(games: ArrayHeisseKarten, which: Any) -> tuple[np.ndarray, ...]:
-    """``which`` checked (every game in progress) and empty ``legal``, ``top``, ``counts``."""
-    which = _which(games, which)
-    if (games._current[which] < 0).any():
-        raise ValueError("a game in which is over: nobody is to move")
+class ArrayStyle(ArrayHeuristic):
+    """A style of :mod:`~hot_envs.agents.styles_karten` deciding for the seat to move in many
+    games at once: what its ``act`` plays, decision by decision in the order given, drawing the
+    same numbers from ``agent.rng`` (the card counter's ties, ``epsilon``'s draws)."""
+
+    heuristic = False
+
+
+class ViewGame(NamedTuple):
+    """One game's record as a seat's view holds it (:func:`view_game`), with the kernels'
+    per-game arrays: the seat to move and the seat count."""
+
+    table: np.ndarray
+    current: np.ndarray
+    players: np.ndarray
+
+
+def view_game(view: dict[str, Any]) -> ViewGame:
+    """A one-game record of ``view``'s position: the viewing seat's hand (a bit set), the trick
+    and the round's played cards (HK-5); nothing the seat cannot see. Made anew at each call, so
+    decisions in several threads share nothing."""
+    table = np.zeros(1, dtype=GAME)
+    if not COMPILED:  # the kernels as Python read a record's fields as attributes
+        table = table.view(np.recarray)
+    seat = view["player"]
+    bits = 0
+    for card in view["hand"]:
+        bits |= 1 << (card - 1)  # HK-1.2
+    table["hands"][0, seat] = bits
+    trick = view["trick"]
+    if trick:
+        table["trick_len"] = len(trick)
+        table["trick"][0, : len(trick)] = [card for _, card in trick]
+    played = view["played"]
+    if played:
+        table["played_len"] = len(played)
+        table["played_seat"][0, : len(played)], table["played_card"][0, : len(played)] = zip(
+            *played, strict=True
+        )
+    current = view["current_player"]
+    return ViewGame(
+        table,
+        np.array([-1 if current is None else current], dtype=np.int64),
+        np.array([view["num_players"]], dtype=np.int64),
+    )
+
+
+def view_top(view: dict[str, Any], code: int, tolerance: float) -> np.ndarray:
+    """The best-scored legal actions (ascending) of agent ``code`` (:data:`HEURISTIC` or a
+    style's) for the seat to move in ``view``'s position."""
+    game = view_game(view)
+    _, top, counts = _candidates_of(_FIRST, game.current, game.players, game.table, code, tolerance)
+    return top[0, : counts[0, 1]]
+
+
+def view_policy_input(observation: np.ndarray, view: dict[str, Any]) -> np.ndarray:
+    """The packed policy input of ``view``'s seat (``features.policy_input``)."""
+    game = view_game(view)
+    out = np.empty((1, SPEC.input_size), dtype=np.float32)
+    observations = np.asarray(observation, dtype=np.float32).reshape(1, _OBSERVATION)
+    seats = np.array([view["player"]], dtype=np.int64)
+    _fill(_FIRST, seats, observations, out, game.current, game.players, game.table, TOLERANCE)
+    return out[0]
+
+
+def _candidates_of(which, current, players, table, code, tolerance) -> tuple[np.ndarray, ...]:
+    """``(legal, top, counts)`` (``ScoringAgent.draw_many``) of agent ``code`` in games
+    ``which`` (each with a seat to move)."""
     k = len(which)
     legal = np.empty((k, NUM_CARDS), dtype=np.int64)
     top = np.empty((k, NUM_CARDS), dtype=np.int64)
     counts = np.empty((k, 2), dtype=np.int64)  # legal moves, best-scored moves
-    return which, legal, top, counts
+    _candidates(which, current, players, table, code, float(tolerance), legal, top, counts)
+    return legal, top, counts
 
 
 def _which(games: ArrayHeisseKarten, which: Any) -> np.ndarray:
@@ -167,22 +205,17 @@ def _which(games: ArrayHeisseKarten, which: Any) -> np.ndarray:
     return which
 
 
-def _arrays(games: ArrayHeisseKarten) -> tuple:
-    """The seat counts and the games' records, of which the scores read what a seat's view
-    holds (HK-5): the hands (a kernel reads only the deciding seat's), the trick, the round's
-    played cards."""
-    return games.players, games.table
-
-
 # -- kernels -------------------------------------------------------------------------------------
 
 
 @kernel
 def _trick_value(base, keeps, later, share, mean, stays, below):
-    """``hk.trick_value`` operation for operation: the expected points for us and the chance
-    that we take the trick. ``float(stays) ** float(later)`` is the C library's pow, as
-    Python's ``stays**later`` (numba's power by an int multiplies; numpy's may round
-    otherwise)."""
+    """Expected points for us, and the chance that we take the trick, for a trick holding
+    ``base`` points after our card with ``later`` players still to play. ``keeps``: our card
+    beats the trick's cards so far; ``mean``: the unseen cards' mean value; ``stays``: the
+    chance that one of them does not beat our card; ``below``: the mean value of those below
+    it. Points another player takes count ``-share`` each. ``float(stays) ** float(later)``
+    is the C library's pow (numba's power by an int multiplies and may round otherwise)."""
     expected = base + later * mean
     if not keeps:
         return -share * expected, 0.0
@@ -206,7 +239,7 @@ def _hand_cards(bits, out):
 
 @kernel
 def _unseen(r, bits, count, total):
-    """``hk.Unseen`` in game ``r`` (its record) for the hand ``bits``: ``count``/``total`` (49
+    """The cards unseen in game ``r`` (its record) for the hand ``bits``: ``count``/``total`` (49
     each) its prefix counts and value sums over the cards in trick-rank order (HK-3.2), the
     unseen cards being those neither in the hand nor played this round (HK-5); returns their
     mean value."""
@@ -243,7 +276,7 @@ def _score_hand(r, seat, n, count, total, out):
     """The heuristic's numbers for each card ``k + 1`` of ``seat``'s hand in game ``r``:
     ``out[k]`` = (score, the share of unseen cards beating it, value now, value usually,
     chance to take the trick; the terms 0 on a lead). ``count``/``total`` (49 each) are
-    scratch: ``hk.Unseen``'s prefix counts and value sums over the cards in trick-rank order
+    scratch: the unseen cards' prefix counts and value sums over the cards in trick-rank order
     (HK-3.2), the unseen cards being those neither in the hand nor played this round (HK-5)."""
     bits = r.hands[seat]
     mean = _unseen(r, bits, count, total)
@@ -272,7 +305,7 @@ def _score_hand(r, seat, n, count, total, out):
         below = total[_BELOW[rank]] / below_count if below_count else 0.0
         now, chance = _trick_value(base + value, rank > best, later, share, mean, stays, below)
         usual, _ = _trick_value(value, True, n - 1, share, mean, stays, below)
-        out[k, 0] = now - _KEEP * usual - tempo * chance
+        out[k, 0] = now - KEEP * usual - tempo * chance
         out[k, 2] = now
         out[k, 3] = usual
         out[k, 4] = chance
@@ -297,41 +330,11 @@ def _card_scores(which, current, players, table, out):
 
 
 @kernel
-def _best(which, current, players, table, tolerance, legal, top, counts):
-    """``ScoringAgent.best`` but its draw, per decision: ``legal[j, :c]`` the ``c`` legal
-    actions ascending (HK-3.1, as the view lists them), ``top[j, :t]`` those scoring at least
-    the best score less ``tolerance``, ``counts[j]`` = (c, t). A forced move is its own top."""
-    count = np.zeros(NUM_CARDS + 1, dtype=np.int64)
-    total = np.zeros(NUM_CARDS + 1, dtype=np.int64)
-    numbers = np.zeros((NUM_CARDS, 5))
-    for j in range(which.shape[0]):
-        b = which[j]
-        seat = current[b]
-        c = _hand_cards(table[b].hands[seat], legal[j])
-        counts[j, 0] = c
-        if c == 1:
-            top[j, 0] = legal[j, 0]
-            counts[j, 1] = 1
-            continue
-        _score_hand(table[b], seat, players[b], count, total, numbers)
-        best = numbers[legal[j, 0], 0]
-        for i in range(1, c):
-            best = max(best, numbers[legal[j, i], 0])
-        threshold = best - tolerance
-        t = 0
-        for i in range(c):
-            if numbers[legal[j, i], 0] >= threshold:
-                top[j, t] = legal[j, i]
-                t += 1
-        counts[j, 1] = t
-
-
-@kernel
 def _expected_points(r, seat, n, count, total, out):
-    """``sk.expected_points`` of each card ``k + 1`` of ``seat``'s hand in game ``r`` into
-    ``out[k]``: its points for this trick alone, the later players' cards drawn from the unseen
-    ones (HK-5: neither in the hand nor played this round), a lead too. ``count``/``total``:
-    scratch, as in :func:`_score_hand`."""
+    """The card counter's expected points of each card ``k + 1`` of ``seat``'s hand in game
+    ``r`` into ``out[k]``: its points for this trick alone, the later players' cards drawn
+    from the unseen ones (HK-5: neither in the hand nor played this round), a lead too.
+    ``count``/``total``: scratch, as in :func:`_score_hand`."""
     bits = r.hands[seat]
     mean = _unseen(r, bits, count, total)
     unseen = count[NUM_CARDS]
@@ -353,13 +356,18 @@ def _expected_points(r, seat, n, count, total, out):
 
 
 @kernel
-def _style_best(which, current, players, table, style, tolerance, legal, top, counts):
-    """:func:`_best` for style ``style`` (:data:`STYLE_CODES`): 0 the lowest card; 1 leading the
+def _candidates(which, current, players, table, code, tolerance, legal, top, counts):
+    """``ScoringAgent.draw_many``'s candidates of agent ``code`` per decision: ``legal[j, :c]``
+    the ``c`` legal actions ascending (HK-3.1: the hand, as the view lists it), ``top[j, :t]``
+    the best-scored of them, ``counts[j]`` = (c, t); a forced move is its own top. The
+    heuristic (``code`` :data:`HEURISTIC`) and the card counter keep the scores within
+    ``tolerance`` of the best; the other styles choose one card: 0 the lowest; 1 leading the
     highest trick rank, following the lowest rank that beats the trick (HK-3.2), else the
-    lowest; 2 leading the lowest rank, following the highest rank under the trick's best, else
-    the lowest; 3 the card counter's best-scored cards (ties within ``tolerance``)."""
+    lowest; 2 leading the lowest rank, following the highest rank under the trick's best,
+    else the lowest."""
     count = np.zeros(NUM_CARDS + 1, dtype=np.int64)
     total = np.zeros(NUM_CARDS + 1, dtype=np.int64)
+    numbers = np.zeros((NUM_CARDS, 5))
     points = np.zeros(NUM_CARDS)
     for j in range(which.shape[0]):
         b = which[j]
@@ -369,16 +377,22 @@ def _style_best(which, current, players, table, style, tolerance, legal, top, co
         counts[j, 0] = c
         counts[j, 1] = 1
         top[j, 0] = legal[j, 0]  # a forced move, and the low-card dumper's choice
-        if c == 1 or style == 0:
+        if c == 1 or code == LOW_DUMPER:
             continue
-        if style == 3:
-            _expected_points(r, seat, players[b], count, total, points)
+        if code in (HEURISTIC, CARD_COUNTER):
+            if code == HEURISTIC:
+                _score_hand(r, seat, players[b], count, total, numbers)
+                for k in range(NUM_CARDS):
+                    points[k] = numbers[k, 0]
+            else:
+                _expected_points(r, seat, players[b], count, total, points)
             best = points[legal[j, 0]]
             for i in range(1, c):
                 best = max(best, points[legal[j, i]])
+            threshold = best - tolerance
             t = 0
             for i in range(c):
-                if points[legal[j, i]] >= best - tolerance:
+                if points[legal[j, i]] >= threshold:
                     top[j, t] = legal[j, i]
                     t += 1
             counts[j, 1] = t
@@ -399,7 +413,7 @@ def _style_best(which, current, players, table, style, tolerance, legal, top, co
                 under = action
             if rank > best_rank and (over < 0 or rank < _RANK[over + 1]):
                 over = action
-        if style == 1:
+        if code == TRICK_TAKER:
             choice = high if length == 0 else (over if over >= 0 else low)
         else:
             choice = low if length == 0 else (under if under >= 0 else low)
@@ -477,4 +491,14 @@ def _fill(which, seats, observations, out, current, players, table, tolerance):
             row[f + 19] = 1.0 if scores[i] >= threshold else 0.0
 
 
-__all__ = ["SPEC", "ArrayHeuristic", "ArrayStyle", "card_scores", "fill_policy_input"]
+__all__ = [
+    "SPEC",
+    "ArrayHeuristic",
+    "ArrayStyle",
+    "ViewGame",
+    "card_scores",
+    "fill_policy_input",
+    "view_game",
+    "view_policy_input",
+    "view_top",
+]

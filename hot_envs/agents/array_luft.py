@@ -40,7 +40,6 @@ import numpy as np
 from hot_envs.agents import features as ft
 from hot_envs.agents import heuristic_luft as hl
 from hot_envs.agents import styles_luft as sl
-from hot_envs.agents.arrays import ArrayStyleBase
 from hot_envs.batched.heisse_luft import ArrayHeisseLuft
 from hot_envs.batched.jit import kernel
 from hot_envs.heisse_luft.facts import (
@@ -218,13 +217,20 @@ STYLE_CODES = {
 }
 
 
-class ArrayStyle(ArrayStyleBase):
+class ArrayStyle:
     """A style of :mod:`~hot_envs.agents.styles_luft` deciding for the seat to move in many
     games at once, from the engine's arrays: what its ``act`` plays, decision by decision in
     the order given, drawing the same numbers from ``agent.rng`` (ties among its best-scored
     placements, ``epsilon``'s draws)."""
 
-    codes = STYLE_CODES
+    def __init__(self, agent: Any) -> None:
+        if type(agent) not in STYLE_CODES:
+            raise TypeError(f"{agent!r} is not one of the styles {list(STYLE_CODES)}")
+        self.agent = agent
+        self.code = STYLE_CODES[type(agent)]
+
+    def act_arrays(self, games: ArrayHeisseLuft, which: Any) -> np.ndarray:
+        return self.agent.draw_many(*self.candidates(games, which))
 
     def candidates(self, games: ArrayHeisseLuft, which: Any) -> tuple[np.ndarray, ...]:
         """As :meth:`ArrayHeuristic.candidates`: the best-scored placements, the one exchange

@@ -11,11 +11,13 @@ per-game memory. The training driver (:mod:`hot_envs.envs.driver`) seats its opp
 * an agent with its own ``act_arrays`` — :class:`~hot_envs.agents.checkpoint.CheckpointAgent`
   (one forward pass for every decision) and :class:`~hot_envs.agents.random_agent.RandomAgent` —
   is used as it is;
-* a game's heuristic and each style of its opponent suite (exactly their classes) decide
-  through the game's array kernels (the spec's ``arrays`` module: ``ArrayHeuristic``,
-  ``ArrayStyle``), choosing what their ``act`` chooses and drawing the same numbers, decision by
-  decision; agents of one class and tolerance find their candidates for many games in one call
-  (``candidates``) and each draws its own (:func:`draw_rows`, the arena's batches);
+* a game's heuristic and each style of its opponent suite (exactly their classes:
+  :class:`~hot_envs.agents.base.KernelAgent`) decide through the game's array kernels (the
+  spec's ``arrays`` module: ``ArrayHeuristic``, ``ArrayStyle``) — the same kernels their
+  ``act`` runs on one game — choosing what their ``act`` chooses and drawing the same numbers,
+  decision by decision; agents of one class and tolerance find their candidates for many games
+  in one call (``candidates``) and each draws its own (:func:`draw_rows`, the arena's
+  batches);
 * any other agent plays through :class:`PerGameAgent`: ``act(observation, view)`` on the
   per-game engine's state of each game, as the arena plays it.
 
@@ -46,31 +48,48 @@ class ArrayAgent(Protocol):
     def act_arrays(self, games: ArrayGames, which: np.ndarray) -> np.ndarray: ...
 
 
-class ArrayStyleBase:
-    """What a game's ``ArrayStyle`` shares (:mod:`~hot_envs.agents.array_luft`,
-    :mod:`~hot_envs.agents.array_karten`): a style of the opponent suite, exactly one of the
-    classes in ``codes`` (a subclass may decide otherwise), whose kernels give ``candidates``
-    and whose own generator draws among them as its ``act`` does."""
+HEURISTIC = -1
+"""The heuristic's code in a game's kernels (``KernelAgent.code``); the styles' are 0, 1, …"""
 
-    codes: dict[type, int]  # the styles' codes in the game's kernels, by class
+
+class ArrayScoring:
+    """What a game's ``ArrayHeuristic`` and ``ArrayStyle`` share: a
+    :class:`~hot_envs.agents.base.KernelAgent` of exactly a class that sets its own ``code``
+    (a subclass may decide otherwise), whose kernels give ``candidates`` and whose own
+    generator draws among them as its ``act`` does. ``heuristic``: whether the wrapper takes
+    the game's heuristic (else a style)."""
+
+    heuristic: bool
 
     def __init__(self, agent: Any) -> None:
-        if type(agent) not in self.codes:
-            raise TypeError(
-                f"{agent!r} is not one of the styles {[c.__name__ for c in self.codes]}"
-            )
+        code = vars(type(agent)).get("code")
+        game = getattr(agent, "game", None)
+        if (
+            code is None
+            or (code == HEURISTIC) != self.heuristic
+            or get_game(game).arrays != type(self).__module__
+        ):
+            kind = "heuristic" if self.heuristic else "style"
+            raise TypeError(f"{agent!r} is not a plain {kind} of these kernels")
         self.agent = agent
-        self.code = self.codes[type(agent)]
+        self.code = code
 
     def act_arrays(self, games: ArrayGames, which: np.ndarray) -> np.ndarray:
-        """As the heuristic's ``act_arrays``, with the style's choice."""
+        """The action of the seat to move in each game ``which[j]`` (int64 ``(k,)``), as
+        ``ScoringAgent.act``: a forced move draws nothing; with ``epsilon`` each choice draws
+        ``rng.random()`` and, below ``epsilon``, a uniform legal move; else the best score,
+        ties within ``tolerance`` drawn. Scores and ties come from the kernels; Python loops
+        only over the decisions that draw."""
         return self.agent.draw_many(*self.candidates(games, which))
 
     def candidates(self, games: ArrayGames, which: np.ndarray) -> tuple[np.ndarray, ...]:
+        """``(legal, top, counts)`` of ``ScoringAgent.draw_many``: per decision the legal
+        actions and the best-scored ones; they depend on the agent's class and tolerance
+        only, not on its generator (:func:`draw_rows`)."""
         raise NotImplementedError
 
     def __repr__(self) -> str:
-        return f"ArrayStyle({self.agent!r})"
+        return f"{type(self).__name__}({self.agent!r})"
 
 
 class PerGameAgent:
@@ -118,6 +137,9 @@ def as_array_agent(game: str, agent: Any) -> ArrayAgent:
     """``agent`` as an array agent for ``game`` (module docstring)."""
     if callable(getattr(agent, "act_arrays", None)):
         return agent
+    if "code" in vars(type(agent)) and getattr(agent, "game", None) == get_game(game).name:
+        module = importlib.import_module(get_game(game).arrays)
+        return (module.ArrayHeuristic if agent.code == HEURISTIC else module.ArrayStyle)(agent)
     description = get_game(game)
     if description.heuristic and type(agent) is description.load("heuristic"):
         return importlib.import_module(description.arrays).ArrayHeuristic(agent)
@@ -179,8 +201,10 @@ def fill_policy_input(
 
 
 __all__ = [
+    "HEURISTIC",
     "ActionScorerInput",
     "ArrayAgent",
+    "ArrayScoring",
     "PerGameAgent",
     "as_array_agent",
     "draw_rows",

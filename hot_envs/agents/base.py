@@ -13,12 +13,15 @@ give it — :func:`observe`'s dict and the view — and returns an action id.
 
 from __future__ import annotations
 
+import functools
+import importlib
 from types import ModuleType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from hot_envs.core.engine import GameState, Seed, make_rng
+from hot_envs.core.games import get_game
 
 
 @runtime_checkable
@@ -53,7 +56,8 @@ def legal_actions(observation: dict[str, np.ndarray], view: dict[str, Any]) -> l
 class ScoringAgent:
     """The scaffolding rule-based agents share: a seeded generator, a share ``epsilon`` of
     uniformly random moves (for curricula), forced moves played at once, and a seeded random
-    choice among the best-scored actions. Subclasses implement :meth:`choose`."""
+    choice among the best-scored actions (:class:`KernelAgent`). Subclasses implement
+    :meth:`choose`."""
 
     tolerance = 1e-9  # scores this close to the best count as equally good
 
@@ -103,3 +107,26 @@ class ScoringAgent:
             for j in np.flatnonzero(counts[:, 1] > 1).tolist():
                 chosen[j] = top[j, rng.integers(counts[j, 1])]
         return chosen
+
+
+class KernelAgent(ScoringAgent):
+    """A scoring agent decided by its game's array kernels (the game's ``arrays`` module,
+    :mod:`hot_envs.agents.arrays`): the heuristic and each style of the opponent suite. One
+    implementation serves a view here — the kernels run on a one-game record written from the
+    view alone (``view_top``) — and many games at once there (``ArrayHeuristic``,
+    ``ArrayStyle``), with the same best-scored actions; :meth:`choose` draws among them as
+    :meth:`draw_many` does. ``game`` names the game, ``code`` the agent in its kernels (a class
+    that does not set ``code`` itself is not decided in arrays: it may decide otherwise)."""
+
+    game: ClassVar[str]
+    code: ClassVar[int]
+
+    def choose(self, view: dict[str, Any], legal: list[int]) -> int:
+        top = _kernels(self.game).view_top(view, self.code, self.tolerance)
+        return int(top[self.rng.integers(len(top))] if len(top) > 1 else top[0])
+
+
+@functools.cache
+def _kernels(game: str) -> ModuleType:
+    """``game``'s array kernels, imported on first use (numba loads with them)."""
+    return importlib.import_module(get_game(game).arrays)

@@ -20,18 +20,16 @@ is :data:`SPECS`; :func:`unpack` splits a batch of such vectors again.
 from __future__ import annotations
 
 import functools
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from hot_envs.agents import heuristic_karten as hk
 from hot_envs.agents import heuristic_luft as hl
 from hot_envs.core.games import GAMES, get_game
-from hot_envs.heisse_karten.facts import CARD_VALUE as HK_VALUE
-from hot_envs.heisse_karten.facts import NUM_CARDS as HK_CARDS
-from hot_envs.heisse_karten.facts import TRICK_RANK
 from hot_envs.heisse_luft.facts import (
     CARD_SUIT,
     CARD_VALUE,
@@ -227,72 +225,7 @@ HK_ANCHOR = AnchorColumns(18, {n: n + 6 for n in range(2, 7)}, leading=0)  # anc
 
 def karten_features(view: dict[str, Any], legal: Sequence[int]) -> np.ndarray:
     """Heiße Karten features of each action in ``legal`` (``len(legal) × HK_FEATURES``)."""
-    out = np.zeros((len(legal), HK_FEATURES), dtype=np.float32)
-    if not legal:
-        return out
-    cards = [int(action) + 1 for action in legal]  # HK-1.2
-    trick = [card for _, card in view["trick"]]
-    unseen = hk.Unseen(view)
-    terms = np.zeros((len(cards), 3))
-    if trick:
-        terms[:] = hk.card_terms(view, cards)
-    karten_columns(
-        out,
-        np.asarray(cards),
-        view["num_players"],
-        len(trick),
-        max(map(TRICK_RANK.__getitem__, trick), default=0),
-        sum(map(HK_VALUE.__getitem__, trick)),
-        [unseen.beaten(TRICK_RANK[card]) for card in cards],
-        terms,
-    )
-    scores = np.asarray(hk.card_scores(view, cards), dtype=np.float32)
-    karten_score_columns(out, scores, len(legal))
-    return out
-
-
-def karten_columns(
-    out: np.ndarray,
-    cards: np.ndarray,
-    players: Any,
-    trick_length: Any,
-    best_rank: Any,
-    base: Any,
-    beaten: Any,
-    terms: np.ndarray,
-) -> None:
-    """Fill the Heiße Karten columns of ``out`` (one row per card, numbers 1–48) but the score
-    columns. Per row or one for all: ``players``, the cards in the trick so far, their best
-    rank and their points; ``beaten``: the share of unseen cards beating the card; ``terms``
-    ``(rows, 3)``: value now, value usually, chance of taking the trick (0 when leading)."""
-    value, rank = _HK_VALUE[cards], _HK_RANK[cards]
-    out[:, 0] = np.equal(trick_length, 0)
-    out[:, 1] = value > 0
-    out[:, 2] = value / HK_CARDS
-    out[:, 3] = np.abs(value) / HK_CARDS
-    out[:, 4] = rank / 96
-    out[:, 5] = rank > best_rank
-    out[:, 6] = np.divide(base, 100)
-    out[:, 7] = np.subtract(np.subtract(players, 1), trick_length) / 5
-    out[np.arange(len(cards)), np.add(players, 6)] = 1.0  # 8–12: 2–6 players
-    out[:, 13] = beaten
-    out[:, 14] = terms[:, 0] / 50
-    out[:, 15] = terms[:, 1] / 50
-    out[:, 16] = terms[:, 2]
-
-
-def karten_score_columns(out: np.ndarray, scores: np.ndarray, count: Any, best: Any = None) -> None:
-    """The heuristic's score columns of Heiße Karten rows and the legal-action count ``count``;
-    ``best``: the best score of each row's decision (default: the best of ``scores``)."""
-    best = scores.max() if best is None else best
-    out[:, 17] = scores / 50
-    out[:, 18] = np.clip((scores - best) / 50, -4.0, 0.0)
-    out[:, 19] = scores >= best - hk.HeisseKartenHeuristic.tolerance
-    out[:, 20] = count / HK_SLOTS
-
-
-_HK_VALUE = np.asarray(HK_VALUE)
-_HK_RANK = np.asarray(TRICK_RANK)
+    return _rows("heisse-karten", view, legal)
 
 
 # ---------------------------------------------------------------------- packing
@@ -310,16 +243,23 @@ def action_features(game: str, view: dict[str, Any], legal: Sequence[int]) -> np
 
 def policy_input(game: str, observation: np.ndarray, view: dict[str, Any]) -> np.ndarray:
     """One decision packed for an action-scoring policy (module docstring); ``observation`` is
-    the environment's observation vector, ``view`` the engine's view of the same player."""
-    spec = SPECS[get_game(game).name]
+    the environment's observation vector, ``view`` the engine's view of the same player. The
+    game's array kernels compute it (their ``view_policy_input``) on a one-game record written
+    from the view, as they compute many games' rows at once (``fill_policy_input``)."""
+    name = get_game(game).name
+    spec = SPECS[name]
+    if len(view["legal_actions"]) > spec.slots:
+        raise ValueError(
+            f"{len(view['legal_actions'])} legal actions exceed the {spec.slots} action slots"
+        )
+    if name == "heisse-karten":
+        return _kernels(name).view_policy_input(observation, view)
     legal = sorted(view["legal_actions"])
-    if len(legal) > spec.slots:
-        raise ValueError(f"{len(legal)} legal actions exceed the {spec.slots} action slots")
     packed = np.zeros(spec.input_size, dtype=np.float32)
     packed[: spec.observation_size] = observation
     start = spec.observation_size
     block = packed[start : start + spec.slots * spec.size].reshape(spec.slots, spec.size)
-    block[: len(legal)] = _features(spec.game)(view, legal)
+    block[: len(legal)] = luft_features(view, legal)
     ids = packed[start + spec.slots * spec.size :]
     ids[:] = -1.0
     ids[: len(legal)] = legal
@@ -345,6 +285,27 @@ __all__ = [
     "policy_input",
     "unpack",
 ]
+
+
+def _rows(game: str, view: dict[str, Any], legal: Sequence[int]) -> np.ndarray:
+    """The feature rows of ``view``'s legal actions (``legal``: all of them, ascending), cut
+    from its packed input: the rows of one decision belong together (the best score, the
+    number of legal actions)."""
+    legal = [int(action) for action in legal]
+    if legal != sorted(view["legal_actions"]):
+        raise ValueError(
+            f"legal must be the view's legal actions in ascending order, not {legal}"[:200]
+        )
+    spec = SPECS[game]
+    start = spec.observation_size
+    packed = policy_input(game, np.zeros(start, dtype=np.float32), view)
+    return packed[start : start + len(legal) * spec.size].reshape(len(legal), spec.size).copy()
+
+
+@functools.cache
+def _kernels(game: str) -> ModuleType:
+    """The game's array kernels (its spec's ``arrays`` module), imported on first use."""
+    return importlib.import_module(get_game(game).arrays)
 
 
 @functools.cache

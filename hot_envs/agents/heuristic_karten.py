@@ -33,126 +33,23 @@ worth enough with its smallest sufficient black card, and never takes a trick fu
 when it can throw a red card under the trick's best card; red (negative) cards are dumped on
 tricks somebody else will win — the bigger the red card, the better the moment; high black cards
 wait for valuable tricks (a 48 always wins, so it waits for a trick that carries black points).
-The weights were tuned in heuristic-against-heuristic matches (two players) and against random
-players (three to six).
+The weights (``KEEP``, ``TEMPO``, ``LEAD_BLACK_BONUS``) live beside the kernels that compute the
+scores, :mod:`hot_envs.agents.array_karten`, the one implementation: a decision from a view runs
+them on that one game, many games run them at once. They were tuned in heuristic-against-heuristic
+matches (two players) and against random players (three to six).
 
 ``epsilon`` is the probability of a uniformly random legal move instead (for curricula).
 """
 
 from __future__ import annotations
 
-from itertools import accumulate
-from typing import Any
-
-from hot_envs.agents.base import ScoringAgent
-from hot_envs.heisse_karten.facts import CARD_VALUE, CARDS, NUM_CARDS, TRICK_RANK, is_black
-
-KEEP = 1.3  # weight of a card's usual value against the value of playing it now
-TEMPO = {2: 45.0}  # points a taken trick costs because its taker leads next, by player count
-TEMPO_MANY = 20.0  # … with three players or more
-LEAD_BLACK_BONUS = 20  # a black lead counts this much lower than its value
-NUM_RANKS = 2 * NUM_CARDS + 1  # trick ranks: red c → c (1–47), black c → c + 48 (50–96)
+from hot_envs.agents.base import KernelAgent
 
 
-class HeisseKartenHeuristic(ScoringAgent):
+class HeisseKartenHeuristic(KernelAgent):
     """Rule-based Heiße Karten player (strategy in the module docstring). Same seed ⇒ same
     actions; ``epsilon`` is the chance of a uniformly random legal move. The view's ``played``
     is its card memory."""
 
-    def choose(self, view: dict[str, Any], legal: list[int]) -> int:
-        return self.best(legal, card_scores(view, [action + 1 for action in legal]))  # HK-1.2
-
-
-def card_scores(view: dict[str, Any], cards: list[int]) -> list[float]:
-    """The score of playing each of ``cards`` (card numbers 1–48) in ``view``'s position."""
-    if not view["trick"]:
-        return [LEAD_SCORE[card] for card in cards]
-    tempo = TEMPO.get(view["num_players"], TEMPO_MANY)
-    return [now - KEEP * usual - tempo * chance for now, usual, chance in card_terms(view, cards)]
-
-
-def card_terms(view: dict[str, Any], cards: list[int]) -> list[tuple[float, float, float]]:
-    """The terms of each following card's score (module docstring): its value ``now``, its
-    value ``usually`` and the ``chance`` that it takes the trick. The trick must not be empty."""
-    n = view["num_players"]
-    share = 1.0 / (n - 1)
-    trick = [card for _, card in view["trick"]]
-    base = sum(map(CARD_VALUE.__getitem__, trick))
-    best = max(map(TRICK_RANK.__getitem__, trick))
-    later = n - 1 - len(trick)
-    unseen = Unseen(view)
-    mean = unseen.mean
-    terms = []
-    for card in cards:
-        rank, value = TRICK_RANK[card], CARD_VALUE[card]
-        stays = 1.0 - unseen.beaten(rank)  # chance that one later card does not beat ours
-        below = unseen.mean_below(rank)
-        now, chance = trick_value(base + value, rank > best, later, share, mean, stays, below)
-        usual, _ = trick_value(value, True, n - 1, share, mean, stays, below)
-        terms.append((now, usual, chance))
-    return terms
-
-
-def lead_score(card: int) -> float:
-    """Lead low cards; blacks count ``LEAD_BLACK_BONUS`` lower (module docstring)."""
-    return -abs(CARD_VALUE[card]) + (LEAD_BLACK_BONUS if is_black(card) else 0)
-
-
-LEAD_SCORE = (0,) + tuple(lead_score(card) for card in CARDS)  # by card
-
-# The cards in trick-rank order; slot k + 1 holds the k-th lowest, so that prefix sums over the
-# slots count the cards below a rank. By card its slot, by rank r the slot prefix of the cards
-# below r, and per slot how many cards (one) and their value.
-_BY_RANK = sorted(CARDS, key=TRICK_RANK.__getitem__)
-_SLOT = [0] * (NUM_CARDS + 1)
-for _slot, _card in enumerate(_BY_RANK, 1):
-    _SLOT[_card] = _slot
-_BELOW = [sum(TRICK_RANK[card] < r for card in CARDS) for r in range(NUM_RANKS + 1)]
-_ALL_COUNT = [0] + [1] * NUM_CARDS
-_ALL_TOTAL = [0] + [CARD_VALUE[card] for card in _BY_RANK]
-
-
-class Unseen:
-    """The cards a player has not seen, by trick rank, with prefix counts and sums for quick
-    "how many beat rank r" and "mean value below rank r" questions."""
-
-    def __init__(self, view: dict[str, Any]) -> None:
-        count, total = _ALL_COUNT.copy(), _ALL_TOTAL.copy()
-        for card in view["hand"]:
-            slot = _SLOT[card]
-            count[slot] = total[slot] = 0
-        for _, card in view["played"]:
-            slot = _SLOT[card]
-            count[slot] = total[slot] = 0
-        count, total = list(accumulate(count)), list(accumulate(total))
-        self.count, self.total = count, total  # count[_BELOW[r]]: unseen cards of rank below r
-        self.n = count[NUM_CARDS]
-        self.mean = total[NUM_CARDS] / self.n if self.n else 0.0
-
-    def beaten(self, rank: int) -> float:
-        """Share of the unseen cards that beat a card of ``rank``."""
-        return (self.n - self.count[_BELOW[rank + 1]]) / self.n if self.n else 0.0
-
-    def mean_below(self, rank: int) -> float:
-        """Mean value of the unseen cards below ``rank``."""
-        below = self.count[_BELOW[rank]]
-        return self.total[_BELOW[rank]] / below if below else 0.0
-
-
-def trick_value(
-    base: float, keeps: bool, later: int, share: float, mean: float, stays: float, below: float
-) -> tuple[float, float]:
-    """Expected points for us, and the chance that we take the trick, for a trick holding
-    ``base`` points after our card with ``later`` players still to play.
-
-    ``keeps``: our card beats the trick's cards so far. ``mean``: the unseen cards' mean value;
-    ``stays``: the chance that one of them does not beat our card; ``below``: the mean value of
-    those below it. Points another player takes count ``-share`` each.
-    """
-    expected = base + later * mean  # the trick's expected total, whoever takes it
-    if not keeps:
-        return -share * expected, 0.0
-    chance = stays**later
-    ours = base + later * below  # later cards all below ours
-    theirs = expected - chance * ours  # (1 − chance) × E[total | somebody beats us]
-    return chance * ours - share * theirs, chance
+    game = "heisse-karten"
+    code = -1  # the heuristic's code in the kernels (hot_envs.agents.arrays.HEURISTIC)

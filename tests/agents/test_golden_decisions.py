@@ -88,9 +88,7 @@ def test_in_arrays(game, step):
     games = golden.load_games(game, [r["state"] for r in stored])
     which = np.arange(len(stored))
     for key in ["heuristic", *golden.style_specs(game)]:
-        legal, top, counts = as_array_agent(game, make_agent(key, game, 0)).candidates(
-            games, which
-        )
+        legal, top, counts = as_array_agent(game, make_agent(key, game, 0)).candidates(games, which)
         for j, record in enumerate(stored):
             best = record["heuristic"] if key == "heuristic" else record["styles"][key]
             assert legal[j, : counts[j, 0]].tolist() == record["legal"], (key, j)
