@@ -1,5 +1,6 @@
-"""The package's layers: the library loads and plays a checkpoint with numpy alone, and no module
-imports another that imports it back, at the top or inside a function."""
+"""The package's layers: what the library loads as a program goes on (no torch, no training code
+to play a checkpoint, no Ray to import the library and its command line, Pillow only to draw a
+picture), and no module imports another that imports it back, at the top or inside a function."""
 
 from __future__ import annotations
 
@@ -12,39 +13,84 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPOSITORY = Path(__file__).resolve().parents[1]
 # The source folders and the package each one ships as (pyproject.toml's package-dir).
 FOLDERS = {"hot_envs": "hot_envs", "training": "hot_envs.training"}
 
 
-def test_playing_a_checkpoint_imports_no_torch_and_no_training_code() -> None:
-    code = """if True:
-        import json, sys
-        import hot_envs.agents
-        from hot_envs.agents.checkpoint import CheckpointAgent
-        from hot_envs.agents.play import play_game
-        from hot_envs.core.games import get_game
+# A user's program in a fresh interpreter, run once for the tests below: it writes the modules
+# loaded after each stage, in order. It plays the shipped policies (action scorers) and an
+# earlier one (an MLP) with numpy, then draws the table, then imports the command line and the
+# RLlib script (hot-envs train --backend rllib).
+PROGRAM = """if True:
+    import importlib.util, json, sys
+    loaded = {}
 
-        for name in ("heisse_luft_v0", "heisse_karten_v0"):
-            agent = CheckpointAgent.load(name)
-            env = get_game(agent.game).env.env()
-            played = []
+    def stage(name):
+        loaded[name] = sorted(sys.modules)
 
-            def count(who, observation, view, action):
-                played.append(action)
+    import hot_envs
+    from hot_envs.agents.checkpoint import CheckpointAgent
+    from hot_envs.agents.play import play_game
+    from hot_envs.core.games import get_game
 
-            play_game(env, {a: agent for a in env.possible_agents}, seed=1, on_action=count)
-            assert len(played) > 10
-        print(json.dumps(sorted(sys.modules)))
-    """
+    for name in ("heisse_luft_v0", "heisse_karten_v0", "heisse_karten_v0_2026_12_01"):
+        agent = CheckpointAgent.load(name)
+        env = get_game(agent.game).env.env()
+        played = []
+
+        def count(who, observation, view, action):
+            played.append(action)
+
+        play_game(env, {a: agent for a in env.possible_agents}, seed=1, on_action=count)
+        assert len(played) > 10, name
+    stage("play")
+    env = get_game("heisse-luft").env.env(render_mode="rgb_array")
+    env.reset(seed=0)
+    stage("reset to draw")
+    if importlib.util.find_spec("PIL"):
+        assert env.render().ndim == 3
+        stage("draw")
+    import hot_envs.cli, hot_envs.envs.single_agent, hot_envs.training.rllib_train
+    stage("command line")
+    print(json.dumps(loaded))
+"""
+
+
+@pytest.fixture(scope="module")
+def loaded() -> dict[str, list[str]]:
+    """The modules :data:`PROGRAM` has loaded after each of its stages."""
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPOSITORY / "tests"
+        [sys.executable, "-c", PROGRAM], capture_output=True, text=True, cwd=REPOSITORY / "tests"
     )
     assert result.returncode == 0, result.stderr
-    modules = json.loads(result.stdout)
-    assert "hot_envs.agents.checkpoint" in modules
-    for package in ("torch", "stable_baselines3", "sb3_contrib", "hot_envs.training"):
-        assert not [m for m in modules if m == package or m.startswith(package + ".")], package
+    return json.loads(result.stdout)
+
+
+def _of(packages: tuple[str, ...], modules: list[str]) -> list[str]:
+    """The modules of ``modules`` that are one of ``packages`` or in one."""
+    return [m for m in modules for p in packages if m == p or m.startswith(p + ".")]
+
+
+def test_playing_a_checkpoint_imports_no_torch_and_no_training_code(loaded) -> None:
+    assert "hot_envs.agents.checkpoint" in loaded["play"]
+    training = ("torch", "stable_baselines3", "sb3_contrib", "hot_envs.training")
+    assert _of(training, loaded["play"]) == []
+
+
+def test_pillow_loads_with_the_first_picture_only(loaded) -> None:
+    assert _of(("PIL",), loaded["reset to draw"]) == []
+    if "draw" in loaded:
+        assert "PIL.Image" in loaded["draw"]
+
+
+def test_the_library_its_command_line_and_the_rllib_script_import_no_ray_and_no_torch(
+    loaded,
+) -> None:
+    assert "hot_envs.training.rllib_train" in loaded["command line"]
+    assert _of(("ray", "torch"), loaded["command line"]) == []
 
 
 def _module(path: Path) -> str:

@@ -5,9 +5,6 @@ PettingZoo's ``render_test`` with ``rgb_array`` runs for every setup in ``test_c
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
@@ -78,15 +75,6 @@ def test_finished_game_shows_no_hand() -> None:
     while not env.game.is_terminal():
         env.step(env.game.legal_actions()[0])
     assert np.array_equal(env.render(), frame(env.game))
-
-
-def test_import_hot_envs_does_not_load_pillow() -> None:
-    code = (
-        "import sys, hot_envs, hot_envs.heisse_luft_v0, hot_envs.heisse_karten_v0; "
-        "e = hot_envs.heisse_luft_v0.env(render_mode='rgb_array'); e.reset(seed=0); "
-        "assert 'PIL' not in sys.modules; e.render(); assert 'PIL' in sys.modules"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_gif_holds_every_frame(tmp_path) -> None:

@@ -1,12 +1,10 @@
 """Checkpoints: export from MaskablePPO, numpy loading (same actions as SB3), clear errors for
-bad files, loading by agent spec and without torch."""
+bad files, loading by agent spec. (Playing one loads no torch: ``tests/test_layers.py``.)"""
 
 from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -208,17 +206,3 @@ def test_other_metadata_mismatches(copy, changes, message):
     _edit_json(copy, **changes)
     with pytest.raises(ValueError, match=message):
         read_metadata(copy)
-
-
-def test_numpy_loading_needs_no_torch(checkpoints):
-    code = (
-        "import sys; sys.modules['torch'] = None; sys.modules['sb3_contrib'] = None\n"
-        "import numpy as np\n"
-        "from hot_envs.agents.checkpoint import CheckpointAgent\n"
-        f"agent = CheckpointAgent.load({str(checkpoints['heisse-karten'])!r})\n"
-        "mask = np.zeros(48, np.int8); mask[[4, 9]] = 1\n"
-        "print(agent.act({'observation': np.zeros(670, np.float32), 'action_mask': mask}, None))\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert int(result.stdout) in (4, 9)
