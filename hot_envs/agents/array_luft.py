@@ -1,99 +1,134 @@
-"""The Heiße Luft heuristic and the action-scoring policy's input, straight from the arrays of
-:class:`~hot_envs.batched.heisse_luft.ArrayHeisseLuft`, in compiled kernels.
+"""The Heiße Luft heuristic, the opponent suite's styles and the action-scoring policy's input:
+one implementation, compiled kernels over the arrays of
+:class:`~hot_envs.batched.heisse_luft.ArrayHeisseLuft`.
 
-Today's agents read each game's ``State`` and view dict; here nothing is made per game. A kernel
-reads what the seat to move may know (HL-8) from the engine's arrays — its hand, the stages'
-sides, prizes and terrain, the discard pile, the opponent's shown cards and hand size, the prize
-cards and trophies — into the numbers :class:`hot_envs.agents.heuristic_luft._Table` holds, and
-computes from them:
+A kernel reads what the seat to move may know (HL-8) from a game's record — its hand, the
+stages' sides, prizes and terrain, the discard pile, the opponent's shown cards and hand size,
+the prize cards and trophies — and computes:
 
-* :func:`play_scores`: :func:`~hot_envs.agents.heuristic_luft.play_scores` of every legal
-  placement (HL-3.1) of the seat to move;
-* :class:`ArrayHeuristic`: a :class:`~hot_envs.agents.heuristic_luft.HeisseLuftHeuristic`
-  deciding many games at once, choosing what its ``act`` chooses and drawing the same numbers
-  from its generator, decision after decision;
+* :class:`ArrayHeuristic`: the heuristic (:mod:`hot_envs.agents.heuristic_luft`, whose
+  docstring gives the strategy) deciding many games at once, choosing what its ``act``
+  chooses and drawing the same numbers from its generator, decision after decision;
 * :class:`ArrayStyle`: each style of the opponent suite (:mod:`hot_envs.agents.styles_luft`)
   the same way;
 * :func:`fill_policy_input`: the packed rows of an action-scoring policy
-  (:func:`~hot_envs.agents.features.policy_input`).
+  (:func:`~hot_envs.agents.features.policy_input`);
+* :func:`play_scores`: the heuristic's score of every legal placement (HL-3.1).
 
-The kernels are scalar per-game code that follows the per-game functions line by line, so the
-results are the same numbers, not near ones: the agent breaks ties among scores within
-``tolerance`` of the best, so any rounding difference could change a move. The float64
-arithmetic keeps the heuristic's order of operations (its sums of four terms left to right, as
-CPython's ``sum`` adds floats); ``erf`` and ``**`` are the C library's, as CPython's
-``math.erf`` and float power are (an integer power is taken as a float one: numba's power by
-an int multiplies and may round otherwise); the lookups the heuristic caches
-(``_suit_supply``) are tables made by its own function. The float32 feature columns round
-where numpy rounds: each float64 column once, the differences and score columns after each
-float32 operation. The rare exchange (HL-3.4) and trophy (HL-6) decisions are decided in the
-kernels too (``hl.exchange_action``, ``hl.trophy_scores``), so no view is ever made.
+One decision from a view (the agents' ``act``, ``policy_input``) runs the same kernels on a
+one-game record that :func:`view_game` writes from the view alone (the hidden cards — the
+opponent's unshown hand, the piles — stay empty).
+
+The agents break ties among scores within ``tolerance`` of the best, so the arithmetic is kept
+fixed: sums of four terms left to right, ``erf`` and ``**`` the C library's (an integer power
+taken as a float one), the float32 feature columns rounded where the layout says (each float64
+number once; the difference ``after − now`` and the score columns after each float32
+operation). The rare exchange (HL-3.4) and trophy (HL-6) decisions are decided in the kernels
+too.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
 import numpy as np
 
-from hot_envs.agents import features as ft
-from hot_envs.agents import heuristic_luft as hl
-from hot_envs.agents import styles_luft as sl
-from hot_envs.batched.heisse_luft import ArrayHeisseLuft
+from hot_envs.agents.arrays import HEURISTIC, ArrayScoring
+from hot_envs.agents.features import SPECS
+from hot_envs.agents.styles_luft import (
+    BeginnerAdvice,
+    GreedyStageFinisher,
+    HighCardHoarder,
+    TrophyRusher,
+)
+from hot_envs.batched.heisse_luft import GAME as RECORD
+from hot_envs.batched.heisse_luft import MAX_SIDE, ArrayHeisseLuft
 from hot_envs.batched.jit import kernel
 from hot_envs.heisse_luft.facts import (
+    CARD_INDEX,
     CARD_SUIT,
     CARD_VALUE,
     CLAIM_TROPHY,
     EXCHANGE,
     EXCHANGE_DONE,
     EXCHANGE_PICK,
+    LOWLAND,
     MAX_EXCHANGE,
     MOUNTAIN,
     NUM_ACTIONS,
     NUM_CARDS,
     NUM_STAGES,
+    PHASES,
     PLAY,
     STOP_CLAIMING,
     SUIT_SIZES,
+    SUIT_VALUES,
+    SUITS,
     THREE_FOR_ONE,
     TROPHIES_TO_WIN,
     TROPHY_PRICE,
 )
 
 GAME = "heisse-luft"
-SPEC = ft.SPECS[GAME]
+SPEC = SPECS[GAME]
 """The packed layout :func:`fill_policy_input` writes (observation | slots × features | ids)."""
+
+# The heuristic's weights (heuristic_luft's docstring), tuned in heuristic-against-heuristic
+# matches.
+SHARE_POWER = 1.5  # trophy progress: (share of the price held) ** SHARE_POWER
+PRIZE_WEIGHT = 0.01  # every prize card held (the HL-7.2 tie-break)
+BLOCKED_FACTOR = 1 / 6  # stake left to a stage that cannot be completed now
+KEEP_COST = 0.03  # cost of spending an Ace or a King (less for less extreme cards)
+MIN_SPREAD = 0.5  # variance floor while slots are open
+MIDDLE = 7  # the middle card value
+KEEP_IN_EXCHANGE = 5  # cards this far from the middle (A, 2, Q, K) are kept when stuck
+TOLERANCE = 1e-12  # the heuristic's: scores this close to the best count as equally good
+# The styles' numbers (styles_luft's docstring).
+MAX_VALUE = 13
+HIGH = 11  # J, Q, K: the cards the hoarder keeps
+
+# The styles' codes in the kernels, as their classes set them (the heuristic's is HEURISTIC).
+BEGINNER, STAGE_FINISHER = BeginnerAdvice.code, GreedyStageFinisher.code
+TROPHY_RUSHER, HIGH_HOARDER = TrophyRusher.code, HighCardHoarder.code
 
 _OBSERVATION = SPEC.observation_size
 _SLOTS, _FEATURES = SPEC.slots, SPEC.size  # 64 placements at most: 8 cards × 4 stages × 2 sides
 _IDS = _OBSERVATION + _SLOTS * _FEATURES  # where the action ids start in a packed row
+_KIND_PLAY, _KIND_PICK, _KIND_DONE, _KIND_CLAIM, _KIND_STOP = range(5)  # feature columns 0-4
 
 _SUIT = np.array(CARD_SUIT, dtype=np.int64)  # HL-1.1 by card
 _VALUE = np.array(CARD_VALUE, dtype=np.int64)
 _SUIT_START = np.array([CARD_SUIT.index(s) for s in range(4)], dtype=np.int64)
 _SUIT_SIZE = np.array(SUIT_SIZES, dtype=np.int64)
 _PRICE = np.array(TROPHY_PRICE, dtype=np.int64)  # HL-1.4
-_KEEP = np.array(hl._KEEP, dtype=np.float64)  # keep(card), by card
-_PRIZE_WEIGHT = hl.PRIZE_WEIGHT
-_BLOCKED_FACTOR = hl.BLOCKED_FACTOR
-_MIN_SPREAD = hl.MIN_SPREAD
+# keep(card): KEEP_COST for an Ace or a King, less nearer the middle.
+_KEEP_COSTS = tuple(KEEP_COST * ((v - MIDDLE) / (MIDDLE - 1)) ** 2 for v in CARD_VALUE)
+_KEEP = np.array(_KEEP_COSTS, dtype=np.float64)
+_DISTANCE = np.abs(_VALUE - MIDDLE)  # a card's distance from the middle value
+
+
+def _suit_supply(suit: int, on_stage: int) -> tuple[int, float, float]:
+    """The number, mean value and variance of the cards of ``suit`` not on a stage
+    (``on_stage``: a bit mask over the suit's cards); an empty suit's mean is the middle."""
+    values = [v for i, v in enumerate(SUIT_VALUES[suit]) if not on_stage >> i & 1]
+    if not values:
+        return 0, MIDDLE, 0.0
+    mean = sum(values) / len(values)
+    return len(values), mean, sum((x - mean) ** 2 for x in values) / len(values)
 
 
 def _supply_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``hl._suit_supply`` of every suit and every mask of its cards on the stages (at most
-    2**13 per suit), by its own function: count ``(4, 8192)`` int64, mean and variance float64
-    (an empty suit's mean, the int 7, is the same number as a float in every use)."""
+    """:func:`_suit_supply` of every suit and every mask of its cards on the stages (at most
+    2**13 per suit): count ``(4, 8192)`` int64, mean and variance float64."""
     masks = 1 << max(SUIT_SIZES)
     count = np.zeros((4, masks), dtype=np.int64)
     mean = np.zeros((4, masks))
     var = np.zeros((4, masks))
     for suit in range(4):
         for mask in range(1 << SUIT_SIZES[suit]):
-            count[suit, mask], mean[suit, mask], var[suit, mask] = hl._suit_supply.__wrapped__(
-                suit, mask
-            )
+            count[suit, mask], mean[suit, mask], var[suit, mask] = _suit_supply(suit, mask)
     return count, mean, var
 
 
@@ -101,38 +136,34 @@ _SUPPLY_COUNT, _SUPPLY_MEAN, _SUPPLY_VAR = _supply_tables()
 
 
 def _share_tables() -> np.ndarray:
-    """``hl._potential``'s share of a trophy's price and its power, by Python's own arithmetic:
-    ``[0, suit, held, spare]`` = ``min(1.0, (held + spare / 3) / price)`` where ``spare`` is
-    the awarded suits' prize cards (HL-6.2; 0 without three for one, as ``0.0``), and
-    ``[1, ...]`` its ``** SHARE_POWER`` (the C library's pow, looked up rather than called ten
-    times a decision). A player holds at most 13 cards of a suit (HL-1.2), 17 with a stage's
-    prizes; 40 prize cards in all."""
+    """A trophy's share of its price and its power: ``[0, suit, held, spare]`` =
+    ``min(1.0, (held + spare / 3) / price)`` where ``spare`` is the awarded suits' prize cards
+    (HL-6.2; 0 without three for one), and ``[1, ...]`` its ``** SHARE_POWER`` (the C
+    library's pow, looked up rather than called ten times a decision). A player holds at most
+    13 cards of a suit (HL-1.2), 17 with a stage's prizes; 40 prize cards in all."""
     shares = np.zeros((2, 4, 32, 64))
     for suit in range(4):
         for held in range(32):
             for spare in range(64):
                 share = min(1.0, (held + spare / THREE_FOR_ONE) / TROPHY_PRICE[suit])
-                shares[:, suit, held, spare] = share, share**hl.SHARE_POWER
+                shares[:, suit, held, spare] = share, share**SHARE_POWER
     return shares
 
 
 _SHARES = _share_tables()
 
-# The float32 feature columns of features.play_columns, made by numpy as it makes them.
-_VALUE_13 = (ft._HL_VALUE / 13).astype(np.float32)  # column 10, by card
+# The float32 feature columns of a placement, by card or by sum.
+_VALUE_32 = np.asarray(CARD_VALUE, dtype=np.float32)
+_VALUE_13 = (_VALUE_32 / 13).astype(np.float32)  # column 10, by card
 _SUM_52 = (np.arange(64, dtype=np.float32) / 52).astype(np.float32)  # columns 21-24, by sum
-_KEEP_32 = ft._HL_KEEP.astype(np.float32)  # column 35, by card
-_TOLERANCE_32 = np.float32(hl.HeisseLuftHeuristic.tolerance)  # "is best": best − tol in float32
-# _luft_exchange's and the trophy rows' columns, Python floats cast as its assignments cast them.
+_KEEP_32 = np.asarray(_KEEP_COSTS, dtype=np.float32) / KEEP_COST  # column 35, by card
+_TOLERANCE_32 = np.float32(TOLERANCE)  # "is best": best − tolerance in float32
+# An exchange's and a trophy decision's columns: float64 numbers rounded once.
 _VALUE_13_64 = np.array([v / 13 for v in CARD_VALUE], dtype=np.float32)  # column 10
-_KEEP_64 = np.array([k / hl.KEEP_COST for k in hl._KEEP], dtype=np.float32)  # column 35
+_KEEP_64 = np.array([k / KEEP_COST for k in _KEEP_COSTS], dtype=np.float32)  # column 35
 _PICKED_4 = np.array([k / 4 for k in range(MAX_EXCHANGE + 1)], dtype=np.float32)  # column 36
 _THROW_RANK = np.array([1.0 - k / 4 for k in range(MAX_EXCHANGE)], dtype=np.float32)  # 37
 _PRICE_7 = np.array([p / 7 for p in TROPHY_PRICE], dtype=np.float32)  # column 38
-_KIND_PLAY, _KIND_PICK, _KIND_DONE = ft._KIND_PLAY, ft._KIND_PICK, ft._KIND_DONE  # kinds
-_KIND_CLAIM, _KIND_STOP = ft._KIND_CLAIM, ft._KIND_STOP
-_DISTANCE = np.abs(_VALUE - hl.MIDDLE)  # a card's distance from the middle value 7
-_KEEP_IN_EXCHANGE = hl.KEEP_IN_EXCHANGE
 
 
 # -- the calls -------------------------------------------------------------------------------------
@@ -140,8 +171,8 @@ _KEEP_IN_EXCHANGE = hl.KEEP_IN_EXCHANGE
 
 def play_scores(games: ArrayHeisseLuft, which: Any) -> np.ndarray:
     """float64 ``(k, 366)``: row ``j`` holds, for game ``which[j]`` where its seat to move is
-    placing a card (HL-3.1), ``hl.play_scores(hl._Table(view), legal)`` in the column of each
-    legal play action, NaN elsewhere (rows of games in another phase or over are all NaN)."""
+    placing a card (HL-3.1), the heuristic's score of each legal play action in its column,
+    NaN elsewhere (rows of games in another phase or over are all NaN)."""
     which = _which(games, which)
     out = np.full((len(which), NUM_ACTIONS), np.nan)
     _play_scores(which, games.table, bool(games.options["three_for_one"]), out)
@@ -151,10 +182,10 @@ def play_scores(games: ArrayHeisseLuft, which: Any) -> np.ndarray:
 def fill_policy_input(
     games: ArrayHeisseLuft, which: Any, seats: Any, observations: Any, out: np.ndarray
 ) -> None:
-    """``out[j]`` = ``policy_input("heisse-luft", observations[j], view)`` of seat ``seats[j]``
-    in game ``which[j]`` (float32 ``(k, SPEC.input_size)``), bit for bit. The seat has legal
-    actions only where it is the seat to move; otherwise its row is the observation and the
-    empty slots' −1 ids."""
+    """``out[j]`` = the packed policy input (``features.policy_input``) of seat ``seats[j]`` in
+    game ``which[j]`` (float32 ``(k, SPEC.input_size)``) given its observation
+    ``observations[j]``. The seat has legal actions only where it is the seat to move;
+    otherwise its row is the observation and the empty slots' −1 ids."""
     which = _which(games, which)
     k = len(which)
     seats = np.asarray(seats)
@@ -171,89 +202,165 @@ def fill_policy_input(
     _fill(which, seats, observations, out, games.table, bool(games.options["three_for_one"]))
 
 
-class ArrayHeuristic:
-    """A :class:`~hot_envs.agents.heuristic_luft.HeisseLuftHeuristic` (exactly that class: a
-    subclass may decide otherwise) deciding for the seat to move in many games at once, from the
-    engine's arrays. :meth:`act_arrays` plays what ``agent.act`` plays decision by decision in
-    the order given, drawing the same numbers from ``agent.rng``."""
+class ArrayHeuristic(ArrayScoring):
+    """The heuristic (exactly :class:`~hot_envs.agents.heuristic_luft.HeisseLuftHeuristic`)
+    deciding for the seat to move in many games at once: :meth:`act_arrays` plays what
+    ``agent.act`` plays, decision by decision in the order given, drawing the same numbers
+    from ``agent.rng`` (an exchange's one choice draws nothing)."""
 
-    def __init__(self, agent: Any) -> None:
-        if type(agent) is not hl.HeisseLuftHeuristic:
-            raise TypeError(f"{agent!r} is not a plain HeisseLuftHeuristic")
-        self.agent = agent
-
-    def act_arrays(self, games: ArrayHeisseLuft, which: Any) -> np.ndarray:
-        """The action of the seat to move in each game ``which[j]`` (int64 ``(k,)``), as
-        ``ScoringAgent.act``: a forced move draws nothing; with ``epsilon`` each choice draws
-        ``rng.random()`` and, below ``epsilon``, a uniform legal move; else ``choose``: the
-        best score, ties within ``tolerance`` drawn (an exchange's one choice draws nothing).
-        Scores, legal moves and ties come from the kernels; Python loops only over the
-        decisions that draw."""
-        return self.agent.draw_many(*self.candidates(games, which))
+    heuristic = True
 
     def candidates(self, games: ArrayHeisseLuft, which: Any) -> tuple[np.ndarray, ...]:
-        """``(legal, top, counts)`` of ``ScoringAgent.draw_many``: per decision the legal
-        actions and the best-scored ones; they depend on the agent's class and tolerance only,
-        not on its generator (:func:`hot_envs.agents.arrays.act_rows`)."""
-        which, legal, top, counts = _scratch(games, which)
+        which = _which(games, which)
         three_for_one = bool(games.options["three_for_one"])
-        over = _best(
-            which, games.table, three_for_one, float(self.agent.tolerance), legal, top, counts
+        legal, top, counts = _candidates_of(
+            which, games.table, three_for_one, self.code, self.agent.tolerance
         )
-        if over >= 0:
-            raise ValueError(f"game {which[over]} is over: nobody is to move")
         return legal, top, counts
 
-    def __repr__(self) -> str:
-        return f"ArrayHeuristic({self.agent!r})"
 
-
-# The styles' codes in :func:`_style_best`, by class (exactly: a subclass may decide otherwise).
-STYLE_CODES = {
-    sl.BeginnerAdvice: 0,
-    sl.GreedyStageFinisher: 1,
-    sl.TrophyRusher: 2,
-    sl.HighCardHoarder: 3,
-}
-
-
-class ArrayStyle:
+class ArrayStyle(ArrayHeuristic):
     """A style of :mod:`~hot_envs.agents.styles_luft` deciding for the seat to move in many
-    games at once, from the engine's arrays: what its ``act`` plays, decision by decision in
-    the order given, drawing the same numbers from ``agent.rng`` (ties among its best-scored
-    placements, ``epsilon``'s draws)."""
+    games at once: what its ``act`` plays, decision by decision in the order given, drawing the
+    same numbers from ``agent.rng`` (ties among its best-scored placements, ``epsilon``'s
+    draws)."""
 
-    def __init__(self, agent: Any) -> None:
-        if type(agent) not in STYLE_CODES:
-            raise TypeError(f"{agent!r} is not one of the styles {list(STYLE_CODES)}")
-        self.agent = agent
-        self.code = STYLE_CODES[type(agent)]
-
-    def act_arrays(self, games: ArrayHeisseLuft, which: Any) -> np.ndarray:
-        return self.agent.draw_many(*self.candidates(games, which))
-
-    def candidates(self, games: ArrayHeisseLuft, which: Any) -> tuple[np.ndarray, ...]:
-        """As :meth:`ArrayHeuristic.candidates`: the best-scored placements, the one exchange
-        pick or trophy the style takes."""
-        which, legal, top, counts = _scratch(games, which)
-        three_for_one = bool(games.options["three_for_one"])
-        tolerance = float(self.agent.tolerance)
-        over = _style_best(
-            which, games.table, three_for_one, self.code, tolerance, legal, top, counts
-        )
-        if over >= 0:
-            raise ValueError(f"game {which[over]} is over: nobody is to move")
-        return legal, top, counts
+    heuristic = False
 
 
-def _scratch(games: ArrayHeisseLuft, which: Any) -> tuple[np.ndarray, ...]:
-    """``which`` checked and empty ``legal``, ``top``, ``counts`` for its decisions."""
-    which = _which(games, which)
+def view_game(view: dict[str, Any]) -> tuple[np.ndarray, bool]:
+    """A one-game record of ``view``'s position (a one-row table of the engine's kind) and
+    whether three cards of an awarded suit count as one (HL-6.2): the viewing seat's hand,
+    the opponent's hand size and shown cards, the stages, the discard pile, the prize cards,
+    the trophies and the exchange's picks — nothing the seat cannot see (HL-8). Made anew at
+    each call, so decisions in several threads share nothing."""
+    me = view["player"]
+    flat = list(_EMPTY)
+    current = view["current_player"]
+    flat[_AT["current"]] = -1 if current is None else current
+    flat[_AT["phase"]] = PHASES.index(view["phase"])
+    flat[_AT["hands"] + me] = _bits(view["hand"])
+    flat[_AT["hand_size"] + me] = len(view["hand"])
+    flat[_AT["hand_size"] + 1 - me] = view["opponent_hand_size"]
+    flat[_AT["revealed"] + 1 - me] = _bits(view["known_opponent_cards"])
+    discard = view["discard_pile"]
+    flat[_AT["discard_size"]] = len(discard)
+    at = _AT["discard"]
+    flat[at : at + len(discard)] = [CARD_INDEX[code] for code in discard]
+    selection = view["exchange_selection"]
+    flat[_AT["selection_size"]] = len(selection)
+    at = _AT["selection"]
+    flat[at : at + len(selection)] = [CARD_INDEX[code] for code in selection]
+    owner = [-1] * 4
+    for p in (0, 1):
+        won = view["prizes_won"][p]
+        at = _AT["won"] + 4 * p
+        flat[at : at + 4] = [won[letter] for letter in SUITS]
+        trophies = [SUITS.index(letter) for letter in view["trophies"][p]]
+        flat[_AT["trophy_count"] + p] = len(trophies)
+        at = _AT["trophies"] + 4 * p
+        flat[at : at + len(trophies)] = trophies
+        for suit in trophies:
+            owner[suit] = p
+    flat[_AT["owner"] : _AT["owner"] + 4] = owner
+    for s, stage in enumerate(view["stages"]):
+        first, second = stage["sides"]
+        for at, values in _stage_fields(
+            s,
+            stage["in_play"],
+            stage["terrain"],
+            tuple(stage["prizes"]),
+            tuple(first),
+            tuple(second),
+        ):
+            flat[at : at + len(values)] = values
+    table = np.array(flat, dtype=np.int64).view(RECORD).view(np.recarray)
+    return table, bool(view["options"]["three_for_one"])
+
+
+_AT = {name: RECORD.fields[name][1] // 8 for name in RECORD.names}  # int64 offsets
+_EMPTY = (0,) * (RECORD.itemsize // 8)
+
+
+def _bits(codes: list[str]) -> int:
+    """The cards ``codes`` as a bit set of card indices."""
+    bits = 0
+    for code in codes:
+        bits |= 1 << CARD_INDEX[code]
+    return bits
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _stage_fields(
+    s: int,
+    in_play: bool,
+    terrain: str,
+    prizes: tuple[str, ...],
+    first: tuple[str, ...],
+    second: tuple[str, ...],
+) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """Stage ``s`` in a record, as (offset, values) runs: in play, terrain, prizes, the suits
+    it needs, each seat's cards, their count, suits and sum. Cached: the positions of a game,
+    and a search's, share most stages."""
+    suits = [SUITS.index(letter) for letter in prizes]
+    need = [suits.count(suit) for suit in range(4)]
+    runs = [
+        (_AT["in_play"] + s, (int(in_play),)),
+        (_AT["terrain"] + s, (MOUNTAIN if terrain == "mountain" else LOWLAND,)),
+        (_AT["prizes"] + MAX_SIDE * s, tuple(suits)),
+        (_AT["need"] + 4 * s, tuple(need)),
+    ]
+    for seat, codes in enumerate((first, second)):
+        cards = [CARD_INDEX[code] for code in codes]
+        have = [0] * 4
+        for card in cards:
+            have[CARD_SUIT[card]] += 1
+        runs += [
+            (_AT["sides"] + MAX_SIDE * (2 * s + seat), tuple(cards)),
+            (_AT["side_size"] + 2 * s + seat, (len(cards),)),
+            (_AT["have"] + 4 * (2 * s + seat), tuple(have)),
+            (_AT["sums"] + 2 * s + seat, (sum(CARD_VALUE[card] for card in cards),)),
+        ]
+    return tuple(runs)
+
+
+_FIRST = np.zeros(1, dtype=np.int64)  # "game 0" of a one-game record
+
+
+def view_top(view: dict[str, Any], code: int, tolerance: float) -> np.ndarray:
+    """The best-scored legal actions (ascending) of agent ``code`` (:data:`HEURISTIC` or a
+    style's) for the seat to move in ``view``'s position."""
+    table, three_for_one = view_game(view)
+    _, top, counts = _candidates_of(_FIRST, table, three_for_one, code, tolerance)
+    return top[0, : counts[0, 1]]
+
+
+def view_policy_input(observation: np.ndarray, view: dict[str, Any]) -> np.ndarray:
+    """The packed policy input of ``view``'s seat (``features.policy_input``)."""
+    table, three_for_one = view_game(view)
+    out = np.empty((1, SPEC.input_size), dtype=np.float32)
+    observations = np.asarray(observation, dtype=np.float32).reshape(1, _OBSERVATION)
+    seats = np.array([view["player"]], dtype=np.int64)
+    _fill(_FIRST, seats, observations, out, table, three_for_one)
+    return out[0]
+
+
+def _candidates_of(which, table, three_for_one, code, tolerance) -> tuple[np.ndarray, ...]:
+    """``(legal, top, counts)`` (``ScoringAgent.draw_many``) of agent ``code`` in games
+    ``which``; a game that is over is a ``ValueError``. The heuristic and the styles have a
+    kernel each: a heuristic's first decision compiles only its own."""
     k = len(which)
     legal = np.empty((k, _SLOTS), dtype=np.int64)
     top = np.empty((k, _SLOTS), dtype=np.int64)
     counts = np.empty((k, 2), dtype=np.int64)  # legal moves, best-scored moves
-    return which, legal, top, counts
+    tolerance = float(tolerance)
+    if code == HEURISTIC:
+        over = _best(which, table, three_for_one, tolerance, legal, top, counts)
+    else:
+        over = _style_best(which, table, three_for_one, code, tolerance, legal, top, counts)
+    if over >= 0:
+        raise ValueError(f"game {which[over]} is over: nobody is to move")
+    return legal, top, counts
 
 
 def _which(games: ArrayHeisseLuft, which: Any) -> np.ndarray:
@@ -273,8 +380,9 @@ def _which(games: ArrayHeisseLuft, which: Any) -> np.ndarray:
 
 @kernel
 def _potential(h0, h1, h2, h3, trophies, awarded, three_for_one):
-    """``hl.potential`` of prize cards ``h0..h3`` by suit (outside trophies), ``trophies`` held
-    and the ``awarded`` suits as a bit set: HL-6.2 three cards of an awarded suit count as one
+    """A player's trophy progress (2.0: two trophies, the game won) from prize cards
+    ``h0..h3`` by suit (outside trophies), ``trophies`` held and the ``awarded`` suits as a bit
+    set (heuristic_luft's docstring): HL-6.2 three cards of an awarded suit count as one
     (the shares and their powers looked up, :data:`_SHARES`); HL-7.1 two trophies (or enough
     ready to claim) win. Only the two largest shares count (at most two trophies are missing);
     ``sum`` of the sorted shares adds them largest first."""
@@ -309,23 +417,24 @@ def _potential(h0, h1, h2, h3, trophies, awarded, three_for_one):
         progress += first_power
     if missing >= 2 and second >= 0.0:
         progress += second_power
-    return trophies + progress + _PRIZE_WEIGHT * (h0 + h1 + h2 + h3)
+    return trophies + progress + PRIZE_WEIGHT * (h0 + h1 + h2 + h3)
 
 
 @kernel
 def _chance(diff, spread):
-    """``hl._chance``: Φ(diff / spread), with the C library's erf as CPython's."""
-    return 0.5 * (1.0 + math.erf(diff / math.sqrt(2.0 * max(spread, _MIN_SPREAD))))
+    """P(we win) from the expected oriented difference and its variance: Φ(diff / spread),
+    with the C library's erf."""
+    return 0.5 * (1.0 + math.erf(diff / math.sqrt(2.0 * max(spread, MIN_SPREAD))))
 
 
 @kernel
 def _read_table(r, me, three_for_one, sign, slots, sums, missing, terms, supply, count):
-    """What ``hl._Table`` reads from seat ``me``'s view of game ``g`` (HL-8), per stage ``s``
+    """What the heuristic reads from seat ``me``'s view of game ``r`` (HL-8), per stage ``s``
     from our side (side 0 ours): ``sign[s]`` +1 mountain, −1 lowland (HL-4.2), 0 out of play;
     ``sums[s]``; ``missing[s, side, suit]`` the open slots and ``slots[s]`` their number; and
     ``terms[s]`` (:func:`_stage_terms`). Per suit, of its cards not on a stage (what can still
     fill slots): ``count``, and ``supply[:, suit]`` their mean and variance
-    (``hl._suit_supply``). Returns the bit sets of our hand, the discard pile, the opponent's
+    (:func:`_suit_supply`). Returns the bit sets of our hand, the discard pile, the opponent's
     shown cards (HL-3.4) and the unseen cards, the number unseen and the opponent's hidden
     cards."""
     opp = 1 - me
@@ -372,10 +481,10 @@ def _read_table(r, me, three_for_one, sign, slots, sums, missing, terms, supply,
 @kernel
 def _stage_terms(r, me, three_for_one, sign, slots, sums, missing, terms, supply, count):
     """``terms[s]`` = (oriented expected difference, spread, stake, P(win) now) of each stage in
-    play, as ``hl.play_terms`` makes them. The stake is ``hl._stake`` (our potential's gain plus
-    the opponent's, :func:`_potential`), cut to a sixth when suit counting blocks the stage
-    (HL-3.1, ``hl._Table.blocked``: the stages with fewer open slots, then the lower ones, take
-    the cards off the stages first)."""
+    play (heuristic_luft's docstring). The stake is our potential's gain plus the opponent's
+    (:func:`_potential`), cut to a sixth when suit counting blocks the stage (HL-3.1: the
+    stages with fewer open slots, then the lower ones, take the cards off the stages
+    first)."""
     opp = 1 - me
     awarded = 0
     for suit in range(4):
@@ -431,7 +540,7 @@ def _stage_terms(r, me, three_for_one, sign, slots, sums, missing, terms, supply
             )
             - theirs_now
         )
-        lean = 0.0  # play_terms' sums of four terms, left to right
+        lean = 0.0  # sums of four terms, left to right
         for suit in range(4):
             lean += (missing[s, 0, suit] - missing[s, 1, suit]) * supply[0, suit]
         spread = 0.0
@@ -440,13 +549,13 @@ def _stage_terms(r, me, three_for_one, sign, slots, sums, missing, terms, supply
         diff = sign[s] * ((sums[s, 0] - sums[s, 1]) + lean)
         terms[s, 0] = diff
         terms[s, 1] = spread
-        terms[s, 2] = stake * (_BLOCKED_FACTOR if blocked else 1.0)
+        terms[s, 2] = stake * (BLOCKED_FACTOR if blocked else 1.0)
         terms[s, 3] = _chance(diff, spread)
 
 
 @kernel
 def _last_slot(card, side, s, sign, sums, missing, hand, discard, known, unseen, count, hidden):
-    """``hl.last_slot_chance``: P(we win) stage ``s`` left with one open slot after we place
+    """P(we win) stage ``s`` left with one open slot after we place
     ``card`` on ``side`` (0 ours), the opponent to move. They complete it if they can win it
     (HL-4.3: a tie is then theirs) — surely with a shown card that does, else by the chance that
     their hidden cards hold one; otherwise we complete it with a card that wins for us. The
@@ -496,10 +605,10 @@ def _last_slot(card, side, s, sign, sums, missing, hand, discard, known, unseen,
 def _decision(r, me, three_for_one, work, actions, numbers):
     """The legal actions of seat ``me`` to move in game record ``r``, ascending by action id as
     the view lists them (``actions[:n]``), and ``numbers[i, 3]`` the heuristic's score of each
-    — the score ``luft_features`` gives it: a placement's ``hl.play_scores`` (with
+    — the score of the feature rows: a placement's score (with
     ``numbers[i, :3]`` its stake, P now and P after), 1 for the exchange pick or "done" that
-    ``hl.exchange_action`` takes and 0 for the others, a trophy decision's
-    ``hl.trophy_scores``. ``work``: :func:`_work`'s scratch. Returns ``n``."""
+    the heuristic's exchange takes (:func:`_exchange_choice`) and 0 for the others, a trophy
+    decision's :func:`_trophy_scores`. ``work``: :func:`_work`'s scratch. Returns ``n``."""
     sign, slots, sums, missing, terms, supply, count, throw = work
     hand, discard, known, unseen, unseen_count, hidden = _read_table(
         r, me, three_for_one, sign, slots, sums, missing, terms, supply, count
@@ -519,7 +628,7 @@ def _decision(r, me, three_for_one, work, actions, numbers):
 
 @kernel
 def _plays(work, hand, discard, known, unseen, unseen_count, hidden, actions, numbers):
-    """``hl.play_terms`` and ``hl.scores_of_terms`` of every legal placement (HL-3.1: a hand
+    """The heuristic's terms and score of every legal placement (HL-3.1: a hand
     card on a side of a stage in play that lacks a card of its suit), ascending by action id:
     ``actions[:n]`` and ``numbers[i]`` = (stake, P now, P after, score). Returns ``n``."""
     sign, slots, sums, missing, terms, supply, count, throw = work
@@ -570,7 +679,7 @@ def _plays(work, hand, discard, known, unseen, unseen_count, hidden, actions, nu
 
 @kernel
 def _exchange_throw(hand, unseen, sign, missing, throw):
-    """``hl.exchange_cards`` (HL-3.4, no card fits): the hand by distance from 7, then card;
+    """The heuristic's throw (HL-3.4, no card fits): the hand by distance from 7, then card;
     the cards at most four from 7 go, at most four of them, else the one nearest 7 — only that
     one when no unseen card is of a suit some stage still needs. ``throw[:m]``, then −1;
     returns m."""
@@ -597,7 +706,7 @@ def _exchange_throw(hand, unseen, sign, missing, throw):
     junk = 0
     if hope:
         for k in range(m):
-            if _DISTANCE[throw[k]] < _KEEP_IN_EXCHANGE:
+            if _DISTANCE[throw[k]] < KEEP_IN_EXCHANGE:
                 throw[junk] = throw[k]  # in order: the kept cards are skipped
                 junk += 1
     m = min(junk, MAX_EXCHANGE) if junk else min(m, 1)
@@ -607,7 +716,7 @@ def _exchange_throw(hand, unseen, sign, missing, throw):
 
 @kernel
 def _exchange_choice(r, throw, m, legal, n):
-    """``hl.exchange_action``: the next card of the throw not picked yet, else "done" once
+    """The heuristic's exchange move: the next card of the throw not picked yet, else "done" once
     something is picked, else the first legal action."""
     for k in range(m):
         card = throw[k]
@@ -642,11 +751,11 @@ def _claimable(held, awarded, three_for_one):
 
 @kernel
 def _trophy_scores(r, me, three_for_one, legal, n, numbers):
-    """``hl.trophy_scores`` into ``numbers[:n, 3]``: stop 0; our second trophy 10 (HL-7.1);
-    −1 for a claim whose awarded suit lets the opponent pay for their second trophy three for
-    one (HL-6.2) where they could not before; else 1 + our potential after paying
-    (``trophy_payment``: its own suit first, then three of the awarded suit held most, ties
-    ♥ ♦ ♣ ♠) − theirs."""
+    """The heuristic's trophy scores (HL-6) into ``numbers[:n, 3]``: stop 0; our second
+    trophy 10 (HL-7.1); −1 for a claim whose awarded suit lets the opponent pay for their
+    second trophy three for one (HL-6.2) where they could not before; else 1 + our potential
+    after paying (``trophy_payment``: its own suit first, then three of the awarded suit held
+    most, ties ♥ ♦ ♣ ♠) − theirs."""
     opp = 1 - me
     mine, theirs = r.trophy_count[me], r.trophy_count[opp]
     held, their_held = r.won[me], r.won[opp]
@@ -809,14 +918,14 @@ def _best(which, t, three_for_one, tolerance, legal, top, counts):
 
 @kernel
 def _fit(sign, value, side):
-    """``sl.fit``: how good a card of ``value`` is on ``side`` by the terrain alone, 0–1."""
-    v = value / sl.MAX_VALUE
+    """How good a card of ``value`` is on ``side`` by the terrain alone, 0–1."""
+    v = value / MAX_VALUE
     return v if (sign > 0) == (side == 0) else 1.0 - v
 
 
 @kernel
 def _completion(slots, sign, sums, value, side):
-    """``sl.completion``: +1 if the card completes the stage and wins it (a tie is ours,
+    """+1 if the card completes the stage and wins it (a tie is ours,
     HL-4.3), −1 if it completes it and loses, 0 if the stage stays open."""
     if slots != 1:
         return 0
@@ -826,7 +935,7 @@ def _completion(slots, sign, sums, value, side):
 
 @kernel
 def _surely_lost(s, sign, sums, missing, on_stage):
-    """``sl.surely_lost``: the opponent's side of stage ``s`` is complete and even the best
+    """Whether the opponent's side of stage ``s`` is complete and even the best
     cards of the suits our side still needs, among those on no stage, cannot reach a tie."""
     for suit in range(4):
         if missing[s, 1, suit] != 0:
@@ -854,7 +963,7 @@ def _surely_lost(s, sign, sums, missing, on_stage):
 
 @kernel
 def _rush_target(r, me):
-    """``sl.TrophyRusher.target``: the free suit whose price the player has paid the largest
+    """The trophy rusher's target: the free suit whose price the player has paid the largest
     share of (HL-1.4), the cheaper on ties; every suit when none is free."""
     free = 0
     for suit in range(4):
@@ -875,8 +984,10 @@ def _rush_target(r, me):
 
 @kernel
 def _throw(style, hand, target, throw):
-    """The cards ``_Style.throw`` names, first to last, into ``throw``; returns their number.
-    Sorts are stable over the hand in ascending card order, as the view lists it."""
+    """The cards style ``style`` throws when stuck (HL-3.4), first to last, into ``throw``;
+    returns their number: the middling cards (5 to 9, nearest 7 first), the rusher all but its
+    suit's (nearest 7 first), the hoarder its cards under 7 (lowest first). Sorts are stable
+    over the hand in ascending card order, as the view lists it."""
     n = 0
     for c in range(NUM_CARDS):
         if not hand >> c & 1:
@@ -999,7 +1110,7 @@ def _style_best(which, t, three_for_one, style, tolerance, legal, top, counts):
                         if done != 0:
                             score = 100.0 + (s + 1) if done > 0 else -100.0
                         elif side == 0 and _surely_lost(s, sign, sums, missing, on_stage):
-                            score = 20.0 + sl.MAX_VALUE - value  # low cards to waste
+                            score = 20.0 + MAX_VALUE - value  # low cards to waste
                         else:
                             score = 10.0 * fit - (3.0 if side else 0.0)
                     elif style == 1:  # GreedyStageFinisher
@@ -1018,7 +1129,7 @@ def _style_best(which, t, three_for_one, style, tolerance, legal, top, counts):
                             score = weight * fit * (1.0 if side == 0 else 0.8)
                     else:  # HighCardHoarder
                         score = -value + 3.0 * fit + 40.0 * done
-                        if value >= sl.HIGH and done <= 0:
+                        if value >= HIGH and done <= 0:
                             score -= 30.0
                     legal[j, n] = 8 * card + 2 * s + side
                     scores[n] = score
@@ -1039,10 +1150,11 @@ def _style_best(which, t, three_for_one, style, tolerance, legal, top, counts):
 @kernel
 def _fill(which, seats, observations, out, t, three_for_one):
     """``features.policy_input`` of each decision into ``out[j]``: the observation, then for
-    each legal action (ascending) ``luft_features``' row in its slot, then the ids (−1 past the
-    legal ones). Each float64 column rounds to float32 once, as numpy's assignment does; the
-    difference ``after − now`` and the score columns (``luft_score_columns``) compute in
-    float32 after the float32 values, as numpy computes them."""
+    each legal action (ascending) its feature row in its slot, then the ids (−1 past the
+    legal ones). Each float64 column rounds to float32 once; the difference ``after − now``
+    and the score columns (the score clipped to −2 … 10, its gap to the best clipped to
+    −2 … 0, "is best", the legal actions' share of the slots) compute in float32 after the
+    float32 values."""
     work = _work()
     sign, slots, sums, throw = work[0], work[1], work[2], work[7]
     actions = np.zeros(_SLOTS, dtype=np.int64)
@@ -1090,7 +1202,7 @@ def _fill(which, seats, observations, out, t, three_for_one):
 
 @kernel
 def _play_row(row, f, r, action, sign, slots, sums, numbers):
-    """``play_columns`` of one placement: the card, the stage and side, the stage's terrain,
+    """The feature row of one placement: the card, the stage and side, the stage's terrain,
     prizes, sums before and after, open slots left, and the terms (stake, P now, P after)."""
     card, s, side = action >> 3, action >> 1 & 3, action & 1
     value = _VALUE[card]
@@ -1121,7 +1233,8 @@ def _play_row(row, f, r, action, sign, slots, sums, numbers):
 
 @kernel
 def _exchange_row(row, f, r, action, throw):
-    """``_luft_exchange``'s row of a pick or "done": the picks so far, the card and its keep
+    """The feature row of an exchange pick or "done" (its score: 1 for the heuristic's
+    choice): the picks so far, the card and its keep
     cost, and where the heuristic's throw ranks it."""
     row[f + 36] = _PICKED_4[r.selection_size]
     if action == EXCHANGE_DONE:

@@ -140,21 +140,9 @@ def as_array_agent(game: str, agent: Any) -> ArrayAgent:
     if "code" in vars(type(agent)) and getattr(agent, "game", None) == get_game(game).name:
         module = importlib.import_module(get_game(game).arrays)
         return (module.ArrayHeuristic if agent.code == HEURISTIC else module.ArrayStyle)(agent)
-    description = get_game(game)
-    if description.heuristic and type(agent) is description.load("heuristic"):
-        return importlib.import_module(description.arrays).ArrayHeuristic(agent)
-    if description.arrays and type(agent).__name__ in _style_names(game):
-        module = importlib.import_module(description.arrays)
-        if type(agent) in module.STYLE_CODES:
-            return module.ArrayStyle(agent)
     if callable(getattr(agent, "act", None)):
         return PerGameAgent(agent)
     raise ValueError(f"{agent!r} has neither act_arrays() nor act()")
-
-
-def _style_names(game: str) -> set[str]:
-    """The class names of ``game``'s styles (its spec's ``styles``: ``module:Class``)."""
-    return {entry.rpartition(":")[2] for entry in get_game(game).styles.values()}
 
 
 @dataclass(frozen=True)

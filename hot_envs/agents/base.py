@@ -83,12 +83,6 @@ class ScoringAgent:
         """The action to play among ``legal`` (at least two) in ``view``'s position."""
         raise NotImplementedError
 
-    def best(self, legal: list[int], scores: list[float]) -> int:
-        """One of the best-scored actions, ties broken by the seeded generator."""
-        top_score = max(scores)
-        top = [a for a, s in zip(legal, scores, strict=True) if s >= top_score - self.tolerance]
-        return int(top[self.rng.integers(len(top))] if len(top) > 1 else top[0])
-
     def draw_many(self, legal: np.ndarray, top: np.ndarray, counts: np.ndarray) -> np.ndarray:
         """:meth:`act`'s draws for many decisions at once, in order: row ``j`` holds its
         ``counts[j, 0]`` legal actions in ``legal[j]`` and the ``counts[j, 1]`` best-scored of

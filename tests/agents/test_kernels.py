@@ -11,12 +11,15 @@ import numpy as np
 import pytest
 
 from hot_envs import batched
-from hot_envs.agents import STYLES, array_karten, make_agent
+from hot_envs.agents import STYLES, array_karten, array_luft, make_agent
 from hot_envs.agents.arrays import as_array_agent, fill_policy_input
 from hot_envs.agents.base import observe
 from hot_envs.agents.features import SPECS, policy_input
 from hot_envs.agents.heuristic_karten import HeisseKartenHeuristic
+from hot_envs.agents.heuristic_luft import HeisseLuftHeuristic
+from hot_envs.batched.heisse_luft import ArrayHeisseLuft
 from hot_envs.core.games import get_game
+from hot_envs.heisse_luft import State as LuftState
 from tests.batched.helpers import compiled_and_python
 
 KARTEN = "heisse-karten"
@@ -90,7 +93,7 @@ def test_many_more_positions(game, players):
     assert compare(game, players, num_games=48, steps=150, seed=11) > 5_000
 
 
-@pytest.mark.parametrize("game", [KARTEN])
+@pytest.mark.parametrize("game", list(AGENTS))
 def test_each_agent_decides_through_its_kernels_and_only_exactly_its_class(game):
     specs = AGENTS[game]
     module = get_game(game).arrays
@@ -183,6 +186,71 @@ def test_the_karten_kernels_give_the_same_results_compiled_or_not():
             games.step(actions)
             games.reset_done()
         print(json.dumps([batched.COMPILED, digest.hexdigest()]))
+    """
+    compiled, python = compiled_and_python(code)
+    assert compiled == python
+
+
+def test_bad_luft_calls_are_value_errors():
+    games = ArrayHeisseLuft(3)
+    games.reset(seed=1)
+    agent = array_luft.ArrayHeuristic(HeisseLuftHeuristic(1))
+    with pytest.raises(ValueError, match="game indices"):
+        array_luft.play_scores(games, [0, 3])
+    with pytest.raises(ValueError, match="1-d int"):
+        array_luft.play_scores(games, [[0]])
+    with pytest.raises(TypeError):
+        array_luft.play_scores(LuftState.new(seed=1), [0])
+    out = np.zeros((2, array_luft.SPEC.input_size), np.float32)
+    observations = games.observe()[:2]
+    with pytest.raises(ValueError, match="seats"):
+        array_luft.fill_policy_input(games, [0, 1], [0, 2], observations, out)
+    with pytest.raises(ValueError, match="observations"):
+        array_luft.fill_policy_input(games, [0, 1], [0, 1], observations[:1], out)
+    with pytest.raises(ValueError, match="out"):
+        array_luft.fill_policy_input(games, [0, 1], [0, 1], observations, out[:, 1:])
+    assert agent.act_arrays(games, np.zeros(0, np.int64)).shape == (0,)
+    unfinished = ArrayHeisseLuft(1)  # never dealt: over
+    with pytest.raises(ValueError, match="over"):
+        agent.act_arrays(unfinished, [0])
+    assert np.isnan(array_luft.play_scores(unfinished, [0])).all()
+
+
+@pytest.mark.slow
+def test_the_luft_kernels_give_the_same_numbers_compiled_or_not():
+    """The plain-Python fallback (no numba) gives the compiled kernels' scores, rows and
+    actions, byte for byte, in arrays and from a view."""
+    code = """if True:
+        import json
+        import numpy as np
+        import hot_envs.heisse_luft as engine
+        from hot_envs.agents import array_luft as al, make_agent
+        from hot_envs.agents.base import observe
+        from hot_envs.agents.features import policy_input
+        from hot_envs.batched import COMPILED
+        from hot_envs.batched.heisse_luft import ArrayHeisseLuft
+
+        games = ArrayHeisseLuft(24, three_for_one=True)
+        games.reset(seed=5)
+        rng = np.random.default_rng(6)
+        agent = al.ArrayHeuristic(make_agent("heuristic:0.2", "heisse-luft", 7))
+        one = make_agent("trophy-rusher:0.2", "heisse-luft", 7)
+        which = np.arange(24)
+        found = []
+        for step in range(160):
+            if step % 20 == 19:
+                rows = np.zeros((24, al.SPEC.input_size), np.float32)
+                al.fill_policy_input(games, which, games.current_player, games.observe(), rows)
+                found += [al.play_scores(games, which).tobytes().hex(), rows.tobytes().hex()]
+                found.append(agent.act_arrays(games, which).tolist())
+                state = engine.State.from_dict(games.state_dict(0))
+                seat = state.current_player
+                observation, view = observe(engine, state, seat), state.view(seat)
+                packed = policy_input("heisse-luft", observation["observation"], view)
+                found += [packed.tobytes().hex(), one.act(observation, view)]
+            games.step(games.sample_legal(rng))
+            games.reset_done()
+        print(json.dumps([COMPILED, found]))
     """
     compiled, python = compiled_and_python(code)
     assert compiled == python

@@ -5,22 +5,29 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from hot_envs import heisse_luft_v0
 from hot_envs.agents import STYLES, make_agent
 from hot_envs.agents.play import play_game
-from hot_envs.agents.styles_luft import placement
 from hot_envs.heisse_luft import State
 from hot_envs.heisse_luft.facts import (
     CARD_CODES,
-    CARD_INDEX,
     CLAIM_TROPHY,
     EXCHANGE_DONE,
     EXCHANGE_PICK,
+    STOP_CLAIMING,
     SUIT_SIZES,
     SUITS,
 )
+
+
+def placement(action: int) -> tuple[int, int, int]:
+    """(card, stage 0–3, side 0 the mover's / 1 the opponent's) of a play action (docs/rules.md,
+    action ids)."""
+    return action >> 3, action >> 1 & 3, action & 1
+
 
 LUFT_STYLES = [name for name, (game, _, _) in STYLES.items() if game == "heisse-luft"]
 
@@ -163,15 +170,27 @@ def test_the_trophy_rusher_plays_for_its_suit() -> None:
     assert move("beginner", state) != ("S1", 1, 0)  # the beginner plays a ♦ on the mountain
 
 
-def test_every_style_claims_a_trophy_and_exchanges_when_stuck() -> None:
-    view = {
-        "player": 0, "hand": ["H5", "H7", "H1", "S13"], "exchange_selection": ["H7"],
-        "prizes_won": [dict(H=0, D=0, C=0, S=4), dict.fromkeys(SUITS, 0)],
-        "trophies": [[], []], "stages": [],
-    }  # fmt: skip
-    for style in LUFT_STYLES:
-        agent = make_agent(style, "heisse-luft", seed=0)
-        claim = agent.choose(view, [CLAIM_TROPHY + 3, CLAIM_TROPHY + 4])
-        assert claim == CLAIM_TROPHY + 3  # ♠, the one it can pay for
-        picks = [EXCHANGE_PICK + CARD_INDEX[c] for c in ("H5", "H1", "S13")] + [EXCHANGE_DONE]
-        assert agent.choose(view, picks) in picks
+def test_every_style_claims_a_trophy_when_it_can_and_exchanges_when_stuck() -> None:
+    """HL-6: at every trophy decision with a claim open each style claims; HL-3.4: stuck, it
+    picks a hand card to throw first and ends the exchange only after a pick."""
+    claims = exchanges = 0
+    for seed in range(6):
+        state = State.new(seed=seed)
+        rng = np.random.default_rng(seed)
+        agents = {style: make_agent(style, "heisse-luft", seed=seed) for style in LUFT_STYLES}
+        while not state.is_terminal():
+            seat = state.current_player
+            view = state.view(seat)
+            legal = view["legal_actions"]
+            observation = {"action_mask": None}
+            if view["phase"] == "trophy" and len(legal) > 1:
+                for agent in agents.values():
+                    assert agent.act(observation, view) >= CLAIM_TROPHY
+                    assert agent.act(observation, view) != STOP_CLAIMING
+                claims += 1
+            elif view["phase"] == "exchange" and not view["exchange_selection"]:
+                for agent in agents.values():
+                    assert EXCHANGE_PICK <= agent.act(observation, view) < EXCHANGE_DONE
+                exchanges += 1
+            state.apply(int(legal[rng.integers(len(legal))]))
+    assert claims and exchanges
