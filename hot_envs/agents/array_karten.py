@@ -24,6 +24,7 @@ each float64 number once, the score columns after each float32 operation.
 
 from __future__ import annotations
 
+import threading
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -138,32 +139,44 @@ class ViewGame(NamedTuple):
 
 def view_game(view: dict[str, Any]) -> ViewGame:
     """A one-game record of ``view``'s position: the viewing seat's hand (a bit set), the trick
-    and the round's played cards (HK-5); nothing the seat cannot see. Made anew at each call, so
-    decisions in several threads share nothing."""
-    table = np.zeros(1, dtype=GAME)
-    if not COMPILED:  # the kernels as Python read a record's fields as attributes
-        table = table.view(np.recarray)
-    seat = view["player"]
+    and the round's played cards (HK-5); nothing the seat cannot see. Each thread has its own
+    record, rewritten at each call (making one anew costs as much as the decision): valid until
+    the thread's next call."""
+    scratch = _SCRATCH.__dict__
+    if "game" not in scratch:
+        table = np.zeros(1, dtype=GAME)
+        if not COMPILED:  # the kernels as Python read a record's fields as attributes
+            table = table.view(np.recarray)
+        words = table.view(np.ndarray).view(np.int64)
+        scratch["game"] = ViewGame(table, np.zeros(1, np.int64), np.zeros(1, np.int64))
+        scratch["words"] = words
+    game, words = scratch["game"], scratch["words"]
+    words[: _PLAYED_CARD + NUM_CARDS] = 0  # the hands up to the played cards: what a view fills
     bits = 0
     for card in view["hand"]:
         bits |= 1 << (card - 1)  # HK-1.2
-    table["hands"][0, seat] = bits
+    words[_HANDS + view["player"]] = bits
     trick = view["trick"]
     if trick:
-        table["trick_len"] = len(trick)
-        table["trick"][0, : len(trick)] = [card for _, card in trick]
+        words[_TRICK_LEN] = len(trick)
+        words[_TRICK : _TRICK + len(trick)] = [card for _, card in trick]
     played = view["played"]
     if played:
-        table["played_len"] = len(played)
-        table["played_seat"][0, : len(played)], table["played_card"][0, : len(played)] = zip(
-            *played, strict=True
-        )
+        words[_PLAYED_LEN] = len(played)
+        words[_PLAYED_CARD : _PLAYED_CARD + len(played)] = [card for _, card in played]
     current = view["current_player"]
-    return ViewGame(
-        table,
-        np.array([-1 if current is None else current], dtype=np.int64),
-        np.array([view["num_players"]], dtype=np.int64),
-    )
+    game.current[0] = -1 if current is None else current
+    game.players[0] = view["num_players"]
+    return game
+
+
+_SCRATCH = threading.local()  # each thread's one-game record
+# Where the fields a view fills lie among a record's int64 words (all before "played_seat").
+_HANDS, _TRICK_LEN, _PLAYED_LEN, _TRICK, _PLAYED_CARD = (
+    GAME.fields[name][1] // 8
+    for name in ("hands", "trick_len", "played_len", "trick", "played_card")
+)
+assert GAME.fields["played_seat"][1] // 8 == _PLAYED_CARD + NUM_CARDS
 
 
 def view_top(view: dict[str, Any], code: int, tolerance: float) -> np.ndarray:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from typing import Any
 
 import numpy as np
@@ -232,54 +233,76 @@ def view_game(view: dict[str, Any]) -> tuple[np.ndarray, bool]:
     """A one-game record of ``view``'s position (a one-row table of the engine's kind) and
     whether three cards of an awarded suit count as one (HL-6.2): the viewing seat's hand,
     the opponent's hand size and shown cards, the stages, the discard pile, the prize cards,
-    the trophies and the exchange's picks — nothing the seat cannot see (HL-8). Made anew at
-    each call, so decisions in several threads share nothing."""
+    the trophies and the exchange's picks — nothing the seat cannot see (HL-8). Each thread
+    has its own table, rewritten at each call (making a record array anew costs more than the
+    decision): valid until the thread's next call. Only the words the view fills are written,
+    each stage's from a cache (a Python int costs as much to convert as the kernel's work on
+    it)."""
+    scratch = _SCRATCH.__dict__
+    if "table" not in scratch:
+        table = np.zeros(1, dtype=RECORD).view(np.recarray)  # the engine's kind of table
+        scratch["table"], scratch["words"] = table, table.view(np.ndarray).view(np.int64)
+    words = scratch["words"]
+    words[:] = 0
     me = view["player"]
-    flat = list(_EMPTY)
     current = view["current_player"]
-    flat[_AT["current"]] = -1 if current is None else current
-    flat[_AT["phase"]] = PHASES.index(view["phase"])
-    flat[_AT["hands"] + me] = _bits(view["hand"])
-    flat[_AT["hand_size"] + me] = len(view["hand"])
-    flat[_AT["hand_size"] + 1 - me] = view["opponent_hand_size"]
-    flat[_AT["revealed"] + 1 - me] = _bits(view["known_opponent_cards"])
+    head = [-1 if current is None else current, PHASES.index(view["phase"]), 0, 0, 0, 0, 0, 0]
+    head[2 + me] = _bits(view["hand"])  # hands
+    head[4 + me] = len(view["hand"])  # hand_size
+    head[5 - me] = view["opponent_hand_size"]
+    head[7 - me] = _bits(view["known_opponent_cards"])  # revealed
+    words[:8] = head
     discard = view["discard_pile"]
-    flat[_AT["discard_size"]] = len(discard)
-    at = _AT["discard"]
-    flat[at : at + len(discard)] = [CARD_INDEX[code] for code in discard]
+    if discard:
+        words[_AT["discard_size"]] = len(discard)
+        words[_AT["discard"] : _AT["discard"] + len(discard)] = [CARD_INDEX[c] for c in discard]
     selection = view["exchange_selection"]
-    flat[_AT["selection_size"]] = len(selection)
-    at = _AT["selection"]
-    flat[at : at + len(selection)] = [CARD_INDEX[code] for code in selection]
-    owner = [-1] * 4
+    if selection:
+        words[_AT["selection_size"]] = len(selection)
+        at = _AT["selection"]
+        words[at : at + len(selection)] = [CARD_INDEX[code] for code in selection]
+    won, trophies = view["prizes_won"], view["trophies"]
+    players = [won[p][letter] for p in (0, 1) for letter in SUITS]  # won
+    players += _NO_TROPHIES  # paid (not read), trophies, trophy_count, owner
     for p in (0, 1):
-        won = view["prizes_won"][p]
-        at = _AT["won"] + 4 * p
-        flat[at : at + 4] = [won[letter] for letter in SUITS]
-        trophies = [SUITS.index(letter) for letter in view["trophies"][p]]
-        flat[_AT["trophy_count"] + p] = len(trophies)
-        at = _AT["trophies"] + 4 * p
-        flat[at : at + len(trophies)] = trophies
-        for suit in trophies:
-            owner[suit] = p
-    flat[_AT["owner"] : _AT["owner"] + 4] = owner
-    for s, stage in enumerate(view["stages"]):
-        first, second = stage["sides"]
-        for at, values in _stage_fields(
+        players[_TROPHY_COUNT + p] = len(trophies[p])
+        for k, letter in enumerate(trophies[p]):
+            suit = SUITS.index(letter)
+            players[_TROPHIES + 4 * p + k] = suit
+            players[_OWNER + suit] = p
+    words[_AT["won"] : _AT["won"] + len(players)] = players
+    first, second, third, fourth = [
+        _stage_words(
             s,
             stage["in_play"],
             stage["terrain"],
             tuple(stage["prizes"]),
-            tuple(first),
-            tuple(second),
-        ):
-            flat[at : at + len(values)] = values
-    table = np.array(flat, dtype=np.int64).view(RECORD).view(np.recarray)
-    return table, bool(view["options"]["three_for_one"])
+            *map(tuple, stage["sides"]),
+        )
+        for s, stage in enumerate(view["stages"])
+    ]
+    block = words[_STAGES : _STAGES + len(first)]
+    np.add(first, second, out=block)
+    block += third
+    block += fourth
+    return scratch["table"], bool(view["options"]["three_for_one"])
 
 
 _AT = {name: RECORD.fields[name][1] // 8 for name in RECORD.names}  # int64 offsets
-_EMPTY = (0,) * (RECORD.itemsize // 8)
+_SCRATCH = threading.local()  # each thread's one-game table, rewritten at every decision
+assert [_AT[name] for name in ("current", "phase", "hands", "hand_size", "revealed")] == [
+    0, 1, 2, 4, 6
+]  # fmt: skip
+# The players' words from "won" on: won, paid, trophies (in the order claimed), trophy_count,
+# owner (−1: free), as offsets from "won".
+_TROPHIES, _TROPHY_COUNT, _OWNER = (
+    _AT[n] - _AT["won"] for n in ("trophies", "trophy_count", "owner")
+)
+_NO_TROPHIES = [0] * (_OWNER - 8) + [-1] * 4
+# The stages' words: in_play, terrain, prizes, need, sides, side_size, have, sums, one block.
+_STAGE_FIELDS = ("in_play", "terrain", "prizes", "need", "sides", "side_size", "have", "sums")
+_STAGES = _AT["in_play"]
+assert RECORD.names[RECORD.names.index("in_play") : RECORD.names.index("sums") + 1] == _STAGE_FIELDS
 
 
 def _bits(codes: list[str]) -> int:
@@ -291,37 +314,40 @@ def _bits(codes: list[str]) -> int:
 
 
 @functools.lru_cache(maxsize=1 << 14)
-def _stage_fields(
+def _stage_words(
     s: int,
     in_play: bool,
     terrain: str,
     prizes: tuple[str, ...],
     first: tuple[str, ...],
     second: tuple[str, ...],
-) -> tuple[tuple[int, tuple[int, ...]], ...]:
-    """Stage ``s`` in a record, as (offset, values) runs: in play, terrain, prizes, the suits
-    it needs, each seat's cards, their count, suits and sum. Cached: the positions of a game,
-    and a search's, share most stages."""
+) -> np.ndarray:
+    """Stage ``s``'s words of the record's stage block (the other stages' words 0): in play,
+    terrain, prizes, the suits it needs, each seat's cards, their count, suits and sum.
+    Cached: the positions of a game, and a search's, share most stages."""
+    words = np.zeros(_AT["last"] - _STAGES, dtype=np.int64)
     suits = [SUITS.index(letter) for letter in prizes]
-    need = [suits.count(suit) for suit in range(4)]
-    runs = [
-        (_AT["in_play"] + s, (int(in_play),)),
-        (_AT["terrain"] + s, (MOUNTAIN if terrain == "mountain" else LOWLAND,)),
-        (_AT["prizes"] + MAX_SIDE * s, tuple(suits)),
-        (_AT["need"] + 4 * s, tuple(need)),
-    ]
+
+    def put(field: str, index: int, values: list[int]) -> None:
+        at = _AT[field] - _STAGES + index
+        words[at : at + len(values)] = values
+
+    put("in_play", s, [int(in_play)])
+    put("terrain", s, [MOUNTAIN if terrain == "mountain" else LOWLAND])
+    put("prizes", MAX_SIDE * s, suits)
+    put("need", 4 * s, [suits.count(suit) for suit in range(4)])
     for seat, codes in enumerate((first, second)):
         cards = [CARD_INDEX[code] for code in codes]
-        have = [0] * 4
-        for card in cards:
-            have[CARD_SUIT[card]] += 1
-        runs += [
-            (_AT["sides"] + MAX_SIDE * (2 * s + seat), tuple(cards)),
-            (_AT["side_size"] + 2 * s + seat, (len(cards),)),
-            (_AT["have"] + 4 * (2 * s + seat), tuple(have)),
-            (_AT["sums"] + 2 * s + seat, (sum(CARD_VALUE[card] for card in cards),)),
-        ]
-    return tuple(runs)
+        put("sides", MAX_SIDE * (2 * s + seat), cards)
+        put("side_size", 2 * s + seat, [len(cards)])
+        put(
+            "have",
+            4 * (2 * s + seat),
+            [sum(CARD_SUIT[c] == suit for c in cards) for suit in range(4)],
+        )
+        put("sums", 2 * s + seat, [sum(CARD_VALUE[c] for c in cards)])
+    words.flags.writeable = False
+    return words
 
 
 _FIRST = np.zeros(1, dtype=np.int64)  # "game 0" of a one-game record

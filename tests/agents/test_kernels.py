@@ -7,6 +7,8 @@ decisions (test_golden_decisions.py)."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 
@@ -20,6 +22,7 @@ from hot_envs.agents.heuristic_luft import HeisseLuftHeuristic
 from hot_envs.batched.heisse_luft import ArrayHeisseLuft
 from hot_envs.core.games import get_game
 from hot_envs.heisse_luft import State as LuftState
+from tests.agents import golden_decisions as golden
 from tests.batched.helpers import compiled_and_python
 
 KARTEN = "heisse-karten"
@@ -254,3 +257,24 @@ def test_the_luft_kernels_give_the_same_numbers_compiled_or_not():
     """
     compiled, python = compiled_and_python(code)
     assert compiled == python
+
+
+@pytest.mark.parametrize("game", list(AGENTS))
+def test_threads_deciding_at_once_decide_as_one_thread_does(game):
+    """Each thread writes its own one-game record (the browser table decides in several):
+    four threads deciding the golden positions at once, each with its own agent, play what
+    one thread plays and pack the same policy inputs."""
+    engine = get_game(game).engine
+    views = [engine.State.from_dict(r["state"]).view(r["seat"]) for r in golden.load(game)[:300]]
+
+    def decide(seed: int) -> tuple[list[int], list[bytes]]:
+        agent = make_agent("heuristic", game, seed)
+        observation = np.zeros(SPECS[get_game(game).name].observation_size, np.float32)
+        actions = [agent.act({"action_mask": None}, view) for view in views]
+        packed = [policy_input(game, observation, view).tobytes() for view in views]
+        return actions, packed
+
+    alone = [decide(seed) for seed in range(4)]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(decide, range(4)))
+    assert together == alone
