@@ -3,6 +3,7 @@ the server answering, tables that expire and fit a memory budget, shared checkpo
 
 from __future__ import annotations
 
+import queue
 import random
 import threading
 import time
@@ -25,10 +26,15 @@ SLOWEST = "search:2s:heuristic"
 
 
 class Sleeper:
-    """An operator's agent (``--agents``) that cannot be stopped: it thinks for 2.5 s."""
+    """An operator's agent (``--agents``) that cannot be stopped: it thinks, far past the cap,
+    until the test wakes it, and then says so."""
+
+    woken = threading.Event()
+    answered = queue.SimpleQueue()
 
     def act(self, observation, view):
-        time.sleep(2.5)
+        Sleeper.woken.wait(30)
+        Sleeper.answered.put(True)
         return view["legal_actions"][0]
 
 
@@ -120,14 +126,20 @@ def test_a_search_past_the_cap_stops_and_the_heuristic_moves(capped):
 
 
 def test_an_agent_that_cannot_stop_is_left_behind_and_the_table_plays_on(capped):
+    Sleeper.woken.clear()
     table = capped.ok("POST", "/api/games", {"game": "heisse-karten", "seats": [SLEEPER] * 2})
     start = time.monotonic()
-    for _ in range(3):  # seat 0, seat 1, then seat 0 again while its first decision still runs
-        snap = capped.ok("POST", f"/api/games/{table['id']}/step")
+    try:
+        for _ in range(3):  # seat 0, seat 1, then seat 0 again while its first decision runs
+            snap = capped.ok("POST", f"/api/games/{table['id']}/step")
+    finally:
+        Sleeper.woken.set()
     # each of the first two waits the cap and its grace (1 s); the third finds seat 0 still busy
-    assert time.monotonic() - start < 4.0  # not 7.5 s of sleep
+    assert time.monotonic() - start < 4.0
     assert [entry.get("timed_out") for entry in snap["log"]] == [True, True, True]
-    time.sleep(1.0)  # the sleepers wake, their answers are dropped
+    for _ in range(2):  # the sleepers wake; their answers come too late and are dropped
+        assert Sleeper.answered.get(timeout=30)
+    time.sleep(0.2)
     assert capped.ok("GET", f"/api/games/{table['id']}")["step"] == 3
 
 
