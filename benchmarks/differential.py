@@ -1,12 +1,13 @@
 """The array engines against the per-game engines at scale: ≥ 10⁶ actions per game and size.
 
 Plays games through :mod:`hot_envs.batched` and, beside each, the per-game ``State`` — the rule
-book — comparing every state dict, legal mask, observation (of every seat), reward and ending
-after every action (``tests/batched/differential.py``, whose fast samples run in the test
-suite). Each game and table size is played in chunks with fresh seeds; a tenth of the chunks
-let the heuristic choose every seat's actions instead of uniform random play and a tenth a style
-of the opponent suite, and some games of Heiße Karten are matches (rounds, a target, round
-rewards).
+book — dealt from the same seed, so that both draw every chance event from the same stream
+(:mod:`hot_envs.core.chance`), comparing every state dict (reshuffles and next rounds included),
+legal mask, observation (of every seat), reward and ending exactly after every action
+(``tests/batched/differential.py``, whose fast samples run in the test suite). Each game and
+table size is played in chunks with fresh seeds; a tenth of the chunks let the heuristic choose
+every seat's actions instead of uniform random play and a tenth a style of the opponent suite,
+and some games of Heiße Karten are matches (rounds, a target, round rewards).
 
     python benchmarks/differential.py [--actions 1000000] [--games 64] [--out benchmarks/results]
 

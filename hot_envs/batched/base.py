@@ -9,19 +9,21 @@ checking actions, dealing again where games ended — is written here once.
 
 The per-game engine (``hot_envs.<game>.State``) stays the rule book: ``state_dict(i)`` is game
 ``i`` as that engine's dict, and the differential tests (``tests/batched``) play both side by
-side and compare every state, mask, observation, reward and ending.
+side and compare every state, mask, observation, reward and ending. Both engines draw every
+chance event from the same per-game source (:mod:`hot_envs.core.chance`): a game dealt with
+:meth:`ArrayGames.deal` from seed ``s`` is ``State.new(seed=s)``, and a State loaded with
+:meth:`ArrayGames.load_state` brings its stream along, so each goes on exactly as the other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
 
 from hot_envs.batched.jit import kernel
 from hot_envs.batched.streams import seed_streams
-from hot_envs.core.chance import stream_of
+from hot_envs.core.chance import Stream, stream_of
 from hot_envs.core.engine import as_int
 
 MAX_GAMES = 1 << 20
@@ -90,7 +92,9 @@ class ArrayGames:
 
     def reset(self, seed: int | np.random.Generator | None = None) -> None:
         """Deal every game from fresh streams drawn from ``seed``: the same seed deals the
-        same games (game ``i``'s deal depends on the seed and ``i`` only)."""
+        same games (game ``i``'s deal depends on the seed and ``i`` only, each game's stream
+        drawn at random from ``seed``'s generator, none a neighbour's). To deal game ``i`` as
+        the per-game engine's ``State.new(seed=s)`` deals, give it that seed: :meth:`deal`."""
         self._rng[:] = seed_streams(seed, self.num_games)
         self._deal_where(self._all)
 
@@ -105,12 +109,15 @@ class ArrayGames:
 
     def deal(self, games: Any, seeds: Any, players: Any = None) -> None:
         """Deal games ``games`` (indices) anew, in progress or not: game ``games[j]`` from a
-        fresh stream seeded by the int ``seeds[j]`` (the same seed deals the same game), with
+        fresh stream seeded by the int ``seeds[j]`` — the game ``State.new(seed=seeds[j])``
+        deals and plays, chance events included (:mod:`hot_envs.core.chance`) — with
         ``players[j]`` seats where the game lets the count vary (None: as before)."""
         games = np.asarray(games, dtype=np.int64).reshape(-1)
         seeds = [as_int(seed) for seed in np.asarray(seeds, dtype=object).reshape(-1)]
-        if len(seeds) != len(games) or any(seed is None or seed < 0 for seed in seeds):
-            raise ValueError(f"seeds must be {len(games)} non-negative ints")
+        if len(seeds) != len(games) or any(
+            seed is None or not 0 <= seed < 1 << 64 for seed in seeds
+        ):
+            raise ValueError(f"seeds must be {len(games)} ints from 0 to 2**64 - 1")
         if len(games) and (games.min() < 0 or games.max() >= self.num_games):
             raise ValueError(f"games must be indices from 0 to {self.num_games - 1}")
         if players is not None:
@@ -125,8 +132,8 @@ class ArrayGames:
         """Give game ``game`` a fresh stream seeded by ``seed`` for its later chance events
         (a position loaded with :meth:`load` goes on from it)."""
         index, value = self._game_index(game), as_int(seed)
-        if value is None or value < 0:
-            raise ValueError(f"seed must be a non-negative int, not {seed!r}")
+        if value is None or not 0 <= value < 1 << 64:
+            raise ValueError(f"seed must be an int from 0 to 2**64 - 1, not {seed!r}")
         self._rng[index] = stream_of(value)
 
     def _set_seats(self, games: np.ndarray, counts: np.ndarray) -> None:
@@ -277,18 +284,31 @@ class ArrayGames:
 
     def load(self, game: int, state: dict) -> None:
         """Set game ``game`` to the position ``state`` (a ``to_dict()`` dict, checked by the
-        per-game engine's ``from_dict``); a finished position is a ``ValueError``."""
-        self.load_state(game, self.engine.from_dict(state))
+        per-game engine's ``from_dict``); a finished position is a ``ValueError``. A dict holds
+        no chance source: the game's later chance events come from its stream as it stands
+        (:meth:`reseed` gives it another)."""
+        self._load(self._game_index(game), self._checked(self.engine.from_dict(state)))
 
     def load_state(self, game: int, state: Any) -> None:
         """Set game ``game`` to the position of the per-game engine's ``state`` (a ``State``
         of this game with these games' options, not finished), without a round trip through
-        its dict; its later chance events come from the game's stream as it stands."""
+        its dict, and its stream to the State's chance source where that is a
+        :class:`~hot_envs.core.chance.Stream` (an int seed's): the game then goes on exactly as
+        the State goes on, chance events included. With another source (a numpy Generator)
+        the game's own stream goes on as it stands."""
+        index = self._game_index(game)
+        self._load(index, self._checked(state))
+        chance = state.rng
+        if isinstance(chance, Stream):
+            self._rng[index] = chance.state
+
+    def _checked(self, state: Any) -> Any:
+        """``state`` if it is a ``State`` of this game in progress, else a ``ValueError``."""
         if not isinstance(state, self.engine):
             raise ValueError(f"state must be a {self.game_name} State, not {type(state).__name__}")
         if state.is_terminal():
             raise ValueError("the state is a finished game; load a game in progress")
-        self._load(self._game_index(game), state)
+        return state
 
     def copy_games(self, source: Any, target: Any) -> None:
         """Make each game ``target[j]`` a copy of game ``source[j]``: its position, its stream
@@ -329,27 +349,6 @@ class ArrayGames:
         returns = np.zeros((self.num_games, self.num_players), dtype=np.float64)
         self._finish_randomly(where & ~self._done, returns)
         return returns
-
-    # -- chance met outside the streams --------------------------------------------------------
-
-    def chance_rows(self, games: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        """Which of ``actions`` (one per game ``games[j]``, legal) may meet a chance event in
-        the step, bool ``(len(games),)``: what a caller that draws chance from elsewhere (the
-        per-game engine's generator, as the arena does) must lay first or play itself."""
-        return np.zeros(len(games), dtype=bool)
-
-    def lay_chance(
-        self, games: np.ndarray, actions: np.ndarray, permutation: Callable[[int, int], Any]
-    ) -> tuple[np.ndarray, Any]:
-        """Lay the chance events that :meth:`chance_rows` found for ``games`` in the arrays, in
-        the order ``permutation(j, n)`` (a permutation of ``range(n)`` for game ``games[j]``)
-        gives, so that the step draws what the per-game engine draws with that generator.
-        Returns which games were laid (the others' chance the caller plays itself) and what
-        :meth:`settle_chance` needs after the step."""
-        return np.zeros(len(games), dtype=bool), None
-
-    def settle_chance(self, laid: Any) -> None:
-        """Put right after the step what :meth:`lay_chance` laid ahead of it."""
 
     def _game_arrays(self) -> list[np.ndarray]:
         """Every array with one row per game: what :meth:`copy_games` copies."""

@@ -237,17 +237,6 @@ class ArrayHeisseKarten(ArrayGames):
     def _game_arrays(self) -> list[np.ndarray]:
         return [*super()._game_arrays(), self.table]
 
-    def chance_rows(self, games: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        """HK-3.4/4.4 the last card of a round when the match has rounds left: the next
-        round's deal."""
-        if self.options["rounds"] <= 1:
-            return np.zeros(len(games), dtype=bool)
-        cards = np.zeros(len(games), dtype=np.int64)
-        hands = self.hands
-        for seat in range(hands.shape[1]):
-            cards += _bit_counts(hands[games, seat])
-        return cards <= 1
-
     def _determinise(self, games: np.ndarray, seat: int) -> None:
         _determinise(games, seat, self.table, self._rng, self.players)
 
@@ -311,16 +300,6 @@ class ArrayHeisseKarten(ArrayGames):
             raise ValueError(f"seat counts must be ints from {MIN_PLAYERS} to {MAX_PLAYERS}")
         if (counts > self.num_players).any():
             raise ValueError(f"these games have room for {self.num_players} seats at most")
-
-
-def _bit_counts(bits: np.ndarray) -> np.ndarray:
-    """The set bits of each of ``bits`` (hands as bit sets)."""
-    bits = bits.astype(np.uint64)
-    count = np.zeros(bits.shape, dtype=np.int64)
-    while bits.any():
-        count += (bits & np.uint64(1)).astype(np.int64)
-        bits >>= np.uint64(1)
-    return count
 
 
 def rollout_values(games: ArrayHeisseKarten, rows: Any, returns: np.ndarray) -> np.ndarray:

@@ -31,7 +31,6 @@ at the end of each game's step; ``_rng`` holds the games' streams.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -251,67 +250,6 @@ class ArrayHeisseLuft(ArrayGames):
 
     def _game_arrays(self) -> list[np.ndarray]:
         return [*super()._game_arrays(), self.table]
-
-    def chance_rows(self, games: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        """HL-3.5 a draw with too few cards in the draw pile and some to reshuffle: a
-        placement draws one card (HL-3.2), an exchange as many as it discards (HL-3.4)."""
-        t = self.table.view(np.ndarray)  # fields of a plain structured array: quicker
-        phase, draw_size = t["phase"][games], t["draw_size"][games]
-        draws = np.where(phase == PLAY, 1, 0)
-        exchange = phase == EXCHANGE
-        picked = t["selection_size"][games] + (actions != EXCHANGE_DONE)
-        draws[exchange] = np.where(
-            (actions[exchange] == EXCHANGE_DONE) | (picked[exchange] == MAX_EXCHANGE),
-            picked[exchange],
-            0,
-        )
-        discard = t["discard_size"][games] + exchange * draws
-        return (draws > 0) & (draw_size < draws) & (discard > 0)
-
-    def lay_chance(
-        self, games: np.ndarray, actions: np.ndarray, permutation: Callable[[int, int], Any]
-    ) -> tuple[np.ndarray, Any]:
-        """HL-3.5 each reshuffle laid as the per-game engine makes it (``State._draw``: a
-        permutation of the discard pile when the draw pile runs out). A placement (HL-3.2)
-        draws one card from an empty draw pile: the discard pile becomes the draw pile. An
-        exchange (HL-3.4) first discards its picks, then draws as many, the old draw pile
-        first: the discard pile with the picks goes under the old draw pile, and after the
-        step the picks the engine discarded leave the discard pile again
-        (:meth:`settle_chance`)."""
-        t = self.table.view(np.ndarray)
-        draw, discard, selection = t["draw"], t["discard"], t["selection"]
-        draw_size, discard_size = t["draw_size"], t["discard_size"]
-        picked = []
-        for j, (g, action) in enumerate(zip(games.tolist(), actions.tolist(), strict=True)):
-            old = int(draw_size[g])
-            pile = discard[g, : discard_size[g]].tolist()
-            picks: list[int] = []
-            if t["phase"][g] != PLAY:  # the exchange's picks, in the order picked
-                picks = selection[g, : t["selection_size"][g]].tolist()
-                if action != EXCHANGE_DONE:
-                    picks.append(action - EXCHANGE_PICK)
-            pile += picks
-            order = permutation(j, len(pile))
-            laid = [pile[i] for i in order] + draw[g, :old].tolist()
-            draw[g, : len(laid)] = laid
-            draw_size[g] = len(laid)
-            discard[g, :] = 0
-            discard_size[g] = 0
-            if picks:
-                picked.append((g, len(picks)))
-        return np.ones(len(games), dtype=bool), picked
-
-    def settle_chance(self, laid: Any) -> None:
-        """The picks of an exchange laid by :meth:`lay_chance` were discarded again by the
-        step, before any card the turn's end discarded (HL-3.6): they leave the pile, which the
-        reshuffle had emptied."""
-        t = self.table.view(np.ndarray)
-        discard, discard_size = t["discard"], t["discard_size"]
-        for g, m in laid or ():
-            size = int(discard_size[g])
-            discard[g, : size - m] = discard[g, m:size].copy()
-            discard[g, size - m : size] = 0
-            discard_size[g] = size - m
 
     def _determinise(self, games: np.ndarray, seat: int) -> None:
         _determinise(games, self.table, self._rng, seat)

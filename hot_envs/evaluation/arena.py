@@ -6,19 +6,20 @@ of ``N`` games on the same deal, seats rotated by one each game, so every lineup
 every seat equally often and meets the same cards (duplicate play); game counts are rounded up to
 a multiple of ``N``. Deal ``d`` is seeded from ``(seed, d)`` and the agents of each group from
 ``(seed, matchup, group, slot)``, so the same seed gives the same games whatever the number of
-workers. With numba the groups play in batches on the game's array engine, many side by side
-(:mod:`hot_envs.evaluation.batch`: the same games, records and tables; :data:`BATCHES`), else
-one game at a time; either way in this process or in worker processes (``concurrent.futures``);
-the agents are built from their specs inside the workers, so nothing but strings crosses process
-boundaries. Every game keeps its deal seed and its actions, so it can be replayed
-(:meth:`MatchResult.game_records`, :mod:`hot_envs.evaluation.records`).
+workers. The groups play in batches on the game's array engine, many side by side
+(:mod:`hot_envs.evaluation.batch`), in this process or in worker processes
+(``concurrent.futures``); the agents are built from their specs inside the workers, so nothing
+but strings crosses process boundaries. Every game keeps its deal seed and its actions, so it
+can be replayed on either engine (:meth:`MatchResult.game_records`,
+:mod:`hot_envs.evaluation.records`): both draw its chance events from the deal seed's stream.
 
 The Python API also takes agent objects (anything with ``act(observation, view)``) in place of
 specs. Objects are not rebuilt per group: by default a run with an object plays every game in
 this process (``workers=1``); with ``workers`` > 1 each worker gets a pickled copy, so the object
-must pickle, and what a copy learns stays in its worker. An object plays in batches only if it
-decides in arrays (``act_arrays``: one agent for many games, no memory of a game; its draws then
-come in the batch's order), else one game at a time.
+must pickle, and what a copy learns stays in its worker. An object that decides in arrays
+(``act_arrays``: one agent for many games, no memory of a game; its draws then come in the
+batch's order) plays in full batches; any other may remember its game, so its groups play one
+at a time (a batch of one group, its games in turn).
 
 Per agent the arena reports wins, draws and losses, the *win share* (a win counts 1, a win shared
 by W tied players 1/W each — so a 2-player draw counts ½) with its 95 % Wilson interval, the mean
@@ -49,7 +50,6 @@ from typing import Any
 import numpy as np
 
 from hot_envs.agents import Agent, make_agent
-from hot_envs.agents.base import observe
 from hot_envs.core import shared_count
 from hot_envs.core.blas import one_blas_thread
 from hot_envs.core.games import get_game
@@ -187,50 +187,10 @@ def play_group(
     seed: int,
     options: dict | None = None,
 ) -> list[GameRecord]:
-    """Play deal ``group`` once per seat rotation (N games) with freshly built agents."""
-    engine = get_game(game).engine
-    n = len(lineup)
-    agents = [
-        _agent(spec, game, derive_seed(seed, matchup, group, slot))
-        for slot, spec in enumerate(lineup)
-    ]
-    records = []
-    deal_seed = derive_seed(seed, group)
-    for rotation in range(n):
-        seats = tuple((seat + rotation) % n for seat in range(n))
-        state = engine.State.new(seed=deal_seed, **(options or {}))
-        if state.num_players != n:
-            raise ValueError(f"the lineup has {n} agents for a {state.num_players}-player game")
-        for agent in agents:
-            if callable(getattr(agent, "reset", None)):
-                agent.reset()
-        seconds, decisions, actions = [0.0] * n, [0] * n, []
-        while not state.is_terminal():
-            seat = state.current_player
-            observation = observe(engine, state, seat)
-            start = time.process_time()
-            action = agents[seats[seat]].act(observation, state.view(seat))
-            seconds[seat] += time.process_time() - start
-            decisions[seat] += 1
-            try:
-                state.apply(int(action))
-            except (ValueError, TypeError) as error:
-                spec = lineup[seats[seat]]
-                raise ValueError(f"agent {spec!r} in seat {seat}: {error}") from None
-            actions.append(int(action))
-        records.append(
-            GameRecord(
-                matchup,
-                group * n + rotation,
-                seats,
-                tuple(state.returns()),
-                len(actions),
-                tuple(seconds),
-                tuple(decisions),
-                deal_seed,
-                tuple(actions),
-            )
-        )
+    """Play deal ``group`` once per seat rotation (N games) with freshly built agents: a batch
+    of this one group (:func:`play_batches`)."""
+    records: list[GameRecord] = []
+    play_batches([(game, lineup, matchup, group, seed, options)], lambda _, r: records.extend(r))
     return records
 
 
@@ -263,9 +223,9 @@ def play_tasks(
     on_group: Callable[[int, list[GameRecord]], None],
     bar: Any = None,
 ) -> None:
-    """Play ``play_group(*task)`` for every task — in batches on the array engines where it can
-    (:func:`plays_in_batches`), else one game at a time — in this process or in ``workers``
-    processes (``None``: all cores; in batches, as many as have a full batch each). Each
+    """Play ``play_group(*task)`` for every task — in batches on the array engines
+    (:func:`play_batches`) — in this process or in ``workers`` processes (``None``: all cores,
+    as many as have a full batch each). Each
     finished group's records go at once to ``on_group(position of its task, records)`` and
     move ``bar``. The gauntlet plays all its matchups' tasks in one call."""
     with one_blas_thread():
@@ -278,17 +238,15 @@ def _play_tasks(
     on_group: Callable[[int, list[GameRecord]], None],
     bar: Any,
 ) -> None:
-    in_batches = plays_in_batches(tasks)
-    if in_batches and workers is None:
+    if workers is None:
         # all cores, but a worker process pays its imports and kernels: each gets a full batch
         from hot_envs.evaluation.batch import BATCH
 
         workers = max(1, min(os.cpu_count() or 1, len(tasks) // BATCH))
-    workers = min(workers or os.cpu_count() or 1, len(tasks)) if tasks else 1
-    if in_batches:  # numba's implementations, once, before any worker is forked
-        from hot_envs.evaluation.batch import load_compiler
+    workers = min(workers, len(tasks)) if tasks else 1
+    from hot_envs.evaluation.batch import load_compiler
 
-        load_compiler()
+    load_compiler()  # numba's implementations, once, before any worker is forked
 
     def finished(position: int, group: list[GameRecord]) -> None:
         on_group(position, group)
@@ -296,19 +254,16 @@ def _play_tasks(
             bar.update(len(group))
 
     moves = _MovesShown(bar)
-    if workers <= 1 and in_batches:
+    if workers <= 1:
         play_batches(tasks, finished, moves.add)
-    elif workers <= 1:
-        for position, task in enumerate(tasks):
-            finished(position, play_group(*task))
     else:
-        # batched: a few chunks of groups per worker (a chunk's groups are reported, and kept
-        # by a resumable run, when it ends); else one group per job
-        size = math.ceil(len(tasks) / (4 * workers)) if in_batches else 1
+        # a few chunks of groups per worker (a chunk's groups are reported, and kept by a
+        # resumable run, when it ends)
+        size = math.ceil(len(tasks) / (4 * workers))
         remaining = {start: tasks[start : start + size] for start in range(0, len(tasks), size)}
         for attempt in range(_POOL_ATTEMPTS):
             try:
-                _run_pool(remaining, min(workers, len(remaining)), finished, in_batches, moves)
+                _run_pool(remaining, min(workers, len(remaining)), finished, moves)
                 break
             except BrokenProcessPool:
                 if attempt + 1 == _POOL_ATTEMPTS:
@@ -352,7 +307,6 @@ def _run_pool(
     remaining: dict[int, list[tuple]],
     workers: int,
     finished: Callable[[int, list[GameRecord]], None],
-    in_batches: bool,
     moves: _MovesShown,
 ) -> None:
     """Play the ``remaining`` chunks of tasks (by the position of their first) in one process
@@ -361,9 +315,7 @@ def _run_pool(
     their moves in batches into one shared counter, shown by ``moves``."""
     counter = shared_count.new(moves.total)
     with ProcessPoolExecutor(workers, initializer=shared_count.share, initargs=(counter,)) as pool:
-        futures = {
-            pool.submit(_play_chunk, chunk, in_batches): start for start, chunk in remaining.items()
-        }
+        futures = {pool.submit(_play_chunk, chunk): start for start, chunk in remaining.items()}
         try:
             pending = set(futures)
             while pending:
@@ -381,7 +333,7 @@ def _run_pool(
             raise
 
 
-def _play_chunk(tasks: list[tuple], in_batches: bool) -> list[tuple[int, list[GameRecord]]]:
+def _play_chunk(tasks: list[tuple]) -> list[tuple[int, list[GameRecord]]]:
     """A worker's job: the groups of ``tasks``, each group's records with its task's position."""
     groups: list[tuple[int, list[GameRecord]]] = []
 
@@ -389,35 +341,18 @@ def _play_chunk(tasks: list[tuple], in_batches: bool) -> list[tuple[int, list[Ga
         groups.append((position, group))
 
     with one_blas_thread():
-        if in_batches:
-            play_batches(tasks, keep, shared_count.add)
-        else:
-            groups += [(position, play_group(*task)) for position, task in enumerate(tasks)]
+        play_batches(tasks, keep, shared_count.add)
     return groups
 
 
-BATCHES = True
-"""Whether the arena plays its groups in batches on the array engines where it can
-(:func:`plays_in_batches`); ``False`` plays every game on the per-game engine."""
-
-
-def plays_in_batches(tasks: list[tuple]) -> bool:
-    """Groups play in batches (:mod:`hot_envs.evaluation.batch`) when :data:`BATCHES` is on,
-    the array engines are compiled (under ``NUMBA_DISABLE_JIT=1`` the per-game engine is faster)
-    and every agent is a spec or an array agent (one with ``act_arrays``, which keeps no memory
-    of a game: an agent object serves every group, and one with memory must meet one game at a
-    time)."""
-    from hot_envs import batched
+def _remembers(spec: AgentSpec) -> bool:
+    """Whether ``spec`` is an agent object that may remember its game: one that does not decide
+    in arrays (no ``act_arrays`` of its own, :mod:`hot_envs.agents.arrays`)."""
     from hot_envs.evaluation.batch import inherited_act_arrays
 
-    if not (BATCHES and batched.COMPILED and tasks):
+    if isinstance(spec, str):
         return False
-    return all(
-        isinstance(spec, str)
-        or (callable(getattr(spec, "act_arrays", None)) and not inherited_act_arrays(spec))
-        for task in tasks
-        for spec in task[1]
-    )
+    return not callable(getattr(spec, "act_arrays", None)) or inherited_act_arrays(spec)
 
 
 def play_batches(
@@ -426,9 +361,11 @@ def play_batches(
     on_moves: Callable[[int], None] | None = None,
 ) -> None:
     """Play ``tasks`` (``play_group``'s arguments) in batches on the game's array engine, one
-    engine per game and set of options: the records ``play_group`` writes for each (module
-    docstring of :mod:`hot_envs.evaluation.batch`), each group's to ``on_group(position of its
-    task, records)`` as it ends; ``on_moves(n)`` after each step, its ``n`` moves."""
+    engine per game and set of options (module docstring of :mod:`hot_envs.evaluation.batch`),
+    each group's records to ``on_group(position of its task, records)`` as it ends;
+    ``on_moves(n)`` after each step, its ``n`` moves. A group with an agent object that may
+    remember its game (:func:`_remembers`) is a batch of its own, so the object meets one game
+    at a time."""
     from hot_envs.evaluation import batch
 
     def record(
@@ -450,7 +387,10 @@ def play_batches(
 
     by_kind: dict[str, list[int]] = {}
     for position, task in enumerate(tasks):  # one array engine per game and set of options
-        by_kind.setdefault(repr((task[0], sorted((task[5] or {}).items()))), []).append(position)
+        kind = repr((task[0], sorted((task[5] or {}).items())))
+        if any(_remembers(spec) for spec in task[1]):
+            kind = f"{kind} group {position}"
+        by_kind.setdefault(kind, []).append(position)
     for positions in by_kind.values():
         batch.play_groups(
             [tasks[p] for p in positions],

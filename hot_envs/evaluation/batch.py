@@ -7,14 +7,11 @@ move of every row at once — per agent spec one call, then one step of the engi
 are the ones :func:`~hot_envs.evaluation.arena.play_group` writes:
 
 * **The same deals.** A group's deal is the per-game engine's ``State.new(seed=deal_seed)``,
-  loaded into a row of its own (``load_state``) and copied into the playing row for each
-  rotation (``copy_games``). Chance events later in a game come from that State's own
-  generator, as they do when the per-game engine plays (the engine's ``chance_rows`` finds
-  the actions that may meet one): HL-3.5 before a placement or an exchange that draws from an
-  empty draw pile, the discard pile is laid under the draw pile in the generator's order, and
-  the engine's step draws from it; the last card of a round of a match (HK-4.4, the next round
-  is dealt) is played by the per-game engine on the generator and the position loaded back.
-  So ``records.replay`` replays every game, as before.
+  loaded with its stream into a row of its own (``load_state``) and copied into the playing
+  row for each rotation (``copy_games``). Both engines draw every chance event from that
+  stream (:mod:`hot_envs.core.chance`) — HL-3.5's reshuffles, HK-4.4's next rounds — so each
+  game is the one the per-game engine plays from the same seed and actions, and
+  ``records.replay`` replays it on either engine.
 * **The same decisions.** Each group builds its own agents from their specs with the same seeds,
   and a group's games are played in order, so every agent meets its decisions in the order it
   meets them one game at a time: an agent that draws numbers (ties broken at random,
@@ -35,14 +32,12 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from hot_envs import batched
 from hot_envs.agents.arrays import PerGameAgent, as_array_agent, draw_rows
-from hot_envs.core.engine import copy_rng
 from hot_envs.core.games import get_game
 
 BATCH = 512
@@ -59,7 +54,6 @@ class _Group:
     keys: list[Any]  # per lineup slot: agents of one key decide together (decide)
     deal_seed: int
     deal: Any  # State.new(seed=deal_seed): the deal, not played on
-    rng: np.random.Generator  # the State's generator after the deal
     records: list = field(default_factory=list)
 
 
@@ -69,14 +63,7 @@ class _Game:
 
     rotation: int
     seats: tuple[int, ...]  # lineup slot per seat
-    deal_rng: np.random.Generator  # the group's generator after the deal, never drawn from
     actions: list[int] = field(default_factory=list)
-
-    @cached_property
-    def rng(self) -> np.random.Generator:
-        """This game's own copy of the deal's generator, made at its first chance event (most
-        games have none: a copy for every game cost about 3 % of a Heiße Karten gauntlet)."""
-        return copy_rng(self.deal_rng)
 
 
 def play_groups(
@@ -164,7 +151,7 @@ def _new_group(
         raise ValueError(
             f"the lineup has {len(lineup)} agents for a {state.num_players}-player game"
         )
-    return _Group(task, position, agents, keys, deal_seed, state, state._rng)
+    return _Group(task, position, agents, keys, deal_seed, state)
 
 
 _LOADED: dict[tuple[str, str, str], tuple[tuple, Any]] = {}
@@ -267,7 +254,7 @@ class _Rows:
         for agent in group.agents:
             if callable(getattr(agent, "reset", None)):
                 agent.reset()
-        self.games_now[row] = _Game(rotation, seats, group.rng)
+        self.games_now[row] = _Game(rotation, seats)
         self.agent_at[row] = [group.agents[slot] for slot in seats]
         for seat, slot in enumerate(seats):
             key = group.keys[slot]
@@ -302,57 +289,18 @@ class _Rows:
             actions[which] = _decide_key(self.games, which, agents, self.forms)
             self.seconds[which, seats] += (time.process_time() - start) / len(members)
             self.decisions[which, seats] += 1
-        ended = []
-        chance = self.games.chance_rows(rows, actions[rows])
-        laid = None
-        if chance.any():  # laid in the arrays where the engine can, else played by the State
-            met = rows[chance]
-            done_by_arrays, laid = self.games.lay_chance(met, actions[met], self._permutation(met))
-            chance[chance] = ~done_by_arrays
-        for row in rows[chance].tolist():
-            if self._play_one(row, int(actions[row])):
-                ended.append(row)
-        where = self.active.copy()
-        where[rows[chance]] = False
         try:
-            rewards, done = self.games.step(actions, where)  # checks every action first
+            rewards, done = self.games.step(actions, self.active)  # checks every action first
         except ValueError:
             self._check(rows, current, actions)
             raise
-        self.games.settle_chance(laid)
-        stepped = rows[~chance]
-        for row, action in zip(stepped.tolist(), actions[stepped].tolist(), strict=True):
+        for row, action in zip(rows.tolist(), actions[rows].tolist(), strict=True):
             self.games_now[row].actions.append(action)
-        for row in stepped[done[stepped]].tolist():
-            self.returns[row] = tuple(rewards[row].tolist())
-            ended.append(row)
+        ended = rows[done[rows]].tolist()
         for row in ended:
+            self.returns[row] = tuple(rewards[row].tolist())
             self.active[row] = False
-        return sorted(ended)
-
-    def _permutation(self, rows: np.ndarray) -> Callable[[int, int], Any]:
-        """``permutation(j, n)``: the order game ``rows[j]``'s own generator gives a shuffle of
-        ``n`` cards (``lay_chance``), drawn as the per-game engine draws it."""
-        now = [self.games_now[row] for row in rows.tolist()]
-        return lambda j, n: now[j].rng.permutation(n)
-
-    def _play_one(self, row: int, action: int) -> bool:
-        """``action`` in row ``row`` by the per-game engine on the game's own generator (a
-        chance event: :func:`chance_rows`), the position loaded back; whether the game ended."""
-        now = self.games_now[row]
-        state = self.engine.State.from_dict(self.games.state_dict(row), seed=now.rng)
-        try:
-            state.apply(action)
-        except (ValueError, TypeError) as error:
-            seat = state.current_player
-            spec = self.groups[row].task[1][now.seats[seat]]
-            raise ValueError(f"agent {spec!r} in seat {seat}: {error}") from None
-        now.actions.append(action)
-        if state.is_terminal():
-            self.returns[row] = tuple(state.returns())
-            return True
-        self.games.load_state(row, state)
-        return False
+        return ended
 
     def _check(self, rows: np.ndarray, current: np.ndarray, actions: np.ndarray) -> None:
         """After the engine refused an action: the ``ValueError`` ``play_group`` raises for the

@@ -1,8 +1,8 @@
 """Heiße Luft in arrays (hot_envs.batched.heisse_luft) against the per-game engine, the rule
 book: every state dict, mask, observation (of both seats), reward and ending compared after
 every action (tests/batched/differential.py), with each option, with the heuristic, and from
-positions set up mid-game and by the rule tests' hand. The reference replays each game's own
-stream, so even the reshuffles of HL-3.5 must agree exactly. The long run (10⁶ actions) is
+positions set up mid-game and by the rule tests' hand. Both engines draw from the same stream
+(hot_envs.core.chance), so the reshuffles of HL-3.5 agree exactly too. The long run (10⁶ actions) is
 ``benchmarks/differential.py --only heisse-luft``."""
 
 from __future__ import annotations

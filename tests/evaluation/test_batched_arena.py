@@ -1,32 +1,76 @@
-"""The arena in batches on the array engines (hot_envs.evaluation.batch) against the arena one
-game at a time on the per-game engine (``arena.BATCHES = False``): the same records — deals,
-seats, every action, returns, lengths — and so the same result tables, for agents that draw
-numbers (ties, ``epsilon``) as well as for those that do not, at every table size; replayable
-by ``records.replay``; and the agents that cannot decide in arrays (a ``module:factory``
-agent) still playing, one decision at a time, in the same batches."""
+"""The arena in batches on the array engines (hot_envs.evaluation.batch) against the same groups
+played one game at a time on the per-game engine by :func:`one_game_at_a_time` (the rule book's
+loop, here only): the same records — deals, seats, every action, returns, lengths — and so the
+same result tables, for agents that draw numbers (ties, ``epsilon``) as well as for those that
+do not, at every table size; replayable by ``records.replay``; and the agents that cannot decide
+in arrays (a ``module:factory`` agent) still playing, one decision at a time, in the same
+batches."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from hot_envs import batched
-from hot_envs.batched.heisse_luft import ArrayHeisseLuft
+from hot_envs.agents.base import observe
+from hot_envs.core.games import get_game
 from hot_envs.evaluation import arena
-from hot_envs.evaluation.arena import play_match, play_matchups, round_robin
+from hot_envs.evaluation.arena import (
+    GameRecord,
+    derive_seed,
+    play_match,
+    play_matchups,
+    round_robin,
+)
 from hot_envs.evaluation.records import replay
 
 pytestmark = pytest.mark.skipif(not batched.COMPILED, reason="the arena batches with numba only")
 HERE = "tests.evaluation.test_arena"  # its module:factory agents
 
 
+def one_game_at_a_time(game, lineup, matchup, group, seed, options=None):
+    """``arena.play_group``'s records, played by the per-game engine one game at a time: the
+    deal ``State.new(seed=deal_seed)`` once per seat rotation, each agent's ``act`` on the
+    state's observation and view."""
+    engine = get_game(game).engine
+    n = len(lineup)
+    agents = [
+        arena._agent(spec, game, derive_seed(seed, matchup, group, slot))
+        for slot, spec in enumerate(lineup)
+    ]
+    records = []
+    deal_seed = derive_seed(seed, group)
+    for rotation in range(n):
+        seats = tuple((seat + rotation) % n for seat in range(n))
+        state = engine.State.new(seed=deal_seed, **(options or {}))
+        for agent in agents:
+            if callable(getattr(agent, "reset", None)):
+                agent.reset()
+        decisions, actions = [0] * n, []
+        while not state.is_terminal():
+            seat = state.current_player
+            action = agents[seats[seat]].act(observe(engine, state, seat), state.view(seat))
+            decisions[seat] += 1
+            state.apply(int(action))
+            actions.append(int(action))
+        records.append(
+            GameRecord(matchup, group * n + rotation, seats, tuple(state.returns()),
+                       len(actions), (0.0,) * n, tuple(decisions), deal_seed, tuple(actions))
+        )  # fmt: skip
+    return records
+
+
+def _one_at_a_time(tasks, on_group, on_moves=None):
+    """``arena.play_batches`` with every group played by :func:`one_game_at_a_time`."""
+    for position, task in enumerate(tasks):
+        on_group(position, one_game_at_a_time(*task))
+
+
 def both(play, monkeypatch):
-    """``play()`` one game at a time, then in batches; both results."""
-    monkeypatch.setattr(arena, "BATCHES", False)
-    one = play()
-    monkeypatch.setattr(arena, "BATCHES", True)
-    many = play()
-    return one, many
+    """``play()`` one game at a time on the per-game engine, then in batches; both results."""
+    with monkeypatch.context() as patch:
+        patch.setattr(arena, "play_batches", _one_at_a_time)
+        one = play()
+    return one, play()
 
 
 def assert_same(one, many) -> None:
@@ -69,8 +113,7 @@ def test_batches_play_the_games_one_at_a_time_plays(game, specs, kwargs, games, 
         assert max(r.length for r in many.records) > 48  # the match dealt later rounds
 
 
-def test_every_batched_game_replays_from_its_record(monkeypatch):
-    monkeypatch.setattr(arena, "BATCHES", True)
+def test_every_batched_game_replays_from_its_record():
     result = play_match(
         "heisse-luft", ["heuristic:0.1", "trophy-rusher"], 60, seed=3, workers=1, progress=False
     )
@@ -108,8 +151,7 @@ def test_worker_processes_play_batches_too(monkeypatch):
     assert_same(one, many)
 
 
-def test_resumed_groups_and_on_group_are_kept(monkeypatch):
-    monkeypatch.setattr(arena, "BATCHES", True)
+def test_resumed_groups_and_on_group_are_kept():
     seen = []
     result = play_matchups(
         "heisse-luft",
@@ -128,34 +170,18 @@ def test_resumed_groups_and_on_group_are_kept(monkeypatch):
     assert all(len(g) == 2 for g in seen)
 
 
-def test_agent_objects_with_memory_play_one_game_at_a_time():
+def test_agent_objects_with_memory_play_one_game_at_a_time(monkeypatch):
+    """An object without ``act_arrays`` may remember its game: each of its groups is a batch of
+    its own, its games in turn, and it plays them as it would one game at a time."""
     from tests.evaluation.test_arena import FirstLegal
 
-    tasks = [("heisse-luft", [FirstLegal(), "random"], 0, 0, 0, {})]
-    assert not arena.plays_in_batches(tasks)
-    assert arena.plays_in_batches([("heisse-luft", ["heuristic", "random"], 0, 0, 0, {})])
+    assert arena._remembers(FirstLegal()) and not arena._remembers("heuristic")
 
+    def play():
+        return play_match("heisse-luft", [FirstLegal(), "random"], 6, seed=2, progress=False)
 
-def test_chance_rows_mark_the_draws_that_reshuffle():
-    games = batched.make("heisse-luft", 1)
-    games.reset(seed=0)
-    rng = np.random.default_rng(0)
-    marked = met = 0
-    for _ in range(3000):
-        if games.done[0]:
-            games.reset_done()
-        action = games.sample_legal(rng)
-        before = games.state_dict(0)
-        flagged = bool(games.chance_rows(np.array([0]), action[:1])[0])
-        games.step(action)
-        after = games.state_dict(0)
-        grew = len(after["draw_pile"]) > len(before["draw_pile"]) or (
-            before["discard_pile"] and not after["discard_pile"]
-        )
-        met += bool(grew)
-        marked += flagged
-        assert flagged or not grew  # every reshuffle was foreseen
-    assert met > 20
+    one, many = both(play, monkeypatch)
+    assert_same(one, many)
 
 
 def test_a_gauntlet_in_batches_is_the_gauntlet_one_game_at_a_time(monkeypatch):
@@ -193,22 +219,14 @@ def test_every_option_of_the_games_plays_alike(game, lineup, options, monkeypatc
     assert_same(one, many)
 
 
-def test_exchanges_that_run_the_draw_pile_dry_are_laid_in_the_arrays_alike(monkeypatch):
-    laid = []
-    settle = ArrayHeisseLuft.settle_chance
-
-    def counting(self, picked):
-        laid.extend(picked or ())  # HL-3.4 exchanges whose draws met a reshuffle (HL-3.5)
-        settle(self, picked)
-
-    monkeypatch.setattr(ArrayHeisseLuft, "settle_chance", counting)
+def test_exchanges_that_run_the_draw_pile_dry_reshuffle_alike(monkeypatch):
+    """HL-3.4 exchanges whose draws meet a reshuffle (HL-3.5) draw the same cards in batches."""
 
     def play():
         return play_match("heisse-luft", ["random", "high-hoarder:0.3"], 160, seed=9,
                           workers=1, progress=False)  # fmt: skip
 
     one, many = both(play, monkeypatch)
-    assert len(laid) > 5
     assert_same(one, many)
 
 
@@ -232,7 +250,6 @@ class RecordingBar:
 @pytest.mark.parametrize("workers", [1, 2])
 def test_the_bar_shows_the_moves_played_in_batches(workers, monkeypatch):
     # a batch's games end together, so the bar also counts moves as they are played
-    monkeypatch.setattr(arena, "BATCHES", True)
     bar = RecordingBar()
     monkeypatch.setattr(arena, "progress_bar", lambda total, **kwargs: bar)
     result = play_match("heisse-luft", ["heuristic", "random"], 12, seed=5, workers=workers)
