@@ -23,14 +23,15 @@ full state (the env's ``state()``, hidden cards included) appended to each learn
 what its policy reads: the actor must read the leading ``actor_size`` entries only
 (:mod:`hot_envs.training.policies`).
 
-Each new game draws its player count, its deal seed (``deal_seeds[i]``: ``games.deal([i],
+Each new game draws its player count, its deal seed (``deal_seeds[i]``: the game is the
+per-game engine's ``State.new(seed=deal_seeds[i])``, chance events included, and ``games.deal([i],
 [seed])`` of the array engine deals it again), the learner's seat and its opponents from the
-game's generator. ``single=True`` keeps the one-game env's own conventions, so a seed deals the
-games it always dealt: a deal is the per-game engine's ``State.new`` from the game's generator
-(loaded into the arrays; later shuffles come from a stream seeded from that generator); every
-opponent plays through ``act``, move by move, and is reset at each deal (it may keep memory
-within its one game); rewards are float64 (the batched env's float32), and
-:meth:`Driver.step_one` gives one game's step as Python values.
+game's generator; a position set up instead (``state``) gets its chance source from it too. So
+the same generator gives the same game however many games the driver plays. Each opponent a new
+game seats is reset (its ``reset()``, where it has one): an agent that remembers its game starts
+afresh, as in the one-game env (an agent serving many games keeps no memory of one,
+:mod:`hot_envs.agents.arrays`). :meth:`Driver.step` gives the batch's rewards as float32,
+:meth:`Driver.step_one` one game's step as Python values (its reward in full precision).
 
 >>> driver = Driver("heisse-karten", num_envs=2, players=3)
 >>> driver.reset([np.random.default_rng(0), np.random.default_rng(1)])
@@ -50,7 +51,7 @@ import numpy as np
 from gymnasium import spaces
 
 from hot_envs import batched
-from hot_envs.agents.arrays import ArrayAgent, PerGameAgent, as_array_agent
+from hot_envs.agents.arrays import ArrayAgent, as_array_agent
 from hot_envs.agents.opponents import Opponent, OpponentPool, OpponentSource
 from hot_envs.core.engine import GameState
 from hot_envs.core.games import DEFAULT_GAME, get_game
@@ -178,14 +179,12 @@ class Driver:
     """``num_envs`` games, one learner seat each, against a pool (module docstring).
 
     ``game`` and ``options``: a :class:`DriverOptions`, or its fields as arguments, as the envs
-    take them; ``single`` (the one-game env's conventions). Bad arguments fail here: one game is
-    dealt per player count."""
+    take them. Bad arguments fail here: one game is dealt per player count."""
 
     def __init__(
         self,
         game: str | DriverOptions = DEFAULT_GAME,
         num_envs: int = 1,
-        single: bool = False,
         **options: Any,
     ) -> None:
         if isinstance(game, DriverOptions):
@@ -216,7 +215,7 @@ class Driver:
         for n in self.player_counts:
             if n is not None:
                 self.description.check_players(n)
-        seats = {self.deal(n, np.random.default_rng(0)).num_players for n in self.player_counts}
+        seats = {self.deal(n, 0).num_players for n in self.player_counts}
         if learner_seat != ROTATE and not (
             isinstance(learner_seat, int) and 0 <= learner_seat < min(seats)
         ):
@@ -226,7 +225,6 @@ class Driver:
             raise ValueError(f"{self.description.title} has no reward shaping (its spec's shaping)")
         self.shaping = float(self.options.shaping)
         self.policy_input = policy_input
-        self.single = single
         self.num_envs = num_envs
         layout, num_actions = self.engine.LAYOUT, self.engine.NUM_ACTIONS
         if policy_input is not None:
@@ -312,7 +310,7 @@ class Driver:
                 seeds.append(deal[0])
                 counts.append(deal[1])
         if seeds:  # the batch's deals, in one call of the engine
-            dealt = [i for i in indices if state is None and not self.single]
+            dealt = indices if state is None else []
             varies = self.description.min_players != self.description.max_players
             self.arrays.deal(dealt, seeds, counts if varies else None)
         for i in indices:
@@ -334,9 +332,16 @@ class Driver:
         """Apply each learner's (legal) action and play the opponents up to each learner's next
         decision or the end: rewards (the learner's return at the end, plus shaping),
         terminated, truncated, and the final info of each game that ended, by index."""
+        rewards, terminated, truncated, finals = self._advance(actions)
+        return rewards.astype(np.float32), terminated, truncated, finals
+
+    def _advance(
+        self, actions: Sequence[int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[int, dict[str, Any]]]:
+        """:meth:`step` with the rewards in float64."""
         self._step(np.asarray(actions, dtype=np.int64), ~self.arrays.done)
         self.play_opponents(self._all)
-        rewards = np.zeros(self.num_envs, dtype=np.float64 if self.single else np.float32)
+        rewards = np.zeros(self.num_envs, dtype=np.float64)
         done = self.arrays.done
         truncated = done & self.arrays.truncated
         terminated = done & ~truncated
@@ -350,12 +355,12 @@ class Driver:
         return rewards, terminated, truncated, finals
 
     def step_one(self, action: int) -> tuple[float, bool, bool, dict[str, Any] | None]:
-        """:meth:`step` of a one-game driver (``num_envs=1``) as Python values: the reward,
-        terminated, truncated and the final info (``None`` while the game goes on) — the same
-        numbers, without the arrays."""
+        """:meth:`step` of a one-game driver (``num_envs=1``) as Python values: the reward (in
+        float64, not rounded to the batch's float32), terminated, truncated and the final info
+        (``None`` while the game goes on)."""
         if self.num_envs != 1:
             raise ValueError(f"step_one steps a one-game driver, not one of {self.num_envs} games")
-        rewards, terminated, truncated, finals = self.step([action])
+        rewards, terminated, truncated, finals = self._advance([action])
         return float(rewards[0]), bool(terminated[0]), bool(truncated[0]), finals.get(0)
 
     def observe(self) -> None:
@@ -404,9 +409,9 @@ class Driver:
         """Every game as the per-game engine's ``State`` (copies; empty before ``reset``)."""
         return [self.state(i) for i in range(self.num_envs)] if self.dealt else []
 
-    def deal(self, count: int | None, seed: int | np.random.Generator) -> GameState:
+    def deal(self, count: int | None, seed: int) -> GameState:
         """A new game with ``count`` players (``None``: the game's default) and the options,
-        dealt by the per-game engine."""
+        dealt by the per-game engine from ``seed``."""
         return self.engine.State.new(
             seed=seed, **self.description.options(count, self.game_options)
         )
@@ -472,10 +477,7 @@ class Driver:
         agent = self.pool.agent(name, self.game_name, rng)
         cached = self._array_agents.get(name)
         if cached is None or cached[0] is not agent:
-            if self.single:  # one game: every agent through act, move by move
-                array_agent = PerGameAgent(agent)
-            else:
-                array_agent = as_array_agent(self.game_name, agent)
+            array_agent = as_array_agent(self.game_name, agent)
             self._by_code[self._next_code] = array_agent
             cached = self._array_agents[name] = (agent, array_agent, self._next_code)
             self._next_code += 1
@@ -515,17 +517,13 @@ class Driver:
     ) -> tuple[int, int] | None:
         """Game ``i``: its deal, learner seat and opponents, drawn from ``rng``. Returns the
         deal's seed and player count for the engine to deal, or ``None`` where the game is
-        set up here (a ``state``, or the one-game env's ``State.new``)."""
+        set up here from ``state`` (with a chance source seeded from ``rng``)."""
         counts, deal = self.player_counts, None
-        if state is not None or self.single:
-            game = (
-                self.engine.State.from_dict(state, seed=rng)
-                if state is not None
-                else self.deal(counts[rng.integers(len(counts))], rng)
-            )
+        if state is not None:
+            game = self.engine.State.from_dict(state, seed=int(rng.integers(2**63)))
             if game.is_terminal():
                 raise ValueError("reset's state must be a game in progress")
-            self.arrays.load(i, game.to_dict())
+            self.arrays.load_state(i, game)  # its stream too: later shuffles as the State's
             n = game.num_players
         else:
             count = counts[int(rng.integers(len(counts)))] if len(counts) > 1 else counts[0]
@@ -546,12 +544,9 @@ class Driver:
         self.seat_agents[i] = [None if entry is None else entry[1] for entry in entries]
         self._codes[i] = _LEARNER
         self._codes[i, :n] = [_LEARNER if entry is None else entry[2] for entry in entries]
-        if self.single:  # an agent of one game may remember it: it starts afresh
-            for entry in {id(e[0]): e for e in entries if e is not None}.values():
-                if callable(getattr(entry[0], "reset", None)):
-                    entry[0].reset()
-        if deal is None:  # later shuffles of a game set up here: a stream from rng
-            self.arrays.reseed(i, int(rng.integers(2**63)))
+        for entry in {id(e[0]): e for e in entries if e is not None}.values():
+            if callable(getattr(entry[0], "reset", None)):  # a new game: it starts afresh
+                entry[0].reset()
         return deal
 
     # ------------------------------------------------------------------ policy inputs

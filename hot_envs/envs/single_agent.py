@@ -114,7 +114,7 @@ class SingleAgentEnv(DrivenEnv, gymnasium.Env):
             policy_input=policy_input,
             critic_state=critic_state,
         )
-        self.driver = Driver(options, 1, single=True)
+        self.driver = Driver(options, 1)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "

@@ -69,7 +69,7 @@ def test_the_driver_pays_each_learner_its_return_when_its_game_ends():
 def test_single_agent_env_is_the_one_game_driver():
     """The same generator, the same learner actions: the same observations, rewards and ends."""
     env = SingleAgentEnv("heisse-luft", opponents=["random", "heuristic"], shaping=0.5, seed=3)
-    driver = Driver("heisse-luft", opponents=["random", "heuristic"], shaping=0.5, single=True)
+    driver = Driver("heisse-luft", opponents=["random", "heuristic"], shaping=0.5)
     rng = np.random.default_rng(3)  # what gymnasium's reset(seed=3) seeds the env with
     observation, info = env.reset()
     driver.reset([rng])
@@ -81,7 +81,7 @@ def test_single_agent_env_is_the_one_game_driver():
         observation, reward, terminated, truncated, info = env.step(action)
         rewards, *_ = driver.step([action])
         driver.observe()
-        assert reward == rewards[0]
+        assert np.float32(reward) == rewards[0]
         if terminated or truncated:
             observation, info = env.reset()
             driver.reset([rng])
