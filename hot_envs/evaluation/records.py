@@ -3,15 +3,24 @@
 A record holds what it takes to play the game again, action for action::
 
     {"format": 1, "game": "heisse-karten", "options": {"num_players": 4},
-     "deal_seed": 123, "seats": ["heuristic", "random", "random", "random"],
+     "deal_seed": 123, "chance": "stream", "seats": ["heuristic", "random", "random", "random"],
      "actions": [35, 7, ...], "returns": [1.0, -0.333, -0.333, -0.333],
      "matchup": 0, "index": 0}
 
 ``game`` is the CLI name (:mod:`hot_envs.core.games`); ``options`` are the keyword arguments of
-``State.new`` and ``deal_seed`` its seed, so ``State.new(seed=deal_seed, **options)`` deals the
-same cards; ``seats`` names the agent (spec) in each seat; ``actions`` are the action ids in play
-order; ``returns`` the final rewards per seat; ``matchup`` and ``index`` place the game in an
-arena run. :func:`replay` rebuilds every state and checks the record against the rules.
+``State.new`` and ``deal_seed`` its seed; ``chance`` names the source the seed feeds, which
+draws the deal and every later chance event (a reshuffle, HL-3.5; a match's next round, HK-4.4):
+
+* ``"stream"`` (what the arena writes): the games' one source, :mod:`hot_envs.core.chance`, so
+  ``State.new(seed=deal_seed, **options)`` plays the game again, and so does an array engine's
+  row dealt with ``deal([row], [deal_seed])`` (:mod:`hot_envs.batched`);
+* ``"numpy"``: numpy's ``default_rng(deal_seed)``, the engines' source before the stream. A
+  record without ``chance`` was written then and is read as ``"numpy"``; it replays on the
+  per-game engine only.
+
+``seats`` names the agent (spec) in each seat; ``actions`` are the action ids in play order;
+``returns`` the final rewards per seat; ``matchup`` and ``index`` place the game in an arena
+run. :func:`replay` rebuilds every state and checks the record against the rules.
 """
 
 from __future__ import annotations
@@ -22,11 +31,17 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from hot_envs.core.engine import GameState
+import numpy as np
+
+from hot_envs.core.engine import ChanceSource, GameState
 from hot_envs.core.games import get_game
 
 FORMAT = 1
 KEYS = ("format", "game", "options", "deal_seed", "seats", "actions", "returns", "matchup", "index")
+OPTIONAL_KEYS = ("chance",)
+STREAM, NUMPY = "stream", "numpy"
+CHANCE_SOURCES = (STREAM, NUMPY)
+"""What a record's ``chance`` may name (module docstring); a record without one is ``NUMPY``."""
 
 
 def make_record(
@@ -45,6 +60,7 @@ def make_record(
         "game": get_game(game).name,
         "options": dict(options),
         "deal_seed": int(deal_seed),
+        "chance": STREAM,
         "seats": [str(seat) for seat in seats],
         "actions": [int(action) for action in actions],
         "returns": [float(r) for r in returns],
@@ -60,7 +76,7 @@ def check_record(record: Any) -> dict[str, Any]:
     if not isinstance(record, dict):
         raise ValueError(f"a game record is a JSON object, not {type(record).__name__}")
     missing = [key for key in KEYS if key not in record]
-    unknown = sorted(set(record) - set(KEYS))
+    unknown = sorted(set(record) - set(KEYS) - set(OPTIONAL_KEYS))
     if missing or unknown:
         what = f"lacks {missing[0]!r}" if missing else f"has an unknown key {unknown[0]!r}"
         raise ValueError(f"the game record {what} (keys: {', '.join(KEYS)})")
@@ -70,6 +86,11 @@ def check_record(record: Any) -> dict[str, Any]:
     if record["game"] != name:
         raise ValueError(f"the record's game is spelt {name!r}, not {record['game']!r}")
     _typed(record, "options", dict)
+    if record.get("chance", NUMPY) not in CHANCE_SOURCES:
+        raise ValueError(
+            f"the record's 'chance' must be one of {', '.join(map(repr, CHANCE_SOURCES))}, "
+            f"not {record['chance']!r}"
+        )
     for key in ("deal_seed", "matchup", "index"):
         if _typed(record, key, int) < 0:
             raise ValueError(f"the record's {key!r} must not be negative")
@@ -127,15 +148,25 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
     return records
 
 
+def chance_source(record: dict[str, Any]) -> int | ChanceSource:
+    """What deals a checked record's game, as ``State.new``'s ``seed``: its ``deal_seed`` for
+    the stream, numpy's ``default_rng(deal_seed)`` for a ``"numpy"`` record (or one without
+    ``chance``: written before the stream, module docstring)."""
+    if record.get("chance", NUMPY) == STREAM:
+        return record["deal_seed"]
+    return np.random.default_rng(record["deal_seed"])
+
+
 def replay(record: dict[str, Any]) -> list[GameState]:
-    """Every state of a recorded game, from the deal to the end (one more than its actions).
+    """Every state of a recorded game, from the deal to the end (one more than its actions),
+    its chance events drawn from the source the record names (:func:`chance_source`).
 
     ``ValueError`` if the record is malformed, an action is illegal, the game ends before the
     actions do or not at all, or the returns differ from the record's."""
     record = check_record(record)
     engine = get_game(record["game"]).engine
     try:
-        state = engine.State.new(seed=record["deal_seed"], **record["options"])
+        state = engine.State.new(seed=chance_source(record), **record["options"])
     except (TypeError, ValueError) as error:
         raise ValueError(f"the record's options {record['options']!r}: {error}") from None
     if state.num_players != len(record["seats"]):

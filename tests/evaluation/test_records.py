@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
+from hot_envs import batched
 from hot_envs.cli import main
+from hot_envs.core.games import get_game
 from hot_envs.evaluation.arena import play_match
 from hot_envs.evaluation.records import make_record, read_records, replay, write_records
 
@@ -72,6 +75,8 @@ def changed(record: dict, **changes) -> dict:
         (lambda r: changed(r, returns=[10**400, -1.0]), "'returns' holds 1000"),
         (lambda r: changed(r, returns=[float("nan"), 0.0]), "'returns' holds nan"),
         (lambda r: changed(r, extra=1), "unknown key 'extra'"),
+        (lambda r: changed(r, chance="dice"), "'chance' must be one of 'stream', 'numpy'"),
+        (lambda r: changed(r, chance="numpy"), "action"),  # not the source it was dealt from
         (lambda r: {k: v for k, v in r.items() if k != "seats"}, "lacks 'seats'"),
         (lambda r: [r], "JSON object"),
     ],
@@ -114,3 +119,54 @@ def test_evaluate_out_writes_replayable_games(tmp_path, capsys) -> None:
     assert all(replay(r)[-1].is_terminal() for r in records)
     saved = json.loads((tmp_path / "results.json").read_text())
     assert "actions" not in saved["games"][0]
+
+
+@pytest.mark.parametrize(("game", "players", "options"), SETUPS)
+def test_a_record_replays_on_the_array_engine_too(game: str, players: int, options: dict) -> None:
+    """The arena's records name the stream (``"chance": "stream"``): an array engine's row dealt
+    from the deal seed plays every recorded action to the same states, reshuffles (HL-3.5) and
+    later rounds (HK-4.4) included, and ends with the record's returns."""
+    lineup = ["heuristic"] + ["random"] * (players - 1)
+    result = play_match(game, lineup, players, seed=5, workers=1, progress=False, options=options)
+    for record in result.game_records():
+        assert record["chance"] == "stream"
+        states = replay(record)
+        games = batched.make(game, 1, **record["options"])
+        games.deal([0], [record["deal_seed"]])
+        assert games.state_dict(0) == states[0].to_dict()
+        for action, state in zip(record["actions"], states[1:], strict=True):
+            rewards, done = games.step(np.array([action]))
+            assert games.state_dict(0) == state.to_dict()
+        assert done[0] and rewards[0, :players].tolist() == pytest.approx(record["returns"])
+
+
+def _numpy_record(game: str, options: dict, deal_seed: int) -> dict:
+    """A record as the arena wrote it before the stream: no ``chance``, the deal and every
+    later chance event from numpy's ``default_rng(deal_seed)``."""
+    engine = get_game(game).engine
+    state = engine.State.new(seed=np.random.default_rng(deal_seed), **options)
+    pick = np.random.default_rng(0)
+    actions = []
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        actions.append(legal[pick.integers(len(legal))])
+        state.apply(actions[-1])
+    record = make_record(game, options, deal_seed, ["random"] * state.num_players, actions,
+                         state.returns())  # fmt: skip
+    del record["chance"]
+    return record
+
+
+@pytest.mark.parametrize(
+    ("game", "options"),
+    [("heisse-luft", {}), ("heisse-karten", {"num_players": 3, "rounds": 2})],
+)
+def test_records_written_before_the_stream_replay_with_numpys_generator(game, options) -> None:
+    """A record without ``chance`` is read as ``"numpy"``: it replays with the source it was
+    dealt from; named as the stream, the same actions do not fit its deal."""
+    record = _numpy_record(game, options, deal_seed=11)
+    states = replay(record)
+    assert states[-1].is_terminal() and len(states) == len(record["actions"]) + 1
+    assert replay({**record, "chance": "numpy"})[-1].to_dict() == states[-1].to_dict()
+    with pytest.raises(ValueError, match="action"):
+        replay({**record, "chance": "stream"})
