@@ -65,7 +65,6 @@ from hot_envs.heisse_luft.facts import (
     PLAY,
     STOP_CLAIMING,
     SUIT_SIZES,
-    SUIT_VALUES,
     SUITS,
     THREE_FOR_ONE,
     TROPHIES_TO_WIN,
@@ -109,49 +108,6 @@ _KEEP_COSTS = tuple(KEEP_COST * ((v - MIDDLE) / (MIDDLE - 1)) ** 2 for v in CARD
 _KEEP = np.array(_KEEP_COSTS, dtype=np.float64)
 _DISTANCE = np.abs(_VALUE - MIDDLE)  # a card's distance from the middle value
 
-
-def _suit_supply(suit: int, on_stage: int) -> tuple[int, float, float]:
-    """The number, mean value and variance of the cards of ``suit`` not on a stage
-    (``on_stage``: a bit mask over the suit's cards); an empty suit's mean is the middle."""
-    values = [v for i, v in enumerate(SUIT_VALUES[suit]) if not on_stage >> i & 1]
-    if not values:
-        return 0, MIDDLE, 0.0
-    mean = sum(values) / len(values)
-    return len(values), mean, sum((x - mean) ** 2 for x in values) / len(values)
-
-
-def _supply_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`_suit_supply` of every suit and every mask of its cards on the stages (at most
-    2**13 per suit): count ``(4, 8192)`` int64, mean and variance float64."""
-    masks = 1 << max(SUIT_SIZES)
-    count = np.zeros((4, masks), dtype=np.int64)
-    mean = np.zeros((4, masks))
-    var = np.zeros((4, masks))
-    for suit in range(4):
-        for mask in range(1 << SUIT_SIZES[suit]):
-            count[suit, mask], mean[suit, mask], var[suit, mask] = _suit_supply(suit, mask)
-    return count, mean, var
-
-
-_SUPPLY_COUNT, _SUPPLY_MEAN, _SUPPLY_VAR = _supply_tables()
-
-
-def _share_tables() -> np.ndarray:
-    """A trophy's share of its price and its power: ``[0, suit, held, spare]`` =
-    ``min(1.0, (held + spare / 3) / price)`` where ``spare`` is the awarded suits' prize cards
-    (HL-6.2; 0 without three for one), and ``[1, ...]`` its ``** SHARE_POWER`` (the C
-    library's pow, looked up rather than called ten times a decision). A player holds at most
-    13 cards of a suit (HL-1.2), 17 with a stage's prizes; 40 prize cards in all."""
-    shares = np.zeros((2, 4, 32, 64))
-    for suit in range(4):
-        for held in range(32):
-            for spare in range(64):
-                share = min(1.0, (held + spare / THREE_FOR_ONE) / TROPHY_PRICE[suit])
-                shares[:, suit, held, spare] = share, share**SHARE_POWER
-    return shares
-
-
-_SHARES = _share_tables()
 
 # The float32 feature columns of a placement, by card or by sum.
 _VALUE_32 = np.asarray(CARD_VALUE, dtype=np.float32)
@@ -408,10 +364,10 @@ def _which(games: ArrayHeisseLuft, which: Any) -> np.ndarray:
 def _potential(h0, h1, h2, h3, trophies, awarded, three_for_one):
     """A player's trophy progress (2.0: two trophies, the game won) from prize cards
     ``h0..h3`` by suit (outside trophies), ``trophies`` held and the ``awarded`` suits as a bit
-    set (heuristic_luft's docstring): HL-6.2 three cards of an awarded suit count as one
-    (the shares and their powers looked up, :data:`_SHARES`); HL-7.1 two trophies (or enough
-    ready to claim) win. Only the two largest shares count (at most two trophies are missing);
-    ``sum`` of the sorted shares adds them largest first."""
+    set (heuristic_luft's docstring): HL-6.2 three cards of an awarded suit count as one (a
+    suit's share of its price, at most 1, to the power SHARE_POWER: the C library's pow);
+    HL-7.1 two trophies (or enough ready to claim) win. Only the two largest shares count (at
+    most two trophies are missing), added largest first."""
     if trophies >= TROPHIES_TO_WIN:
         return float(TROPHIES_TO_WIN)
     held = (h0, h1, h2, h3)
@@ -426,8 +382,8 @@ def _potential(h0, h1, h2, h3, trophies, awarded, three_for_one):
     for s in range(4):
         if awarded >> s & 1:
             continue
-        share = _SHARES[0, s, held[s], spare]
-        power = _SHARES[1, s, held[s], spare]
+        share = min(1.0, (held[s] + spare / THREE_FOR_ONE) / _PRICE[s])
+        power = share**SHARE_POWER
         if share >= 1.0:
             ready += 1
         if share > first:
@@ -447,6 +403,33 @@ def _potential(h0, h1, h2, h3, trophies, awarded, three_for_one):
 
 
 @kernel
+def _supply(suit, on_stage, supply):
+    """The cards of ``suit`` on no stage (``on_stage``: a bit set of cards), what can still
+    fill slots: their mean value into ``supply[0, suit]`` (the middle value if none) and their
+    variance into ``supply[1, suit]``; returns their number. Ascending values, summed left to
+    right."""
+    start, end = _SUIT_START[suit], _SUIT_START[suit] + _SUIT_SIZE[suit]
+    n = 0
+    total = 0
+    for c in range(start, end):
+        if not on_stage >> c & 1:
+            n += 1
+            total += _VALUE[c]
+    if n == 0:
+        supply[0, suit] = MIDDLE
+        supply[1, suit] = 0.0
+        return 0
+    mean = total / n
+    spread = 0.0
+    for c in range(start, end):
+        if not on_stage >> c & 1:
+            spread += (_VALUE[c] - mean) * (_VALUE[c] - mean)
+    supply[0, suit] = mean
+    supply[1, suit] = spread / n
+    return n
+
+
+@kernel
 def _chance(diff, spread):
     """P(we win) from the expected oriented difference and its variance: Φ(diff / spread),
     with the C library's erf."""
@@ -460,7 +443,7 @@ def _read_table(r, me, three_for_one, sign, slots, sums, missing, terms, supply,
     ``sums[s]``; ``missing[s, side, suit]`` the open slots and ``slots[s]`` their number; and
     ``terms[s]`` (:func:`_stage_terms`). Per suit, of its cards not on a stage (what can still
     fill slots): ``count``, and ``supply[:, suit]`` their mean and variance
-    (:func:`_suit_supply`). Returns the bit sets of our hand, the discard pile, the opponent's
+    (:func:`_supply`). Returns the bit sets of our hand, the discard pile, the opponent's
     shown cards (HL-3.4) and the unseen cards, the number unseen and the opponent's hidden
     cards."""
     opp = 1 - me
@@ -482,10 +465,7 @@ def _read_table(r, me, three_for_one, sign, slots, sums, missing, terms, supply,
                 on_stage |= np.int64(1) << r.sides[s, side, k]
         slots[s] = open_slots
     for suit in range(4):
-        mask = (on_stage >> _SUIT_START[suit]) & ((np.int64(1) << _SUIT_SIZE[suit]) - 1)
-        count[suit] = _SUPPLY_COUNT[suit, mask]
-        supply[0, suit] = _SUPPLY_MEAN[suit, mask]
-        supply[1, suit] = _SUPPLY_VAR[suit, mask]
+        count[suit] = _supply(suit, on_stage, supply)
     _stage_terms(r, me, three_for_one, sign, slots, sums, missing, terms, supply, count)
     hand = r.hands[me]
     discard = np.int64(0)
