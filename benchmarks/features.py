@@ -8,8 +8,8 @@ machine slows all alike:
 
 * **one at a time** — ``CheckpointAgent.act(observation, view)`` per decision, on the per-game
   engine's state of each position (``State.from_dict``), as an agent at an arena's table plays:
-  the features from the view (:func:`hot_envs.agents.features.action_features`), then the
-  network;
+  the features from the view (:func:`hot_envs.agents.features.action_features`: the game's
+  array kernels on a one-game record written from the view), then the network;
 * **batch of 64 in arrays** — ``CheckpointAgent.act_arrays(games, which)`` on the snapshot's
   engine, as the training driver's opponents decide: the observations, masks and features of
   all 64 games from the engine's arrays (the game's array kernels,

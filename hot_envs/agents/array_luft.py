@@ -258,6 +258,10 @@ _NO_TROPHIES = [0] * (_OWNER - 8) + [-1] * 4
 # The stages' words: in_play, terrain, prizes, need, sides, side_size, have, sums, one block.
 _STAGE_FIELDS = ("in_play", "terrain", "prizes", "need", "sides", "side_size", "have", "sums")
 _STAGES = _AT["in_play"]
+_STAGE_BLOCK = _AT["last"] - _STAGES
+_IN_PLAY, _TERRAIN, _PRIZES, _NEED, _SIDES, _SIDE_SIZE, _HAVE, _SUMS = (
+    _AT[name] - _STAGES for name in _STAGE_FIELDS
+)
 assert RECORD.names[RECORD.names.index("in_play") : RECORD.names.index("sums") + 1] == _STAGE_FIELDS
 
 
@@ -281,29 +285,28 @@ def _stage_words(
     """Stage ``s``'s words of the record's stage block (the other stages' words 0): in play,
     terrain, prizes, the suits it needs, each seat's cards, their count, suits and sum.
     Cached: the positions of a game, and a search's, share most stages."""
-    words = np.zeros(_AT["last"] - _STAGES, dtype=np.int64)
+    words = [0] * _STAGE_BLOCK  # one list made an array at the end: quicker
     suits = [SUITS.index(letter) for letter in prizes]
-
-    def put(field: str, index: int, values: list[int]) -> None:
-        at = _AT[field] - _STAGES + index
-        words[at : at + len(values)] = values
-
-    put("in_play", s, [int(in_play)])
-    put("terrain", s, [MOUNTAIN if terrain == "mountain" else LOWLAND])
-    put("prizes", MAX_SIDE * s, suits)
-    put("need", 4 * s, [suits.count(suit) for suit in range(4)])
+    words[_IN_PLAY + s] = int(in_play)
+    words[_TERRAIN + s] = MOUNTAIN if terrain == "mountain" else LOWLAND
+    at = _PRIZES + MAX_SIDE * s
+    words[at : at + len(suits)] = suits
+    for suit in suits:
+        words[_NEED + 4 * s + suit] += 1
     for seat, codes in enumerate((first, second)):
-        cards = [CARD_INDEX[code] for code in codes]
-        put("sides", MAX_SIDE * (2 * s + seat), cards)
-        put("side_size", 2 * s + seat, [len(cards)])
-        put(
-            "have",
-            4 * (2 * s + seat),
-            [sum(CARD_SUIT[c] == suit for c in cards) for suit in range(4)],
-        )
-        put("sums", 2 * s + seat, [sum(CARD_VALUE[c] for c in cards)])
-    words.flags.writeable = False
-    return words
+        side = 2 * s + seat
+        at = _SIDES + MAX_SIDE * side
+        total = 0
+        for k, code in enumerate(codes):
+            card = CARD_INDEX[code]
+            words[at + k] = card
+            words[_HAVE + 4 * side + CARD_SUIT[card]] += 1
+            total += CARD_VALUE[card]
+        words[_SIDE_SIZE + side] = len(codes)
+        words[_SUMS + side] = total
+    array = np.array(words, dtype=np.int64)
+    array.flags.writeable = False
+    return array
 
 
 _FIRST = np.zeros(1, dtype=np.int64)  # "game 0" of a one-game record
