@@ -76,10 +76,10 @@ def test_play_survives_bad_input_then_quits():
 def test_play_by_name_then_end_of_input():
     lines = []
     result = play(
-        "heisse-luft", "random", None, 0, 3, read=scripted(["h9 2 opp"]), write=lines.append
+        "heisse-luft", "random", None, 0, 3, read=scripted(["h8 2 opp"]), write=lines.append
     )
     assert result is None
-    assert "you: ♥9 → stage 2, opponent's side" in "\n".join(lines)
+    assert "you: ♥8 → stage 2, opponent's side" in "\n".join(lines)
 
 
 def test_play_from_stdin(monkeypatch, capsys):
@@ -165,8 +165,8 @@ def test_heisse_luft_lists_moves_grouped_by_card():
     state = LuftState.new(seed=3)
     listing = MoveChooser(state.legal_actions(), state.action_name, numbered=True).listing()
     lines = listing.split("\n")
-    assert len(state.legal_actions()) == 28 and len(lines) == 9  # a header and 8 cards
-    assert lines[1] == "  ♥A →  1) 2 own   2) 2 opp   3) 4 own   4) 4 opp"
+    assert len(state.legal_actions()) == 36 and len(lines) == 10  # a header and 9 cards
+    assert lines[1] == "  ♥2 →  1) 2 own   2) 2 opp   3) 3 own   4) 3 opp"
     assert max(map(len, lines)) <= 78
 
 
