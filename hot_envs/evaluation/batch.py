@@ -3,8 +3,9 @@
 :func:`play_groups` plays the arena's groups (one deal, once per seat rotation:
 :func:`hot_envs.evaluation.arena.play_group`) side by side: each of up to ``BATCH`` rows of
 one array engine plays one group's games one after another, and every step decides the seat to
-move of every row at once — per agent spec one call, then one step of the engine. The records
-are the ones :func:`~hot_envs.evaluation.arena.play_group` writes:
+move of every row at once — per agent spec one call, then one step of the engine. Every game
+is the one the per-game engine plays from the same deal with the same agents, one game at a
+time (``tests/evaluation/test_batched_arena.py`` holds the two to the same records):
 
 * **The same deals.** A group's deal is the per-game engine's ``State.new(seed=deal_seed)``,
   loaded with its stream into a row of its own (``load_state``) and copied into the playing
@@ -244,8 +245,8 @@ class _Rows:
 
     def start_game(self, row: int, rotation: int, copied: bool = False) -> None:
         """Rotation ``rotation`` of the row's group: lineup slot ``(seat + rotation) % N`` in
-        each seat, the deal loaded (unless ``copied`` already), the agents reset (as
-        ``play_group`` does)."""
+        each seat, the deal loaded (unless ``copied`` already), the agents reset (each game
+        starts afresh)."""
         group = self.groups[row]
         n = len(group.agents)
         seats = tuple((seat + rotation) % n for seat in range(n))
@@ -303,8 +304,8 @@ class _Rows:
         return ended
 
     def _check(self, rows: np.ndarray, current: np.ndarray, actions: np.ndarray) -> None:
-        """After the engine refused an action: the ``ValueError`` ``play_group`` raises for the
-        first illegal one, naming the agent's spec and seat."""
+        """After the engine refused an action: a ``ValueError`` for the first illegal one,
+        naming the agent's spec and seat and the per-game engine's reason."""
         mask = self.games.legal_mask()
         chosen = actions[rows]
         inside = (chosen >= 0) & (chosen < mask.shape[1])
