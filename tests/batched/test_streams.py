@@ -92,3 +92,16 @@ def test_a_bad_seed_is_refused(seed):
 def test_bad_words_are_refused():
     with pytest.raises(ValueError, match="words lie in"):
         Stream(0, 1)
+
+
+def test_reset_gives_every_game_a_stream_of_its_own():
+    """``reset(s)`` draws each game's stream at random from ``s``: no game shares its stream
+    with another of the batch, nor with a game of ``reset(s + 1)`` (no shifted rows)."""
+    from hot_envs import batched
+
+    games = batched.make("heisse-karten", 64, num_players=2)
+    seen = set()
+    for seed in (5, 6):
+        games.reset(seed=seed)
+        seen |= {tuple(row) for row in games._rng.tolist()}
+    assert len(seen) == 128
