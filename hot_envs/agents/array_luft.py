@@ -789,7 +789,8 @@ def _trophy_scores(r, me, three_for_one, legal, n, numbers):
         ):
             numbers[i, 3] = -1.0
             continue
-        left[:] = held
+        for x in range(4):
+            left[x] = held[x]
         own = min(left[suit], _PRICE[suit])
         left[suit] -= own
         for _ in range(_PRICE[suit] - own):
