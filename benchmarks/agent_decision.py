@@ -115,8 +115,9 @@ def run(code: str, path: Path, args: list[str], cache: str | None = None) -> Any
         env=env,
         capture_output=True,
         text=True,
-        check=True,
     )
+    if result.returncode:
+        raise RuntimeError(f"the measurement failed on {path}:\n{result.stderr[-3000:]}")
     return json.loads(result.stdout)
 
 
