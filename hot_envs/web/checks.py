@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 from hot_envs.agents.shipped import shipped_names
 from hot_envs.core.games import get_game
-from hot_envs.evaluation.records import check_record
+from hot_envs.evaluation.records import chance_source, check_record
 from hot_envs.web.tables import HUMAN, RequestError, Table, new_seed, short
 
 # A browser may pick these agents and the checkpoints that ship with hot_envs; others (checkpoint
@@ -110,7 +110,7 @@ def replay_table(body: dict) -> Table:
         table = Table(
             record["game"],
             record["seats"],
-            record["deal_seed"],
+            chance_source(record),
             record["options"],
             record=record["actions"],
         )

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hot_envs.core.engine import GameState
+from hot_envs.core.engine import ChanceSource, GameState
 from hot_envs.core.games import GAMES, get_game
 from hot_envs.evaluation.arena import derive_seed, game_options
 from hot_envs.web.seats import SeatAgent
@@ -110,6 +110,8 @@ class Turn:
 class Table:
     """One game: its engine state, who sits in each seat, the moves so far and the last trick or
     stage flight; ``options`` are ``State.new``'s, the player count comes from ``seats``.
+    ``seed`` deals the game (an int: its stream; a replay passes the source its record names,
+    :func:`hot_envs.evaluation.records.chance_source`).
     ``record`` (the actions of a recorded game) makes it a replay, at the deal; the record is
     checked move by move (``ValueError`` naming the first bad move). Every public method takes
     the table's lock, so a table can be read and moved from many request threads."""
@@ -118,7 +120,7 @@ class Table:
         self,
         game: str,
         seats: list[str],
-        seed: int,
+        seed: int | ChanceSource,
         options: dict | None = None,
         record: list[int] | None = None,
     ) -> None:
