@@ -116,11 +116,12 @@ class KernelAgent(ScoringAgent):
     code: ClassVar[int]
 
     def choose(self, view: dict[str, Any], legal: list[int]) -> int:
-        top = _kernels(self.game).view_top(view, self.code, self.tolerance)
+        top = kernels(self.game).view_top(view, self.code, self.tolerance)
         return int(top[self.rng.integers(len(top))] if len(top) > 1 else top[0])
 
 
 @functools.cache
-def _kernels(game: str) -> ModuleType:
-    """``game``'s array kernels, imported on first use (numba loads with them)."""
+def kernels(game: str) -> ModuleType:
+    """``game``'s array kernels (its description's ``arrays`` module: the rule-based agents and
+    the policy input), imported on first use (numba loads with them)."""
     return importlib.import_module(get_game(game).arrays)

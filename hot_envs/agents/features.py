@@ -22,15 +22,13 @@ is :data:`SPECS`; :func:`unpack` splits a batch of such vectors again.
 
 from __future__ import annotations
 
-import functools
-import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from hot_envs.agents.base import kernels
 from hot_envs.core.games import GAMES, get_game
 
 
@@ -128,7 +126,7 @@ def policy_input(game: str, observation: np.ndarray, view: dict[str, Any]) -> np
         raise ValueError(
             f"{len(view['legal_actions'])} legal actions exceed the {spec.slots} action slots"
         )
-    return _kernels(name).view_policy_input(observation, view)
+    return kernels(name).view_policy_input(observation, view)
 
 
 def unpack(spec: FeatureSpec, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -165,9 +163,3 @@ def _rows(game: str, view: dict[str, Any], legal: Sequence[int]) -> np.ndarray:
     start = spec.observation_size
     packed = policy_input(game, np.zeros(start, dtype=np.float32), view)
     return packed[start : start + len(legal) * spec.size].reshape(len(legal), spec.size).copy()
-
-
-@functools.cache
-def _kernels(game: str) -> ModuleType:
-    """The game's array kernels (its spec's ``arrays`` module), imported on first use."""
-    return importlib.import_module(get_game(game).arrays)
