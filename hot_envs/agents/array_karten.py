@@ -436,10 +436,10 @@ def _candidates(which, current, players, table, code, tolerance, legal, top, cou
 @kernel
 def _fill(which, seats, observations, out, current, players, table, tolerance):
     """``features.policy_input`` of each decision into ``out[j]``: the observation, then for
-    each hand card of the seat to move (ascending, HK-3.1) ``karten_features``' row in its
-    slot, then the ids (−1 past the legal ones). Each float64 column rounds to float32 once,
-    as numpy's assignment does; the score columns compute in float32 after the float32
-    scores, as ``karten_score_columns`` does."""
+    each hand card of the seat to move (ascending, HK-3.1) its feature row in its slot, then
+    the ids (−1 past the legal ones). Each float64 column rounds to float32 once; the score
+    columns (the score / 50, its gap to the best / 50 clipped to −4 … 0, "is best", the legal
+    actions' share of the slots) compute in float32 after the float32 scores."""
     count = np.zeros(NUM_CARDS + 1, dtype=np.int64)
     total = np.zeros(NUM_CARDS + 1, dtype=np.int64)
     numbers = np.zeros((NUM_CARDS, 5))

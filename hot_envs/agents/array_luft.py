@@ -1032,9 +1032,10 @@ def _throw(style, hand, target, throw):
 
 @kernel
 def _style_best(which, t, three_for_one, style, tolerance, legal, top, counts):
-    """:func:`_best` for style ``style`` (:data:`STYLE_CODES`): a placement (HL-3.1) scored by
-    the style's ``play_scores``, ties within ``tolerance`` kept; an exchange (HL-3.4) the first
-    card of ``throw`` not picked yet, else "done"; a trophy (HL-6) the style's ``claim``.
+    """:func:`_best` for style ``style`` (its class's ``code``): a placement (HL-3.1) scored
+    as the style plays (styles_luft's docstring), ties within ``tolerance`` kept; an exchange
+    (HL-3.4) the first card of :func:`_throw` not picked yet, else "done"; a trophy (HL-6)
+    the style's claim (the rusher its suit, the others the dearest).
     Returns the first ``j`` whose game is over (nothing decided), else −1."""
     for j in range(which.shape[0]):
         if t[which[j]].current < 0:
