@@ -77,21 +77,29 @@ class CardGameEnv(AECEnv):
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
+    def _deal_seed(self) -> int:
+        """The next game's deal seed, from the env's seeded generator (as the training driver
+        draws its deal seeds)."""
+        return int(self.np_random.integers(2**63))
+
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Deal a new game, or set up ``options["state"]`` (a ``State.to_dict()`` dict; other
         option keys are ignored, as Gymnasium does).
 
-        All randomness of the episode comes from the env's seeded generator.
+        All randomness of the episode comes from the env's seeded generator: it draws the game's
+        deal seed, and the game takes its chance events from that seed's stream
+        (:mod:`hot_envs.core.chance`), as ``State.new(seed=deal_seed)`` and an array engine's row
+        dealt with it do.
         """
         if seed is not None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
         if options and "state" in options:
-            game = self.engine.from_dict(options["state"], seed=self.np_random)
+            game = self.engine.from_dict(options["state"], seed=self._deal_seed())
             if game.num_players != len(self.possible_agents) or game.is_terminal():
                 raise ValueError("reset's state must be a game in progress with this env's seats")
             self.game = game
         else:
-            self.game = self.engine.new(seed=self.np_random, **self.game_options)
+            self.game = self.engine.new(seed=self._deal_seed(), **self.game_options)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

@@ -82,7 +82,7 @@ class TurnBasedEnv(MultiAgentEnv):
         if seed is not None:
             self.rng = np.random.default_rng(seed)
             self._fixed.clear()
-        self.state = self.engine.State.new(seed=self.rng, **self.options)
+        self.state = self.engine.State.new(seed=int(self.rng.integers(2**63)), **self.options)
         for agent in self._fixed.values():
             if callable(getattr(agent, "reset", None)):  # optional in the agent protocol
                 agent.reset()
