@@ -10,10 +10,15 @@ keeps nothing of a test's run but the files in ``ray_dirs``. The tests that run 
 subprocess start its own Ray, as a user's run does. ``tests/conftest.py`` orders the tests that
 use the cluster first, so that one xdist worker runs them all in a row instead of each worker
 starting a cluster.
+
+No module here imports Ray as it is collected (:data:`needs_ray` asks whether it is installed
+without importing it): every xdist worker collects every module, and importing Ray costs
+1.2-1.4 s of CPU; the tests import it when they run.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import tempfile
@@ -22,6 +27,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+needs_ray = pytest.mark.skipif(
+    importlib.util.find_spec("ray") is None,
+    reason="needs the rllib extra: pip install -e '.[rllib]'",
+)
 
 
 @pytest.fixture(scope="session")

@@ -4,11 +4,14 @@ Ray starts. (That ``import hot_envs``, its CLI and the script import no Ray:
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
-pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '.[rllib]'")
-
 from hot_envs.cli import main as cli
+from tests.rllib.conftest import needs_ray
+
+pytestmark = needs_ray
 
 
 def test_train_backend_rllib_is_the_rllib_script(capsys) -> None:
@@ -30,9 +33,7 @@ def test_bad_rllib_options_are_clear_errors_before_ray_starts(capsys) -> None:
     assert "--fixed-share must be within [0, 1]" in capsys.readouterr().err
     assert cli([*league, "--max-snapshots", "0"]) == 2
     assert "--max-snapshots must be ≥ 1" in capsys.readouterr().err
-    import ray
-
-    assert not ray.is_initialized()
+    assert "ray" not in sys.modules or not sys.modules["ray"].is_initialized()
 
 
 def test_an_unknown_backend_is_refused() -> None:

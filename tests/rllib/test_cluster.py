@@ -15,11 +15,10 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '.[rllib]'")
-
 from hot_envs.training.rllib_train import init_ray, parse_args, shipped_package, train
+from tests.rllib.conftest import needs_ray
 
-pytestmark = pytest.mark.rllib
+pytestmark = [needs_ray, pytest.mark.rllib]
 
 TINY = ["--batch-size", "400", "--minibatch-size", "200", "--epochs", "1"]
 TINY += ["--envs-per-runner", "2", "--hidden", "64", "64"]

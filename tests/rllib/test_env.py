@@ -3,12 +3,17 @@ illegal actions counted (not raised), fixed agents moving for a seat, clear conf
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pytest
 
-pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '.[rllib]'")
+from tests.rllib.conftest import needs_ray
 
-from hot_envs.rllib.env import TurnBasedEnv, fixed_agent_action
+if TYPE_CHECKING:
+    from hot_envs.rllib.env import TurnBasedEnv
+
+pytestmark = needs_ray
 
 CASES = [("heisse-luft", None), ("heisse-karten", 3)]
 
@@ -32,6 +37,8 @@ def play_random(env: TurnBasedEnv, seed: int):
 
 @pytest.mark.parametrize(("game", "players"), CASES)
 def test_a_game_ends_with_every_seats_observation_and_return(game, players) -> None:
+    from hot_envs.rllib.env import TurnBasedEnv
+
     env = TurnBasedEnv({"game": game, "players": players})
     steps = play_random(env, seed=1)
     *middle, (observations, rewards, terminateds, truncateds, _) = steps
@@ -46,6 +53,8 @@ def test_a_game_ends_with_every_seats_observation_and_return(game, players) -> N
 
 
 def test_seeded_resets_deal_the_same_game() -> None:
+    from hot_envs.rllib.env import TurnBasedEnv
+
     env = TurnBasedEnv({"game": "heisse-karten", "players": 4})
     first, _ = env.reset(seed=7)
     again, _ = env.reset(seed=7)
@@ -56,6 +65,8 @@ def test_seeded_resets_deal_the_same_game() -> None:
 
 @pytest.mark.parametrize("bad", ["masked", "out of range"])
 def test_an_illegal_action_is_counted_and_ends_the_game_with_minus_one(bad) -> None:
+    from hot_envs.rllib.env import TurnBasedEnv
+
     env = TurnBasedEnv({"game": "heisse-luft"})
     observations, _ = env.reset(seed=0)
     ((agent, observation),) = observations.items()
@@ -68,6 +79,8 @@ def test_an_illegal_action_is_counted_and_ends_the_game_with_minus_one(bad) -> N
 
 
 def test_a_fixed_agent_moves_for_the_seat_that_hands_over() -> None:
+    from hot_envs.rllib.env import TurnBasedEnv, fixed_agent_action
+
     env = TurnBasedEnv({"game": "heisse-karten", "players": 3, "fixed_agents": ["heuristic"]})
     observations, _ = env.reset(seed=3)
     moves = 0
@@ -93,5 +106,7 @@ def test_a_fixed_agent_moves_for_the_seat_that_hands_over() -> None:
     ],
 )
 def test_bad_config_is_a_clear_error(config, message) -> None:
+    from hot_envs.rllib.env import TurnBasedEnv
+
     with pytest.raises(ValueError, match=message):
         TurnBasedEnv(config)

@@ -27,13 +27,12 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '.[rllib]'")
-
 from hot_envs.agents.checkpoint import read_metadata
 from hot_envs.training.rllib_runs import latest_checkpoint, read_run_state
 from hot_envs.training.rllib_train import parse_args, train
+from tests.rllib.conftest import needs_ray
 
-pytestmark = [pytest.mark.rllib, pytest.mark.slow]
+pytestmark = [needs_ray, pytest.mark.rllib, pytest.mark.slow]
 
 TINY = ["--batch-size", "400", "--minibatch-size", "200", "--epochs", "1"]
 TINY += ["--envs-per-runner", "2", "--hidden", "64", "64"]

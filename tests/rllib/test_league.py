@@ -6,19 +6,17 @@ from __future__ import annotations
 
 from collections import Counter
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import pytest
 
-pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '.[rllib]'")
+from hot_envs.agents.opponents import FixedOpponent, League
+from tests.rllib.conftest import needs_ray
 
-from hot_envs.agents.opponents import FixedOpponent, League  # noqa: E402
-from hot_envs.training.rllib_league import (  # noqa: E402
-    MAIN,
-    LeagueCallback,
-    LeagueMapping,
-    make_league,
-    shared_mapping,
-)
+if TYPE_CHECKING:
+    from hot_envs.training.rllib_league import LeagueMapping
+
+pytestmark = needs_ray
 
 
 def seats(mapping: LeagueMapping, episode_id: str) -> list[str]:
@@ -28,11 +26,15 @@ def seats(mapping: LeagueMapping, episode_id: str) -> list[str]:
 
 def opponent_shares(mapping: LeagueMapping, episodes: int) -> dict[str, float]:
     """How often each module sat in a non-main seat, over ``episodes`` episode ids."""
+    from hot_envs.training.rllib_league import MAIN
+
     drawn = Counter(m for e in range(episodes) for m in seats(mapping, f"ep{e}") if m != MAIN)
     return {module: n / drawn.total() for module, n in drawn.items()}
 
 
 def league_of(fixed: int, snapshots: int, fixed_share: float = 0.2) -> League:
+    from hot_envs.training.rllib_league import make_league
+
     league = make_league("heisse-karten", fixed, fixed_share, max_snapshots=5)
     for i in range(snapshots):
         league.add_snapshot(f"snapshot_{i}")
@@ -40,6 +42,8 @@ def league_of(fixed: int, snapshots: int, fixed_share: float = 0.2) -> League:
 
 
 def test_main_sits_once_per_episode_in_every_seat_over_episodes() -> None:
+    from hot_envs.training.rllib_league import MAIN, LeagueMapping
+
     mapping = LeagueMapping.of(4, league_of(fixed=1, snapshots=2))
     main_seats = Counter()
     for e in range(400):
@@ -52,6 +56,8 @@ def test_main_sits_once_per_episode_in_every_seat_over_episodes() -> None:
 
 
 def test_the_seats_are_drawn_with_the_leagues_weights() -> None:
+    from hot_envs.training.rllib_league import LeagueMapping
+
     league = League(
         "heisse-karten",
         [FixedOpponent("fixed_0", 3.0), FixedOpponent("fixed_1")],
@@ -71,6 +77,8 @@ def test_the_seats_are_drawn_with_the_leagues_weights() -> None:
 
 @pytest.mark.parametrize("share", [0.0, 0.3, 1.0])
 def test_fixed_share_is_the_chance_of_a_fixed_opponent(share: float) -> None:
+    from hot_envs.training.rllib_league import LeagueMapping
+
     league = league_of(fixed=2, snapshots=1, fixed_share=share)
     assert league.weights() == pytest.approx(
         {"fixed_0": share / 2, "fixed_1": share / 2, "snapshot_0": 1 - share}
@@ -81,6 +89,8 @@ def test_fixed_share_is_the_chance_of_a_fixed_opponent(share: float) -> None:
 
 
 def test_without_snapshots_fixed_agents_or_main_fill_the_seats() -> None:
+    from hot_envs.training.rllib_league import MAIN, LeagueMapping, shared_mapping
+
     mapping = LeagueMapping.of(3, league_of(fixed=1, snapshots=0, fixed_share=0.1))
     assert opponent_shares(mapping, 200) == {"fixed_0": 1.0}
     mapping = LeagueMapping.of(3, league_of(fixed=0, snapshots=2, fixed_share=0.9))
@@ -90,6 +100,8 @@ def test_without_snapshots_fixed_agents_or_main_fill_the_seats() -> None:
 
 
 def test_a_fixed_share_outside_zero_to_one_is_refused() -> None:
+    from hot_envs.training.rllib_league import make_league
+
     with pytest.raises(ValueError, match="--fixed-share"):
         make_league("heisse-karten", 1, 1.5, max_snapshots=5)
 
@@ -98,6 +110,8 @@ class Algorithm:
     """What the callback calls on an RLlib algorithm, noting which modules come and go."""
 
     def __init__(self) -> None:
+        from hot_envs.training.rllib_league import MAIN
+
         self.modules: list[str] = []
         self.mappings: list[LeagueMapping] = []
         self.learner_group = SimpleNamespace(
@@ -115,6 +129,8 @@ class Algorithm:
 
 
 def test_the_callback_keeps_its_roster_in_the_league() -> None:
+    from hot_envs.training.rllib_league import LeagueCallback, make_league
+
     league = make_league("heisse-karten", 1, 0.2, max_snapshots=2)
     callback = LeagueCallback(league=league, num_players=3)
     assert callback.league is not league  # each instance its own copy

@@ -3,19 +3,26 @@ value head, the inference-only copy, and a mask-ignoring control that does pick 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pytest
-
-pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '.[rllib]'")
 import torch
-from ray.rllib.core.columns import Columns
-from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-from hot_envs.rllib.env import TurnBasedEnv
-from hot_envs.rllib.module import MaskedPPOTorchRLModule
+from tests.rllib.conftest import needs_ray
+
+if TYPE_CHECKING:
+    from hot_envs.rllib.env import TurnBasedEnv
+
+pytestmark = needs_ray
 
 
 def build(game: str = "heisse-karten", inference_only: bool = False, **model_config):
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from hot_envs.rllib.env import TurnBasedEnv
+    from hot_envs.rllib.module import MaskedPPOTorchRLModule
+
     env = TurnBasedEnv({"game": game, "players": 4 if game == "heisse-karten" else None})
     spec = RLModuleSpec(
         module_class=MaskedPPOTorchRLModule,
@@ -29,6 +36,8 @@ def build(game: str = "heisse-karten", inference_only: bool = False, **model_con
 
 def batch(env: TurnBasedEnv, n: int = 64) -> dict:
     """``n`` mover observations from seeded deals, as a torch batch."""
+    from ray.rllib.core.columns import Columns
+
     observations = [next(iter(env.reset(seed=s)[0].values())) for s in range(n)]
     return {
         Columns.OBS: {
@@ -39,6 +48,8 @@ def batch(env: TurnBasedEnv, n: int = 64) -> dict:
 
 
 def test_illegal_logits_are_the_dtype_minimum_and_never_sampled() -> None:
+    from ray.rllib.core.columns import Columns
+
     module, env = build()
     data = batch(env)
     logits = module.forward_exploration(data)[Columns.ACTION_DIST_INPUTS]
@@ -51,6 +62,8 @@ def test_illegal_logits_are_the_dtype_minimum_and_never_sampled() -> None:
 
 
 def test_without_the_mask_illegal_actions_are_sampled() -> None:
+    from ray.rllib.core.columns import Columns
+
     module, env = build(mask=False)
     data = batch(env)
     logits = module.forward_exploration(data)[Columns.ACTION_DIST_INPUTS]
@@ -60,6 +73,8 @@ def test_without_the_mask_illegal_actions_are_sampled() -> None:
 
 
 def test_values_and_the_inference_only_copy() -> None:
+    from ray.rllib.core.columns import Columns
+
     module, env = build("heisse-luft", activation="relu")
     data = batch(env, 8)
     assert module.compute_values(data).shape == (8,)
@@ -74,6 +89,9 @@ def test_values_and_the_inference_only_copy() -> None:
 
 def test_a_dict_observation_without_our_keys_is_a_clear_error() -> None:
     import gymnasium as gym
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from hot_envs.rllib.module import MaskedPPOTorchRLModule
 
     spec = RLModuleSpec(
         module_class=MaskedPPOTorchRLModule,
@@ -93,6 +111,8 @@ def test_export_of_a_missing_checkpoint_is_a_clear_error(tmp_path) -> None:
 
 
 def test_export_writes_what_the_numpy_agent_loads(tmp_path) -> None:
+    from ray.rllib.core.columns import Columns
+
     from hot_envs.agents.checkpoint import CheckpointAgent
     from hot_envs.training.rllib_export import export_checkpoint
 

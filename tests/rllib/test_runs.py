@@ -12,8 +12,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '.[rllib]'")
-
 from hot_envs.training.rllib_runs import (
     CHECKPOINT,
     PARTIAL,
@@ -26,8 +24,9 @@ from hot_envs.training.rllib_runs import (
     trim_progress,
 )
 from hot_envs.training.rllib_train import parse_args, progress_row
+from tests.rllib.conftest import needs_ray
 
-pytestmark = pytest.mark.rllib
+pytestmark = [needs_ray, pytest.mark.rllib]
 
 
 def writer(content: str, fail: bool = False):

@@ -15,18 +15,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-pytest.importorskip("ray.rllib", reason="needs the rllib extra: pip install -e '.[rllib]'")
 import torch
-from ray.rllib.core.columns import Columns
 
 from hot_envs.agents import make_agent
 from hot_envs.agents.checkpoint import read_metadata
 from hot_envs.cli import main as cli
 from hot_envs.core.games import get_game
 from hot_envs.training.rllib_train import build_config, parse_args, progress_row, train
+from tests.rllib.conftest import needs_ray
 
-pytestmark = pytest.mark.rllib
+pytestmark = [needs_ray, pytest.mark.rllib]
 
 # Small and quick: one iteration of 400 env steps, a small network, one epoch.
 QUICK = ["--iterations", "1", "--batch-size", "400", "--minibatch-size", "200", "--epochs", "1"]
@@ -111,6 +109,8 @@ def test_the_export_plays_full_games_in_every_seat(runs, game) -> None:
 
 
 def test_the_export_gives_the_rllib_modules_logits(runs) -> None:
+    from ray.rllib.core.columns import Columns
+
     from hot_envs.training.rllib_export import load_module
 
     module = load_module(runs["heisse-luft"] / "rllib_checkpoint")
