@@ -316,8 +316,12 @@ def view_top(view: dict[str, Any], code: int, tolerance: float) -> np.ndarray:
     """The best-scored legal actions (ascending) of agent ``code`` (:data:`HEURISTIC` or a
     style's) for the seat to move in ``view``'s position."""
     table, three_for_one = view_game(view)
-    _, top, counts = _candidates_of(_FIRST, table, three_for_one, code, tolerance)
-    return top[0, : counts[0, 1]]
+    if code != HEURISTIC or view["current_player"] is None:
+        _, top, counts = _candidates_of(_FIRST, table, three_for_one, code, tolerance)
+        return top[0, : counts[0, 1]]
+    top = np.empty(_SLOTS, dtype=np.int64)
+    entry = _play_top if view["phase"] == PHASES[PLAY] else _other_top
+    return top[: entry(table, three_for_one, float(tolerance), top)]
 
 
 def view_policy_input(observation: np.ndarray, view: dict[str, Any]) -> np.ndarray:
@@ -450,22 +454,25 @@ def _read_table(r, me, three_for_one, sign, slots, sums, missing, terms, supply,
     shown cards (HL-3.4) and the unseen cards, the number unseen and the opponent's hidden
     cards."""
     opp = 1 - me
+    # each field read once: its every access would be typed and lowered anew
+    in_play, terrain, need, have = r.in_play, r.terrain, r.need, r.have
+    stage_sums, side_size, sides = r.sums, r.side_size, r.sides
     on_stage = np.int64(0)
     for s in range(NUM_STAGES):
-        if not r.in_play[s]:
+        if not in_play[s]:
             sign[s] = 0
             continue
-        sign[s] = 1 if r.terrain[s] == MOUNTAIN else -1
+        sign[s] = 1 if terrain[s] == MOUNTAIN else -1
         open_slots = 0
         for j in range(2):
             side = me ^ j
-            sums[s, j] = r.sums[s, side]
+            sums[s, j] = stage_sums[s, side]
             for suit in range(4):
-                m = r.need[s, suit] - r.have[s, side, suit]
+                m = need[s, suit] - have[s, side, suit]
                 missing[s, j, suit] = m
                 open_slots += m
-            for k in range(r.side_size[s, side]):
-                on_stage |= np.int64(1) << r.sides[s, side, k]
+            for k in range(side_size[s, side]):
+                on_stage |= np.int64(1) << sides[s, side, k]
         slots[s] = open_slots
     for suit in range(4):
         count[suit] = _supply(suit, on_stage, supply)
@@ -495,7 +502,7 @@ def _stage_terms(r, me, three_for_one, sign, slots, sums, missing, terms, supply
     stages with fewer open slots, then the lower ones, take the cards off the stages
     first)."""
     opp = 1 - me
-    awarded = 0
+    awarded = np.int64(0)  # not the literal 0: a call typed with it would compile twice
     for suit in range(4):
         if r.owner[suit] >= 0:
             awarded |= 1 << suit
@@ -618,12 +625,29 @@ def _decision(r, me, three_for_one, work, actions, numbers):
     ``numbers[i, :3]`` its stake, P now and P after), 1 for the exchange pick or "done" that
     the heuristic's exchange takes (:func:`_exchange_choice`) and 0 for the others, a trophy
     decision's :func:`_trophy_scores`. ``work``: :func:`_work`'s scratch. Returns ``n``."""
+    if r.phase == PLAY:
+        return _play_decision(r, me, three_for_one, work, actions, numbers)
+    return _other_decision(r, me, three_for_one, work, actions, numbers)
+
+
+@kernel
+def _play_decision(r, me, three_for_one, work, actions, numbers):
+    """:func:`_decision` where seat ``me`` is placing a card (HL-3.1): its own kernel, so that
+    a first placement compiles no exchange or trophy code."""
     sign, slots, sums, missing, terms, supply, count, throw = work
     hand, discard, known, unseen, unseen_count, hidden = _read_table(
         r, me, three_for_one, sign, slots, sums, missing, terms, supply, count
     )
-    if r.phase == PLAY:
-        return _plays(work, hand, discard, known, unseen, unseen_count, hidden, actions, numbers)
+    return _plays(work, hand, discard, known, unseen, unseen_count, hidden, actions, numbers)
+
+
+@kernel
+def _other_decision(r, me, three_for_one, work, actions, numbers):
+    """:func:`_decision` in an exchange (HL-3.4) or a trophy decision (HL-6)."""
+    sign, slots, sums, missing, terms, supply, count, throw = work
+    hand, discard, known, unseen, unseen_count, hidden = _read_table(
+        r, me, three_for_one, sign, slots, sums, missing, terms, supply, count
+    )
     n = _other_legal(r, me, three_for_one, actions)
     if r.phase == EXCHANGE:
         m = _exchange_throw(hand, unseen, sign, missing, throw)
@@ -768,7 +792,7 @@ def _trophy_scores(r, me, three_for_one, legal, n, numbers):
     opp = 1 - me
     mine, theirs = r.trophy_count[me], r.trophy_count[opp]
     held, their_held = r.won[me], r.won[opp]
-    awarded = 0
+    awarded = np.int64(0)  # not the literal 0: a call typed with it would compile twice
     for suit in range(4):
         if r.owner[suit] >= 0:
             awarded |= 1 << suit
@@ -910,17 +934,48 @@ def _best(which, t, three_for_one, tolerance, legal, top, counts):
         r = t[which[j]]
         n = _decision(r, r.current, three_for_one, work, legal[j], numbers)
         counts[j, 0] = n
-        best = numbers[0, 3]
-        for i in range(1, n):
-            best = max(best, numbers[i, 3])
-        threshold = best - tolerance
-        b = 0
-        for i in range(n):
-            if numbers[i, 3] >= threshold:
-                top[j, b] = legal[j, i]
-                b += 1
-        counts[j, 1] = b
+        counts[j, 1] = _top(n, legal[j], numbers, tolerance, top[j])
     return -1
+
+
+@kernel
+def _play_top(t, three_for_one, tolerance, top):
+    """The heuristic's best-scored placements in game 0 of ``t``, whose seat to move is placing
+    a card (HL-3.1), into ``top`` (as :func:`_best`); returns their number. One decision from
+    a view: this entry compiles only the placements' code."""
+    work = _work()
+    legal = np.zeros(_SLOTS, dtype=np.int64)
+    numbers = np.zeros((_SLOTS, 4))
+    r = t[0]
+    n = _play_decision(r, r.current, three_for_one, work, legal, numbers)
+    return _top(n, legal, numbers, tolerance, top)
+
+
+@kernel
+def _other_top(t, three_for_one, tolerance, top):
+    """:func:`_play_top` for an exchange or a trophy decision: compiled when first needed."""
+    work = _work()
+    legal = np.zeros(_SLOTS, dtype=np.int64)
+    numbers = np.zeros((_SLOTS, 4))
+    r = t[0]
+    n = _other_decision(r, r.current, three_for_one, work, legal, numbers)
+    return _top(n, legal, numbers, tolerance, top)
+
+
+@kernel
+def _top(n, legal, numbers, tolerance, top):
+    """The actions of ``legal[:n]`` whose score ``numbers[i, 3]`` is at least the best less
+    ``tolerance``, in order, into ``top``; returns their number."""
+    best = numbers[0, 3]
+    for i in range(1, n):
+        best = max(best, numbers[i, 3])
+    threshold = best - tolerance
+    b = 0
+    for i in range(n):
+        if numbers[i, 3] >= threshold:
+            top[b] = legal[i]
+            b += 1
+    return b
 
 
 # -- kernels: the styles ----------------------------------------------------------------------
@@ -1175,9 +1230,12 @@ def _fill(which, seats, observations, out, t, three_for_one):
         r = t[which[j]]
         seat = seats[j]
         row = out[j]
-        row[:] = 0.0
-        row[:_OBSERVATION] = observations[j]
-        row[_IDS:] = -1.0
+        for x in range(_OBSERVATION):  # loops: numba compiles slice copies' general code slowly
+            row[x] = observations[j, x]
+        for x in range(_OBSERVATION, _IDS):
+            row[x] = 0.0
+        for x in range(_IDS, _IDS + _SLOTS):
+            row[x] = -1.0
         if seat != r.current:
             continue
         n = _decision(r, seat, three_for_one, work, actions, numbers)
