@@ -244,8 +244,10 @@ def _play_tasks(
 
         workers = max(1, min(os.cpu_count() or 1, len(tasks) // BATCH))
     workers = min(workers, len(tasks)) if tasks else 1
-    from hot_envs.evaluation.batch import load_compiler
+    from hot_envs.evaluation.batch import announce_compiling, load_compiler
 
+    if tasks:
+        announce_compiling(tasks[0][0])  # here, before any worker: the line comes once
     load_compiler()  # numba's implementations, once, before any worker is forked
 
     def finished(position: int, group: list[GameRecord]) -> None:

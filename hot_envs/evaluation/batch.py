@@ -28,6 +28,7 @@ The time of a call is shared equally by the decisions it made (``GameRecord.seco
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import time
@@ -39,6 +40,7 @@ import numpy as np
 
 from hot_envs import batched
 from hot_envs.agents.arrays import PerGameAgent, as_array_agent, draw_rows
+from hot_envs.batched import jit
 from hot_envs.core.games import get_game
 
 BATCH = 512
@@ -359,6 +361,23 @@ def _form(games: Any, agent: Any, forms: dict[int, Any]) -> Any:
             form = as_array_agent(games.game_name, agent)
         entry = forms[id(agent)] = (agent, form)
     return entry[1]
+
+
+COLD_COMPILE_SECONDS = {"heisse-luft": 30, "heisse-karten": 15}
+"""About how long an arena run's kernels (the engine's, the agents', the policy input's) take
+to compile with an empty numba cache, by game (docs/benchmarks.md, "Rule-based agents deciding
+one game at a time")."""
+
+
+def announce_compiling(game: str) -> None:
+    """Before the arena plays ``game``: one line on stderr when its array engine is not
+    compiled on disk yet (:func:`hot_envs.batched.jit.announce_compiling`), so that a first
+    run says why it waits. Once per install: the kernels are cached once compiled."""
+    description = get_game(game)
+    engine = importlib.import_module(description.batched.partition(":")[0])
+    if not engine.compiled():
+        seconds = COLD_COMPILE_SECONDS[description.name]
+        jit.announce_compiling(f"{description.title}'s kernels", seconds)
 
 
 def load_compiler() -> None:
