@@ -76,6 +76,7 @@ class Report:
     actions: int = 0
     games: int = 0
     chance_events: int = 0
+    endings: int = 0  # games played to their end (each then dealt anew)
     mismatches: list[str] = field(default_factory=list)
 
     def check(self, equal: bool, what: str) -> None:
@@ -164,6 +165,7 @@ def play(
             report.check(bool(done[i]) == ref.is_terminal(), f"game {i}: done")
             report.check(bool(games.truncated[i]) == ref.is_truncated(), f"game {i}: truncated")
             report.chance_events += oracle.chance(before, after)
+            report.endings += ref.is_terminal()
             report.check(
                 after == games.state_dict(i), f"game {i}: state after action {int(chosen[i])}"
             )

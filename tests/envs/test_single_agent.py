@@ -3,7 +3,6 @@ that the learner gets its own final reward whoever ends the game (PettingZoo iss
 
 from __future__ import annotations
 
-import subprocess
 import sys
 
 import numpy as np
@@ -340,19 +339,22 @@ def test_random_decisions_are_the_random_observations_with_the_learners_views(ga
         np.testing.assert_array_equal(engine.action_mask(state, seat), item["action_mask"])
 
 
-def test_the_envs_and_the_numpy_agent_import_and_run_without_torch_or_sb3():
-    code = (
-        "import sys; sys.modules['torch'] = None; sys.modules['stable_baselines3'] = None\n"
-        "from hot_envs.envs.single_agent import SingleAgentEnv\n"
-        "from hot_envs.envs.vector import VectorSingleAgentEnv\n"
-        "import hot_envs.agents.checkpoint\n"
-        "SingleAgentEnv('heisse-luft', seed=0).reset()\n"
-        "VectorSingleAgentEnv('heisse-karten', num_envs=2, seed=0).reset()\n"
-        "print('ok')\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "ok"
+def test_the_envs_and_the_numpy_agent_import_and_run_without_torch_or_sb3(monkeypatch):
+    """In this process, with torch and SB3 made unimportable: the vector env's module and the
+    random agent (what ``reset`` loads for the default opponent) are imported afresh, and both
+    envs reset. That the rest of the envs' and the checkpoint agent's imports load no torch, in a
+    fresh interpreter, is tests/test_layers.py's program (it imports the single-agent env and
+    plays the checkpoints)."""
+    import importlib
+
+    for name in ("torch", "stable_baselines3", "sb3_contrib"):
+        monkeypatch.setitem(sys.modules, name, None)  # import torch raises ImportError
+    for name in ("hot_envs.envs.vector", "hot_envs.agents.random_agent"):
+        monkeypatch.delitem(sys.modules, name, raising=False)  # put back after the test
+    vector = importlib.import_module("hot_envs.envs.vector")
+    SingleAgentEnv("heisse-luft", seed=0).reset()
+    vector.VectorSingleAgentEnv("heisse-karten", num_envs=2, seed=0).reset()
+    assert "hot_envs.agents.random_agent" in sys.modules
 
 
 def test_num_players_is_players_as_the_aec_env_names_it():

@@ -92,8 +92,8 @@ def assert_same(one, many) -> None:
 
 
 CASES = [
-    ("heisse-luft", ["heuristic", "heuristic:0.2"], {}, 200),
-    ("heisse-luft", ["beginner", "stage-finisher", "trophy-rusher", "high-hoarder:0.1"], {}, 24),
+    ("heisse-luft", ["heuristic", "heuristic:0.2"], {}, 60),
+    ("heisse-luft", ["beginner", "stage-finisher", "trophy-rusher", "high-hoarder:0.1"], {}, 12),
     ("heisse-luft", ["random", "heuristic"], {"options": {"three_for_one": False}}, 40),
     ("heisse-karten", ["heuristic", "card-counter", "trick-taker:0.1"], {"players": 2}, 24),
     ("heisse-karten", ["heuristic:0.2", "low-dumper", "trick-avoider"], {"players": 4}, 24),
@@ -129,7 +129,7 @@ def test_a_shipped_checkpoint_and_an_agent_of_the_caller_play_in_the_same_batche
     specs = ["heisse_luft_v0", f"{HERE}:seeded_random", "beginner"]
 
     def play():
-        return round_robin("heisse-luft", specs, 30, seed=1, workers=1, progress=False)
+        return round_robin("heisse-luft", specs, 12, seed=1, workers=1, progress=False)
 
     one, many = both(play, monkeypatch)
     assert_same(one, many)
@@ -189,7 +189,7 @@ def test_a_gauntlet_in_batches_is_the_gauntlet_one_game_at_a_time(monkeypatch):
 
     def play():
         return gauntlet(
-            "heisse-karten", "card-counter", players=[2, 4], games=16, progress=False,
+            "heisse-karten", "card-counter", players=[2, 4], games=8, progress=False,
             opponents=["heuristic:0.2", "trick-avoider", "random"],
         )  # fmt: skip
 
