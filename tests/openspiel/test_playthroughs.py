@@ -7,10 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from absl import flags
-from open_spiel.python.algorithms import generate_playthrough
 
-import hot_envs.openspiel  # noqa: F401 (registers the games)
 from tests.golden import check_golden
 
 FOLDER = Path(__file__).parent / "playthroughs"
@@ -20,15 +17,27 @@ PLAYTHROUGHS = {
 }
 
 
+@pytest.fixture(scope="module")
+def generate_playthrough():
+    """OpenSpiel's playthrough module, imported when a test here runs, not as the suite is
+    collected (every xdist worker collects every module; it and absl cost each 0.6-0.8 s)."""
+    import hot_envs.openspiel  # noqa: F401 (registers the games)
+    from open_spiel.python.algorithms import generate_playthrough
+
+    return generate_playthrough
+
+
 @pytest.mark.parametrize("name", sorted(PLAYTHROUGHS))
-def test_the_playthrough_matches_its_golden_file(name: str) -> None:
+def test_the_playthrough_matches_its_golden_file(name: str, generate_playthrough) -> None:
     text = generate_playthrough.playthrough(PLAYTHROUGHS[name], None, seed=1)
     check_golden(FOLDER / name, text)
 
 
 @pytest.mark.parametrize("name", sorted(PLAYTHROUGHS))
-def test_openspiel_replays_the_golden_file(name: str) -> None:
+def test_openspiel_replays_the_golden_file(name: str, generate_playthrough) -> None:
     """The file carries its own game string and actions, as OpenSpiel's playthroughs do."""
+    from absl import flags
+
     if not flags.FLAGS.is_parsed():  # replay reads one of OpenSpiel's command-line flags
         flags.FLAGS.mark_as_parsed()
     original, new = generate_playthrough.replay(str(FOLDER / name))
