@@ -487,7 +487,7 @@ def _start_turn(r, p, turn_limit):
     """Begin player ``p``'s turn; a player with no fitting card starts a stuck turn."""
     while True:
         if r.turn >= turn_limit:  # HL-7.3 the turn limit truncates the game
-            _end_game(r, NO_WINNER)
+            _end_game(r, np.int64(NO_WINNER))  # int64: a literal compiles _end_game again
             return
         r.phase = PLAY
         r.current = p
@@ -572,7 +572,7 @@ def _play(r, rng, g, p, action, three_for_one, turn_limit):
     r.have[s, side, _SUIT[card]] += 1
     r.sums[s, side] += _VALUE[card]
     r.last[s] = p
-    _draw(r, rng, g, p, 1)
+    _draw(r, rng, g, p, np.int64(1))  # int64: a literal compiles _draw again
     r.pass_streak = 0
     r.turn += 1
     if r.side_size[s, 0] + r.side_size[s, 1] == 2 * (s + 1):
