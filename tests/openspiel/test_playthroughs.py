@@ -21,8 +21,9 @@ PLAYTHROUGHS = {
 def generate_playthrough():
     """OpenSpiel's playthrough module, imported when a test here runs, not as the suite is
     collected (every xdist worker collects every module; it and absl cost each 0.6-0.8 s)."""
-    import hot_envs.openspiel  # noqa: F401 (registers the games)
     from open_spiel.python.algorithms import generate_playthrough
+
+    import hot_envs.openspiel  # noqa: F401 (registers the games)
 
     return generate_playthrough
 
