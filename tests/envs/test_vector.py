@@ -348,8 +348,8 @@ def test_the_batched_heuristic_plays_the_games_the_per_seat_one_plays(spec, monk
     from hot_envs.envs import driver as driver_module
 
     def run():
-        env = VectorSingleAgentEnv("heisse-luft", num_envs=16, opponents=[spec, "random"])
-        return play(env, 120, seed=4)
+        env = VectorSingleAgentEnv("heisse-luft", num_envs=8, opponents=[spec, "random"])
+        return play(env, 80, seed=4)  # some fifteen finished games
 
     batched_outputs, batched_finished = run()
     monkeypatch.setattr(driver_module, "as_array_agent", lambda game, agent: PerGameAgent(agent))
