@@ -6,6 +6,7 @@ trained MLPs are the earlier shipped ones (``checkpoints/earlier/``, numpy files
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -15,9 +16,11 @@ from hot_envs.agents.checkpoint import CheckpointAgent, read_metadata
 from hot_envs.agents.shipped import earlier_names, find_checkpoint
 from hot_envs.envs.single_agent import SingleAgentEnv, random_observations
 
-pytest.importorskip("sb3_contrib")
-
-from hot_envs.training.export import SB3Agent  # noqa: E402
+# SB3 (and so torch) is imported by the tests that compare with it, not as the module is
+# collected: every xdist worker collects every module.
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("sb3_contrib") is None, reason="needs SB3: pip install -e '.[train]'"
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = {
@@ -87,6 +90,8 @@ def decisions(game: str, n: int, seed: int = 0) -> list[tuple[dict[str, np.ndarr
 @pytest.mark.slow
 @pytest.mark.parametrize("game", SCORER_SHIPPED)
 def test_shipped_action_scorers_numpy_and_sb3_agree_on_a_thousand_decisions(game):
+    from hot_envs.training.export import SB3Agent
+
     numpy_agent = CheckpointAgent.load(SHIPPED[game], game=game)
     sb3_agent = SB3Agent.load(SHIPPED[game], game=game)
     batch = decisions(game, 1000)
@@ -109,6 +114,8 @@ def test_there_are_trained_mlps_to_test():
 @pytest.mark.slow  # SB3 decides one observation at a time
 @pytest.mark.parametrize("game", sorted(SHIPPED))
 def test_mlps_numpy_and_sb3_agree_on_thousands_of_observations(game, tmp_path):
+    from hot_envs.training.export import SB3Agent
+
     stem = fresh_mlp(game, tmp_path, [256, 256])  # the training configs' MLP
     numpy_agent = CheckpointAgent.load(stem, game=game)
     sb3_agent = SB3Agent.load(stem, game=game)
@@ -153,6 +160,8 @@ def test_the_decision_keeps_no_state_between_calls(trained_mlp):
     ("net_arch", "activation"), [([], "tanh"), ([32], "relu"), ([64, 48, 32], "tanh")]
 )
 def test_other_network_shapes_agree_with_sb3(tmp_path, net_arch, activation):
+    from hot_envs.training.export import SB3Agent
+
     game = "heisse-karten"
     stem = fresh_mlp(game, tmp_path, net_arch, activation)
     numpy_agent = CheckpointAgent.load(stem)

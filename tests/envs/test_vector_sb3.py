@@ -5,6 +5,7 @@ training loop of docs/environments.md runs as written."""
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import re
 from pathlib import Path
@@ -12,23 +13,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("sb3_contrib")
-
-import torch  # noqa: E402
-from sb3_contrib import MaskablePPO  # noqa: E402
-from stable_baselines3.common.vec_env import VecMonitor  # noqa: E402
-
 from hot_envs.agents.arrays import ActionScorerInput
-from hot_envs.agents.checkpoint import CheckpointAgent  # noqa: E402
-from hot_envs.envs.vector import VectorSingleAgentEnv  # noqa: E402
-from hot_envs.envs.vector_sb3 import SB3VectorEnv  # noqa: E402
-from hot_envs.training.export import numpy_policy  # noqa: E402
-from tests.helpers import step_and_check_final_infos  # noqa: E402
+from hot_envs.agents.checkpoint import CheckpointAgent
+from hot_envs.envs.vector import VectorSingleAgentEnv
+from tests.helpers import step_and_check_final_infos
+
+# SB3 and torch are imported as the tests run, not as the module is collected: every xdist
+# worker collects every module, and importing them cost each 1.5-2 s of CPU.
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("sb3_contrib") is None, reason="needs SB3: pip install -e '.[train]'"
+)
 
 
 @pytest.fixture(autouse=True)
 def one_torch_thread():
     """Small networks: one thread is fastest, and the only sane choice on a busy machine."""
+    import torch
+
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     yield
@@ -37,6 +38,12 @@ def one_torch_thread():
 
 @pytest.mark.parametrize(("game", "players"), [("heisse-luft", None), ("heisse-karten", [2, 5])])
 def test_maskable_ppo_learns_on_it_with_a_snapshot_of_itself_as_opponent(game, players):
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from hot_envs.envs.vector_sb3 import SB3VectorEnv
+    from hot_envs.training.export import numpy_policy
+
     envs = VecMonitor(SB3VectorEnv(game=game, num_envs=8, players=players, opponents=["random"]))
     model = MaskablePPO(
         "MlpPolicy", envs, n_steps=32, batch_size=128, n_epochs=1, seed=0, device="cpu"
@@ -50,6 +57,8 @@ def test_maskable_ppo_learns_on_it_with_a_snapshot_of_itself_as_opponent(game, p
 
 
 def test_masks_infos_and_seeding_follow_the_vec_env_conventions():
+    from hot_envs.envs.vector_sb3 import SB3VectorEnv
+
     envs = SB3VectorEnv(game="heisse-luft", num_envs=4, game_options={"turn_limit": 8})
     envs.seed(7)
     observations = envs.reset()
@@ -83,7 +92,11 @@ def test_the_docs_plain_torch_training_loop_runs():
 
 
 def test_the_training_league_runs_on_it_unchanged():
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import VecMonitor
+
     from hot_envs.envs.single_agent import Opponent
+    from hot_envs.envs.vector_sb3 import SB3VectorEnv
     from hot_envs.training.league import FixedOpponent, League, LeagueCallback
 
     league = League(
@@ -107,6 +120,10 @@ def test_the_training_league_runs_on_it_unchanged():
 def test_the_action_scoring_policy_trains_on_it_with_packed_observations():
     from dataclasses import replace
 
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from hot_envs.envs.vector_sb3 import SB3VectorEnv
+    from hot_envs.training.export import numpy_policy
     from hot_envs.training.settings import parse_args
     from hot_envs.training.train import build_model
 
