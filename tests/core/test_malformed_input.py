@@ -85,7 +85,7 @@ def parse_bounded(parse: Any, d: dict) -> Any:
 
 @pytest.mark.parametrize("name", ENGINES)
 @pytest.mark.parametrize("kind", ["dict", "view"])
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**32 - 1),
     actions=st.integers(0, 80),
