@@ -67,26 +67,31 @@ def test_workers_play_the_games_of_one_in_process_env_each_seeded_seed_plus_k(wo
 
 
 def test_the_same_seed_deals_the_same_games_and_masks_are_the_legal_actions(workers_env):
-    again = SubprocVectorSingleAgentEnv("heisse-luft", num_envs=5, workers=2, **OPTIONS)
-    try:
-        first, _ = workers_env.reset(seed=11)
-        np.testing.assert_array_equal(again.reset(seed=11)[0], first)
-        assert workers_env.get_attr("deal_seeds") == again.get_attr("deal_seeds")
-        rng = np.random.default_rng(1)
-        for _ in range(10):
-            masks = workers_env.action_masks()
-            games = [g for games in workers_env.get_attr("games") for g in games]
-            seats = np.concatenate(workers_env.get_attr("seats"))
-            for mask, game, seat in zip(masks, games, seats, strict=True):
-                assert game.current_player == seat
-                assert np.flatnonzero(mask).tolist() == sorted(game.legal_actions())
-            actions = random_actions(rng, masks)
-            for got, expected in zip(
-                workers_env.step(actions)[:4], again.step(actions)[:4], strict=True
-            ):
-                np.testing.assert_array_equal(got, expected)
-    finally:
-        again.close()
+    """``reset(seed=11)`` deals what in-process envs reset with seeds 11 and 12 deal (worker k
+    seeded seed + k, as at construction above), without a second set of worker processes."""
+    again = [
+        VectorSingleAgentEnv("heisse-luft", 3, **OPTIONS),
+        VectorSingleAgentEnv("heisse-luft", 2, **OPTIONS),
+    ]
+    first, _ = workers_env.reset(seed=11)
+    expected = [part.reset(seed=11 + k)[0] for k, part in enumerate(again)]
+    np.testing.assert_array_equal(np.concatenate(expected), first)
+    seeds = [list(part.deal_seeds) for part in again]
+    assert [list(worker) for worker in workers_env.get_attr("deal_seeds")] == seeds
+    rng = np.random.default_rng(1)
+    for _ in range(10):
+        masks = workers_env.action_masks()
+        games = [g for games in workers_env.get_attr("games") for g in games]
+        seats = np.concatenate(workers_env.get_attr("seats"))
+        for mask, game, seat in zip(masks, games, seats, strict=True):
+            assert game.current_player == seat
+            assert np.flatnonzero(mask).tolist() == sorted(game.legal_actions())
+        actions = random_actions(rng, masks)
+        answers = [again[0].step(actions[:3]), again[1].step(actions[3:])]
+        for got, *parts in zip(
+            workers_env.step(actions)[:4], *[a[:4] for a in answers], strict=True
+        ):
+            np.testing.assert_array_equal(got, np.concatenate(parts))
 
 
 def test_set_opponent_reaches_every_worker(workers_env):
