@@ -363,12 +363,6 @@ def _form(games: Any, agent: Any, forms: dict[int, Any]) -> Any:
     return entry[1]
 
 
-COLD_COMPILE_SECONDS = {"heisse-luft": 30, "heisse-karten": 15}
-"""About how long an arena run's kernels (the engine's, the agents', the policy input's) take
-to compile with an empty numba cache, by game (docs/benchmarks.md, "Rule-based agents deciding
-one game at a time")."""
-
-
 def announce_compiling(game: str) -> None:
     """Before the arena plays ``game``: one line on stderr when its array engine is not
     compiled on disk yet (:func:`hot_envs.batched.jit.announce_compiling`), so that a first
@@ -376,8 +370,7 @@ def announce_compiling(game: str) -> None:
     description = get_game(game)
     engine = importlib.import_module(description.batched.partition(":")[0])
     if not engine.compiled():
-        seconds = COLD_COMPILE_SECONDS[description.name]
-        jit.announce_compiling(f"{description.title}'s kernels", seconds)
+        jit.announce_compiling(f"{description.title}'s kernels", description.compile_seconds)
 
 
 def load_compiler() -> None:
