@@ -130,6 +130,8 @@ class VectorSingleAgentEnv(DrivenEnv, VectorEnv):
         if seed is not None or not self._rngs:
             sequences = np.random.SeedSequence(seed).spawn(self.num_envs)
             self._rngs = [np.random.default_rng(s) for s in sequences]
+        if seed is not None:  # the opponents seeded anew too: the same seed, the same episodes
+            self.driver.pool.rebuild()
         self.driver.reset(self._rngs)
         return self.driver.observations.copy(), self._info()
 

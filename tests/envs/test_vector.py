@@ -138,6 +138,16 @@ def test_the_same_seed_gives_the_same_games_and_another_seed_other_games():
     assert not np.array_equal(first[0], other[0])
 
 
+def test_a_seeded_reset_of_the_same_env_repeats_its_episodes_opponents_draws_included():
+    env = VectorSingleAgentEnv("heisse-luft", num_envs=3, opponents=["heuristic", "random"])
+    first, _ = play(env, 40, seed=11)
+    again, _ = play(env, 40, seed=11)  # the heuristic's ties and random's moves drawn afresh
+    np.testing.assert_array_equal(first[0], again[0])
+    for a, b in zip(first[1:], again[1:], strict=True):
+        for x, y in zip(a, b, strict=True):
+            np.testing.assert_array_equal(x, y)
+
+
 @pytest.mark.parametrize("game", ["heisse-luft", "heisse-karten"])
 def test_masks_are_the_learners_legal_actions_and_observations_its_encoding(game):
     env = VectorSingleAgentEnv(game, num_envs=5, players=None if game == "heisse-luft" else 4)
