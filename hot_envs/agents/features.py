@@ -98,8 +98,6 @@ def view_features(view: dict[str, Any], legal: Sequence[int]) -> np.ndarray:
     return _rows(get_game(view["game"]).name, view, legal)
 
 
-luft_features = karten_features = view_features  # the game descriptions' ``features``
-
 
 # ---------------------------------------------------------------------- packing
 

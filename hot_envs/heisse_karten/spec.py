@@ -53,7 +53,7 @@ GAME = Game(
     },
     search_simulations=4000,  # a random rollout costs about 0.06 ms
     compile_seconds=15,
-    features="hot_envs.agents.features:karten_features",
+    features="hot_envs.agents.features:view_features",
     batched="hot_envs.batched.heisse_karten:ArrayHeisseKarten",
     arrays="hot_envs.agents.array_karten",
     feature_shape="hot_envs.agents.features:HK_SHAPE",

@@ -51,7 +51,7 @@ GAME = Game(
     },
     search_simulations=1000,  # a random rollout costs about 0.4 ms
     compile_seconds=30,
-    features="hot_envs.agents.features:luft_features",
+    features="hot_envs.agents.features:view_features",
     batched="hot_envs.batched.heisse_luft:ArrayHeisseLuft",
     arrays="hot_envs.agents.array_luft",
     feature_shape="hot_envs.agents.features:HL_SHAPE",
