@@ -1,35 +1,18 @@
-"""The ``hot-envs`` command line. Subcommands:
+"""The ``hot-envs`` command line; ``hot-envs COMMAND -h`` lists a command's options.
 
-* ``hot-envs demo GAME [--seed N] [--players N] [--every K]`` — play one seeded game with random
-  legal actions through the PettingZoo environment and render the table as it goes.
-* ``hot-envs evaluate GAME --agents SPEC SPEC … [--games N] [--players N] [--out DIR]
-  [--seed S] [--workers W]`` — a round robin between agents (:mod:`hot_envs.evaluation.arena`): a
-  table with win shares, 95 % intervals and ratings, and with ``--out`` JSON, CSV, a PNG and every
-  game as a replayable record (``games.jsonl``, :mod:`hot_envs.evaluation.records`).
-* ``hot-envs gauntlet GAME --agent SPEC [--players N … | all] [--games N] [--out DIR]
-  [--workers K]`` — the agent alone against N − 1 copies of every opponent of the suite, beside
-  the heuristic on the same deals; held-out minimum and mean, ratings; resumable with ``--out``
-  (:mod:`hot_envs.evaluation.gauntlet`, docs/evaluation.md).
-* ``hot-envs train GAME [--players N] [--timesteps T] [--out DIR] …`` — train a MaskablePPO
-  agent with :mod:`hot_envs.training.train`; with no options the README's main job (its length:
-  docs/training.md), ending with an evaluation table. ``--backend rllib`` trains on Ray RLlib
-  instead (:mod:`hot_envs.training.rllib_train`: self-play or a league, one machine or a
-  cluster).
-* ``hot-envs exploit GAME --agent SPEC [--minutes M | --steps S] [--players N] [--games G]
-  [--out DIR]`` — approximate exploitability: a best response trained against the frozen agent
-  for M minutes (or S PPO steps), its win share over G games and its learning curve
-  (:mod:`hot_envs.training.exploit`, the train extra).
-* ``hot-envs play GAME --opponent SPEC [--players N] [--seat S] [--seed S]`` — play against
-  agents in the terminal (:mod:`hot_envs.play.terminal`).
-* ``hot-envs replay RECORDS [--game K] [--seat S] [--gif FILE] [--mp4 FILE]`` — step through a
-  recorded game (``games.jsonl``) in the terminal, or write it as an animation
-  (:mod:`hot_envs.play.viewer`).
-* ``hot-envs watch GAME --agents SPEC SPEC … [--seed S] [--delay SECONDS] [--out DIR]`` — agents
-  play one game at a chosen pace, shown move by move; with ``--browser`` on the browser table.
-* ``hot-envs serve [--host H] [--port N] [--agents SPEC …] [--allow-origin ORIGIN …] [--open]
-  [--tables-per-client N] [--connections-per-client N]``
-  — the browser table
-  (:mod:`hot_envs.web`, the web extra): play, watch agents, step through recorded games.
+* ``demo``: one seeded game of random legal actions, rendered as it goes;
+* ``evaluate``: a round robin between agents (:mod:`hot_envs.evaluation.arena`), with ``--out``
+  also JSON, CSV, a PNG and every game as a record (:mod:`hot_envs.evaluation.records`);
+* ``gauntlet``: one agent against every opponent of the suite, resumable with ``--out``
+  (:mod:`hot_envs.evaluation.gauntlet`, docs/evaluation.md);
+* ``train``: MaskablePPO (:mod:`hot_envs.training.train`, docs/training.md), Ray RLlib or OpenSpiel
+  (``--backend``);
+* ``exploit``: approximate exploitability, a best response trained against a frozen agent
+  (:mod:`hot_envs.training.exploit`);
+* ``play``: against agents in the terminal (:mod:`hot_envs.play.terminal`);
+* ``replay``, ``watch``: a recorded game, or agents playing one, in the terminal or as an
+  animation (:mod:`hot_envs.play.viewer`); ``watch --browser`` on the browser table;
+* ``serve``: the browser table (:mod:`hot_envs.web`, the web extra).
 
 Agent specs: ``random``, ``heuristic``, ``search[:BUDGET]``, a checkpoint file, or
 ``package.module:factory`` (:func:`hot_envs.agents.make_agent`).
@@ -38,7 +21,6 @@ Agent specs: ``random``, ``heuristic``, ``search[:BUDGET]``, a checkpoint file, 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -61,10 +43,6 @@ from hot_envs.evaluation.records import write_records
 from hot_envs.evaluation.report import build_report, check_out_dir, print_report, save_report
 from hot_envs.play.terminal import play
 from hot_envs.play.viewer import replay_game, watch
-
-# The arena's default: every core, but where games play in batches on the array engines one
-# process per full batch (hot_envs.evaluation.arena.play_tasks).
-WORKERS_HELP = "processes (default: all cores, but in batches as many as have a full batch each)"
 
 
 def demo(game_name: str, seed: int, players: int | None, every: int) -> dict[str, float]:
@@ -127,30 +105,6 @@ def evaluate(args: argparse.Namespace) -> dict:
     return report
 
 
-def _gauntlet_arguments(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "gauntlet", help="one agent against every opponent of the suite (docs/evaluation.md)"
-    )
-    p.add_argument("game", choices=sorted(GAMES))
-    p.add_argument("--agent", required=True, metavar="SPEC", help=SPEC_HELP)
-    p.add_argument(
-        "--players", nargs="+", default=None, metavar="N",
-        help="table sizes, or 'all' (default 2; Heiße Karten: 2–6)",
-    )  # fmt: skip
-    p.add_argument("--games", type=positive_int, default=200, help="games per opponent and size")
-    p.add_argument(
-        "--costly-games", type=positive_int, default=None, metavar="N",
-        help="games against the costly opponents (the search agent), if fewer",
-    )  # fmt: skip
-    p.add_argument(
-        "--opponents", nargs="+", default=None, metavar="SPEC", help="default: the whole suite"
-    )
-    p.add_argument("--out", default=None, help="keep the games (resumable), JSON, CSV and PNG")
-    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of deals and agents")
-    p.add_argument("--workers", type=positive_int, default=None, help=WORKERS_HELP)
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-
-
 def run_gauntlet(args: argparse.Namespace) -> dict:
     """``hot-envs gauntlet``: :func:`hot_envs.evaluation.gauntlet.gauntlet`, its table and its
     files."""
@@ -159,17 +113,17 @@ def run_gauntlet(args: argparse.Namespace) -> dict:
 
     players = args.players
     with usage_errors():  # the request, before any game is played
-        if players is not None and players != ["all"]:
+        if players == ["all"]:
+            players = "all"
+        elif players is not None:
             try:
                 players = [int(n) for n in players]
             except ValueError:
                 raise ValueError(
                     f"--players: table sizes or 'all', not {' '.join(players)}"
                 ) from None
-        elif players == ["all"]:
-            players = "all"
-        for n in players if isinstance(players, list) else []:
-            game_options(args.game, n)
+            for n in players:
+                game_options(args.game, n)
         for spec in [args.agent, *(args.opponents or [])]:
             load_once(spec, args.game)  # a checkpoint loaded here is the one the games use
     result = gauntlet(
@@ -186,8 +140,8 @@ def run_gauntlet(args: argparse.Namespace) -> dict:
     )
     print(result.table())
     for name in ("gauntlet.json", "gauntlet.csv", "gauntlet.png") if args.out else ():
-        if os.path.isfile(os.path.join(args.out, name)):  # no PNG without matplotlib
-            print(f"wrote {os.path.join(args.out, name)}")
+        if (Path(args.out) / name).is_file():  # no PNG without matplotlib
+            print(f"wrote {Path(args.out) / name}")
     return result.to_dict()
 
 
@@ -228,14 +182,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help=SPEC_HELP)
     p.add_argument("--games", type=positive_int, default=100, help="games per pair of agents")
     p.add_argument("--players", type=int, default=None, help="Heiße Karten: 2–6 players")
-    p.add_argument(
-        "--out", default=None, help="write JSON, CSV, PNG and games.jsonl to this folder"
+    _job_arguments(
+        p, "write JSON, CSV, PNG and games.jsonl to this folder", "seed of deals and agents"
     )
-    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of deals and agents")
-    p.add_argument("--workers", type=positive_int, default=None, help=WORKERS_HELP)
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
 
-    _gauntlet_arguments(sub)
+    p = sub.add_parser(
+        "gauntlet", help="one agent against every opponent of the suite (docs/evaluation.md)"
+    )
+    p.add_argument("game", choices=sorted(GAMES))
+    p.add_argument("--agent", required=True, metavar="SPEC", help=SPEC_HELP)
+    p.add_argument(
+        "--players", nargs="+", default=None, metavar="N",
+        help="table sizes, or 'all' (default 2; Heiße Karten: 2–6)",
+    )  # fmt: skip
+    p.add_argument("--games", type=positive_int, default=200, help="games per opponent and size")
+    p.add_argument(
+        "--costly-games", type=positive_int, default=None, metavar="N",
+        help="games against the costly opponents (the search agent), if fewer",
+    )  # fmt: skip
+    p.add_argument(
+        "--opponents", nargs="+", default=None, metavar="SPEC", help="default: the whole suite"
+    )
+    _job_arguments(p, "keep the games (resumable), JSON, CSV and PNG", "seed of deals and agents")
 
     p = sub.add_parser(
         "train",
@@ -265,8 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--games", type=positive_int, default=1000, help="games of the final measurement"
     )
-    p.add_argument("--out", default=None, help="folder (default runs/exploit-GAME-TIME/)")
-    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of training and deals")
+    _job_arguments(p, "folder (default runs/exploit-GAME-TIME/)", "seed of training and deals")
     p.add_argument("--config", default=None, help="training config (default the game's)")
     p.add_argument(
         "--curve-games", type=positive_int, default=200, help="games per learning-curve point"
@@ -278,8 +245,6 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="STEPS",
         help="PPO steps between learning-curve points (default: about 5 points)",
     )
-    p.add_argument("--workers", type=positive_int, default=None, help=WORKERS_HELP)
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
 
     p = sub.add_parser("play", help="play against agents in the terminal")
     p.add_argument("game", choices=sorted(GAMES))
@@ -369,6 +334,17 @@ def exploit(args: argparse.Namespace) -> dict:
     return result.to_dict()
 
 
+def _job_arguments(p: argparse.ArgumentParser, out: str, seed: str) -> None:
+    """The long jobs' (evaluate, gauntlet, exploit) --out, --seed, --workers and --quiet."""
+    p.add_argument("--out", default=None, help=out)
+    p.add_argument("--seed", type=non_negative_int, default=0, help=seed)
+    # The arena's default: every core, but where games play in batches on the array engines one
+    # process per full batch (hot_envs.evaluation.arena.play_tasks).
+    workers = "processes (default: all cores, but in batches as many as have a full batch each)"
+    p.add_argument("--workers", type=positive_int, default=None, help=workers)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
 def _web_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1", help="listen here (default: this machine only)")
     p.add_argument("--port", type=int, default=8765, help="0 picks a free port")
@@ -423,12 +399,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "train":  # everything after `train` is the training script's own
             return train(argv[1:])
-        if args.command == "evaluate":
-            evaluate(args)
-        elif args.command == "gauntlet":
-            run_gauntlet(args)
-        elif args.command == "exploit":
-            exploit(args)
+        long_jobs = {"evaluate": evaluate, "gauntlet": run_gauntlet, "exploit": exploit}
+        if args.command in long_jobs:
+            long_jobs[args.command](args)
         else:
             with usage_errors():
                 interactive(args)

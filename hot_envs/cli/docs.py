@@ -37,33 +37,24 @@ def checkout_doc() -> Path | None:
 
 def observation_tables() -> str:
     """The generated block, markers included."""
-    parts = [BEGIN]
-    for game in GAMES.values():
-        title, layout = game.title, game.engine.LAYOUT
-        parts += [
-            f"### {title} observation (layout version {layout.version}, {layout.size} floats)",
-            "",
-            layout.table(),
-            "",
-        ]
-    parts.append(END)
-    return "\n".join(parts)
+    return _tables("observation", BEGIN, END, [game.engine.LAYOUT for game in GAMES.values()])
 
 
 def state_tables() -> str:
     """The generated block of the full-state layouts (``env.state()``), markers included."""
-    parts = [STATE_BEGIN]
-    for game in GAMES.values():
-        title = game.title
-        layout = importlib.import_module(f"{game.engine_module}.state_encoding").STATE_LAYOUT
-        parts += [
-            f"### {title} state (layout version {layout.version}, {layout.size} floats)",
-            "",
-            layout.table(),
-            "",
-        ]
-    parts.append(STATE_END)
-    return "\n".join(parts)
+    modules = [f"{game.engine_module}.state_encoding" for game in GAMES.values()]
+    layouts = [importlib.import_module(module).STATE_LAYOUT for module in modules]
+    return _tables("state", STATE_BEGIN, STATE_END, layouts)
+
+
+def _tables(kind: str, begin: str, end: str, layouts: list) -> str:
+    """``begin``, each game's ``kind`` layout as a titled table, ``end``."""
+    blocks = [
+        f"### {game.title} {kind} (layout version {layout.version}, {layout.size} floats)\n\n"
+        f"{layout.table()}\n"
+        for game, layout in zip(GAMES.values(), layouts, strict=True)
+    ]
+    return "\n".join([begin, *blocks, end])
 
 
 def _replace_block(text: str, begin: str, end: str, block: str) -> str:
