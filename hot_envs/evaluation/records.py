@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -174,17 +174,28 @@ def replay(record: dict[str, Any]) -> list[GameState]:
             f"the record has {len(record['seats'])} seats for a {state.num_players}-player game"
         )
     states = [state.clone()]
-    for number, action in enumerate(record["actions"]):
+    for _ in play_record(record, state, state.apply):
+        states.append(state.clone())
+    return states
+
+
+def play_record(
+    record: dict[str, Any], state: GameState, play: Callable[[int], None]
+) -> Iterator[None]:
+    """Play a checked record's actions one at a time with ``play`` (which applies one to
+    ``state``, dealt from the record), yielding after each. ``ValueError`` if an action is illegal,
+    the game ends before the actions do or not at all, or the returns differ from the record's."""
+    actions = record["actions"]
+    for number, action in enumerate(actions):
         if state.is_terminal():
             raise ValueError(f"the game is over after {number} actions; the record has more")
         try:
-            state.apply(action)
+            play(action)
         except ValueError as error:
             raise ValueError(f"the record's action {number}: {error}") from None
-        states.append(state.clone())
+        yield
     if not state.is_terminal():
-        raise ValueError(f"the game is not over after the record's {len(states) - 1} actions")
+        raise ValueError(f"the game is not over after the record's {len(actions)} actions")
     returns = [float(r) for r in state.returns()]
     if any(abs(a - b) > 1e-9 for a, b in zip(returns, record["returns"], strict=True)):
         raise ValueError(f"the replayed returns {returns} differ from the record's")
-    return states

@@ -30,6 +30,7 @@ import numpy as np
 from hot_envs.core.engine import ChanceSource, GameState
 from hot_envs.core.games import GAMES, get_game
 from hot_envs.evaluation.arena import derive_seed, game_options
+from hot_envs.evaluation.records import play_record
 from hot_envs.web.seats import SeatAgent
 
 HUMAN = "human"  # the seat spec of the person at the browser
@@ -112,8 +113,9 @@ class Table:
     stage flight; ``options`` are ``State.new``'s, the player count comes from ``seats``.
     ``seed`` deals the game (an int: its stream; a replay passes the source its record names,
     :func:`hot_envs.evaluation.records.chance_source`).
-    ``record`` (the actions of a recorded game) makes it a replay, at the deal; the record is
-    checked move by move (``ValueError`` naming the first bad move). Every public method takes
+    ``record`` (a checked game record, :mod:`hot_envs.evaluation.records`) makes it a replay, at
+    the deal; the record is played through once and must end with its returns (``ValueError``
+    naming the first problem). Every public method takes
     the table's lock, so a table can be read and moved from many request threads."""
 
     def __init__(
@@ -122,7 +124,7 @@ class Table:
         seats: list[str],
         seed: int | ChanceSource,
         options: dict | None = None,
-        record: list[int] | None = None,
+        record: dict | None = None,
     ) -> None:
         self.game = get_game(game)
         self.engine = self.game.engine
@@ -159,24 +161,17 @@ class Table:
                 self.agents[s] = SeatAgent(spec, self.game.name, derive_seed(seed, s))
                 self.agents[s].reset()
 
-    def _check_record(self, record: list[int]) -> None:
+    def _check_record(self, record: dict) -> None:
         """Play ``record`` through once, keeping every KEEP_EVERY-th state; back at the deal."""
-        if len(record) > MAX_REPLAY_MOVES:
+        moves = len(record["actions"])
+        if moves > MAX_REPLAY_MOVES:
             raise ValueError(
-                f"the record has {len(record)} moves; a replay takes at most {MAX_REPLAY_MOVES}"
+                f"the record has {moves} moves; a replay takes at most {MAX_REPLAY_MOVES}"
             )
         self.kept.append((self.state.clone(), {}))
-        for number, action in enumerate(record):
-            if self.state.is_terminal():
-                raise ValueError(f"the game is over after {number} actions; the record has more")
-            try:
-                self._play(action)
-            except ValueError as error:
-                raise ValueError(f"the record's action {number}: {error}") from None
+        for _ in play_record(record, self.state, self._play):
             if self.at % KEEP_EVERY == 0:
                 self.kept.append((self.state.clone(), dict(self.last)))
-        if not self.state.is_terminal():
-            raise ValueError(f"the game is not over after the record's {len(record)} actions")
         self._seek(0)
 
     def _play(self, action: int) -> None:
