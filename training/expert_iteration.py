@@ -130,6 +130,26 @@ class Training:
     batch_size: int = 256
     learning_rate: float = 3e-4
     value_weight: float = 0.5
+    value_warmup_epochs: int = 0  # epochs of the critic alone, the actor frozen, before the others
+
+    def __post_init__(self) -> None:
+        for name in ("patience", "batch_size"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be ≥ 1, not {getattr(self, name)!r}")
+        for name in ("epochs", "value_warmup_epochs"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be ≥ 0, not {getattr(self, name)!r}")
+        if self.epochs + self.value_warmup_epochs < 1:
+            raise ValueError("epochs and value_warmup_epochs must not both be 0")
+        if not self.learning_rate > 0:
+            raise ValueError(f"learning_rate must be > 0, not {self.learning_rate!r}")
+        if not self.value_weight >= 0:
+            raise ValueError(f"value_weight must be ≥ 0, not {self.value_weight!r}")
+        if self.value_warmup_epochs and self.value_weight == 0:
+            raise ValueError("value_warmup_epochs needs a value_weight > 0: it trains the critic")
+
+
+WARMUP, JOINT = "value warm-up", "policy and value"  # the stages of an epoch
 
 
 def train_apprentice(
@@ -143,34 +163,47 @@ def train_apprentice(
     """Train ``model.policy`` (MaskablePPO's) on ``train``: cross-entropy against the policy
     targets plus ``value_weight`` × the squared error of the critic, with Adam, until the loss on
     ``held`` has not fallen for ``patience`` epochs; the best epoch's weights stay (without
-    held-out labels: all ``epochs``). One entry of figures per epoch (``loss``, the held-out
-    ``held_loss``, ``agreement`` and ``regret``)."""
+    held-out labels: all ``epochs``). The first ``value_warmup_epochs`` train the critic alone
+    (the parameters the actor's logits do not depend on, :func:`critic_parameters`): the
+    policy stays as it is while the value head meets the labels' returns; they come before
+    ``epochs`` and before the patience counts. One entry of figures per epoch (its ``stage``,
+    ``loss``, and :func:`judge`'s held-out figures)."""
     import torch
 
     policy = model.policy
-    optimizer = torch.optim.Adam(policy.parameters(), lr=training.learning_rate)
+    optimizers = {JOINT: torch.optim.Adam(policy.parameters(), lr=training.learning_rate)}
+    if training.value_warmup_epochs:
+        critic = critic_parameters(policy, train)
+        optimizers[WARMUP] = torch.optim.Adam(critic, lr=training.learning_rate)
     rng = np.random.default_rng(seed)
     train_policy, train_value = policy_targets(train, targets), value_targets(train, targets)
+    stages = [WARMUP] * training.value_warmup_epochs + [JOINT] * training.epochs
     best, best_loss, waited, history = None, math.inf, 0, []
-    for epoch in range(training.epochs):
+    for epoch, stage in enumerate(stages):
         policy.set_training_mode(True)
+        optimizer = optimizers[stage]
+        parameters = [p for group in optimizer.param_groups for p in group["params"]]
         total = 0.0
         order = rng.permutation(len(train))
         for start in range(0, len(order), training.batch_size):
             rows = order[start : start + training.batch_size]
-            loss = _loss(policy, train, rows, train_policy, train_value, training.value_weight)[0]
-            optimizer.zero_grad()
+            policy_loss, value_loss, _ = _losses(policy, train, rows, train_policy, train_value)
+            loss = training.value_weight * value_loss
+            if stage == JOINT:
+                loss = loss + policy_loss
+            policy.zero_grad(set_to_none=True)
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            torch.nn.utils.clip_grad_norm_(parameters, 0.5)
             optimizer.step()
             total += loss.item() * len(rows)
         figures = judge(model, held, targets, training.value_weight)
-        history.append({"epoch": epoch + 1, "loss": total / max(len(train), 1), **figures})
+        loss = total / max(len(train), 1)
+        history.append({"epoch": epoch + 1, "stage": stage, "loss": loss, **figures})
         if not len(held):  # nothing to stop by: every epoch
             continue
         if figures["held_loss"] < best_loss - 1e-6:
             best, best_loss, waited = copy.deepcopy(policy.state_dict()), figures["held_loss"], 0
-        else:
+        elif stage == JOINT:
             waited += 1
             if waited >= training.patience:
                 break
@@ -180,55 +213,84 @@ def train_apprentice(
     return history
 
 
-def _loss(
+def critic_parameters(policy: Any, labels: Labels) -> list[Any]:
+    """The parameters of ``policy`` that its logits on ``labels`` do not depend on: the
+    critic's own (a trunk shared with the actor is not among them)."""
+    import torch
+
+    rows = np.arange(min(len(labels), 8))
+    masks = torch.as_tensor(dense_rows(labels, rows, np.ones(len(labels.actions))) > 0)
+    logits = _losses(policy, labels, rows)[2]
+    parameters = list(policy.parameters())
+    gradients = torch.autograd.grad(logits[masks].sum(), parameters, allow_unused=True)
+    critic = [p for p, g in zip(parameters, gradients, strict=True) if g is None]
+    if not critic:
+        raise ValueError("the critic shares every parameter with the actor: nothing to warm up")
+    return critic
+
+
+def _losses(
     policy: Any,
     labels: Labels,
     rows: np.ndarray,
-    policy_target: np.ndarray,
-    value_target: np.ndarray,
-    value_weight: float,
+    policy_target: np.ndarray | None = None,
+    value_target: np.ndarray | None = None,
 ) -> tuple[Any, Any, Any]:
-    """The batch ``rows``' loss, its policy part and the masked logits."""
+    """The batch ``rows``' policy loss (cross-entropy against ``policy_target``) and value loss
+    (squared error against ``value_target``), each ``None`` without its target, and the masked
+    logits."""
     import torch
 
     observations = torch.as_tensor(labels.observations[rows])
     masks = dense_rows(labels, rows, np.ones(len(labels.actions), dtype=np.float32)) > 0
-    target = torch.as_tensor(dense_rows(labels, rows, policy_target))
     distribution = policy.get_distribution(observations, action_masks=masks)
     logits = distribution.distribution.logits
-    log_p = torch.log_softmax(logits, dim=1)
-    policy_loss = -(target * log_p.masked_fill(~torch.as_tensor(masks), 0.0)).sum(dim=1).mean()
-    values = policy.predict_values(observations).flatten()
-    value_loss = torch.nn.functional.mse_loss(values, torch.as_tensor(value_target[rows]))
-    return policy_loss + value_weight * value_loss, policy_loss, logits
+    policy_loss = value_loss = None
+    if policy_target is not None:
+        target = torch.as_tensor(dense_rows(labels, rows, policy_target))
+        log_p = torch.log_softmax(logits, dim=1).masked_fill(~torch.as_tensor(masks), 0.0)
+        policy_loss = -(target * log_p).sum(dim=1).mean()
+    if value_target is not None:
+        values = policy.predict_values(observations).flatten()
+        value_loss = torch.nn.functional.mse_loss(values, torch.as_tensor(value_target[rows]))
+    return policy_loss, value_loss, logits
 
 
 def judge(
     model: Any, labels: Labels, targets: Targets, value_weight: float = 0.5
 ) -> dict[str, float]:
-    """The network on ``labels`` (held out): its loss (``held_loss``), ``agreement`` (its argmax
-    is the search's choice) and ``regret`` (the search's best mean return minus that of the
-    network's argmax), means over the labels."""
+    """The network on ``labels`` (held out): its loss (``held_loss``: ``held_policy_loss`` +
+    ``value_weight`` × ``held_value_loss``), ``agreement`` (its argmax is the search's choice)
+    and ``regret`` (the search's best mean return minus that of the network's argmax), means
+    over the labels."""
     import torch
 
     if not len(labels):
-        return {"held_loss": math.nan, "agreement": math.nan, "regret": math.nan}
+        names = ("held_loss", "held_policy_loss", "held_value_loss", "agreement", "regret")
+        return dict.fromkeys(names, math.nan)
     policy = model.policy
     policy_target, value_target = policy_targets(labels, targets), value_targets(labels, targets)
-    loss, agree, regret = 0.0, 0, 0.0
+    policy_loss, value_loss, agree, regret = 0.0, 0.0, 0, 0.0
     with torch.no_grad():
         for start in range(0, len(labels), 1024):
             rows = np.arange(start, min(start + 1024, len(labels)))
-            batch_loss, _, logits = _loss(
-                policy, labels, rows, policy_target, value_target, value_weight
+            batch_policy, batch_value, logits = _losses(
+                policy, labels, rows, policy_target, value_target
             )
             picks = logits.argmax(dim=1).numpy()
             values = dense_rows(labels, rows, labels.values, fill=-np.inf)
-            loss += batch_loss.item() * len(rows)
+            policy_loss += batch_policy.item() * len(rows)
+            value_loss += batch_value.item() * len(rows)
             agree += int((picks == labels.choice[rows]).sum())
             regret += float((values.max(axis=1) - values[np.arange(len(rows)), picks]).sum())
     n = len(labels)
-    return {"held_loss": loss / n, "agreement": agree / n, "regret": regret / n}
+    return {
+        "held_loss": (policy_loss + value_weight * value_loss) / n,
+        "held_policy_loss": policy_loss / n,
+        "held_value_loss": value_loss / n,
+        "agreement": agree / n,
+        "regret": regret / n,
+    }
 
 
 # --- Rounds ---------------------------------------------------------------------------------------

@@ -26,10 +26,12 @@ from hot_envs.training.expert_iteration import (  # noqa: E402
     Labelling,
     Targets,
     Training,
+    critic_parameters,
     dense_rows,
     expert_iteration,
     judge,
     policy_targets,
+    train_apprentice,
     value_targets,
 )
 from hot_envs.training.export import export_checkpoint  # noqa: E402
@@ -219,6 +221,46 @@ def test_the_regret_is_the_best_mean_return_minus_that_of_the_networks_argmax(sh
     best = np.maximum.reduceat(shard.values, shard.offsets[:-1])
     assert figures["regret"] == pytest.approx(np.mean(best - shard.values[ends]), abs=1e-6)
     assert figures["agreement"] == pytest.approx(np.mean(shard.choice == shard.actions[ends]))
+
+
+def logits_and_values(model, labels):
+    observations = torch.as_tensor(labels.observations)
+    masks = dense_rows(labels, np.arange(len(labels)), np.ones(len(labels.actions))) > 0
+    with torch.no_grad():
+        logits = model.policy.get_distribution(observations, action_masks=masks)
+        return logits.distribution.logits.numpy(), model.policy.predict_values(observations)
+
+
+def test_the_value_warmup_trains_the_critic_alone_and_leaves_the_logits_as_they_were(shard):
+    model = scorer_model()
+    critic = {id(p) for p in critic_parameters(model.policy, shard)}
+    heads = model.policy.mlp_extractor.critic_net, model.policy.value_net
+    assert critic == {id(p) for head in heads for p in head.parameters()}
+    nothing_held = shard.rows(np.arange(0))
+    logits, values = logits_and_values(model, shard)
+    warmup = Training(epochs=0, value_warmup_epochs=2, batch_size=8)
+    history = train_apprentice(model, shard, nothing_held, Targets(), warmup)
+    assert [entry["stage"] for entry in history] == ["value warm-up"] * 2
+    warm_logits, warm_values = logits_and_values(model, shard)
+    assert np.array_equal(warm_logits, logits)  # the actor frozen …
+    assert not torch.equal(warm_values, values)  # … the critic trained
+    train_apprentice(model, shard, nothing_held, Targets(), Training(epochs=1, batch_size=8))
+    assert not np.array_equal(logits_and_values(model, shard)[0], logits)  # after it: both
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"value_warmup_epochs": -1}, "value_warmup_epochs must be ≥ 0, not -1"),
+        ({"value_warmup_epochs": 2, "value_weight": 0.0}, "needs a value_weight > 0"),
+        ({"epochs": 0}, "must not both be 0"),
+        ({"learning_rate": 0.0}, "learning_rate must be > 0"),
+        ({"batch_size": 0}, "batch_size must be ≥ 1"),
+    ],
+)
+def test_bad_training_settings_are_refused(settings, message):
+    with pytest.raises(ValueError, match=message):
+        Training(**settings)
 
 
 @pytest.mark.slow  # two rounds of labels, training and a strength match: about 6 s
