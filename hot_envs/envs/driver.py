@@ -1,37 +1,28 @@
 """The one step loop of the single-agent environments: :class:`Driver`.
 
 ``num_envs`` games side by side, one *learner* seat in each, every other seat played by an agent
-of an :class:`~hot_envs.agents.opponents.OpponentPool`. The driver deals a game, plays the opponents
-until the learner's turn, applies the learners' actions and scores the games that end (returns,
-winners, win share, success, shaping rewards) — once, for every consumer, as Pgx's ``core.Env``
-is one step that its users batch: :class:`~hot_envs.envs.single_agent.SingleAgentEnv` is its
-one-game view, :class:`~hot_envs.envs.vector.VectorSingleAgentEnv` its Gymnasium batch (which deals
-a finished game anew), and the worker-process and stable-baselines3 envs move that batch's data.
+of an :class:`~hot_envs.agents.opponents.OpponentPool`. The driver deals a game, plays the
+opponents until the learner's turn, applies the learners' actions and scores the games that end
+(returns, winners, win share, success, shaping rewards), once for every env over it, as Pgx's
+``core.Env`` is one step that its users batch: :class:`~hot_envs.envs.single_agent.SingleAgentEnv`
+(one game), :class:`~hot_envs.envs.vector.VectorSingleAgentEnv` (a Gymnasium batch) and the
+worker-process and stable-baselines3 envs over that batch.
 
-The games live in the game's array engine (:mod:`hot_envs.batched`): one row per game, the rules
-in compiled kernels. The opponents' moves are decided in rounds: each round, the games whose
-seat to move is played by one agent are decided in one ``act_arrays`` call
-(:mod:`hot_envs.agents.arrays`: a checkpoint runs one forward pass for all of them, the game's
-heuristic decides through its array kernels with the same actions and draws as its ``act``, any
-other agent plays through ``act(observation, view)`` on the per-game state), then every game of
-the round takes its move in one step of the engine. Every opponent action is checked first. The
-learners get the game's observation, written by the engine for all games at once; a policy that
-reads something else gives the envs its :class:`PolicyInput` (the action scorers' is
-:class:`~hot_envs.agents.arrays.ActionScorerInput`, computed from the engine's arrays
-too). A training run whose critic sees the whole table (``critic_state=True``) gets the game's
-full state (the env's ``state()``, hidden cards included) appended to each learner's row, after
-what its policy reads: the actor must read the leading ``actor_size`` entries only
-(:mod:`hot_envs.training.policies`).
+The games are rows of the game's array engine (:mod:`hot_envs.batched`). The opponents move in
+rounds: the games whose seat to move is played by one agent are decided in one ``act_arrays``
+call (:mod:`hot_envs.agents.arrays`), every action is checked, then every game of the round takes
+its move in one step of the engine. The learners get the engine's observation, or a policy's
+:class:`PolicyInput` in its place; with ``critic_state=True`` the full state (the env's
+``state()``, hidden cards included) follows each learner's row for a centralised critic, and the
+actor reads the leading ``actor_size`` entries only (:mod:`hot_envs.training.policies`).
 
-Each new game draws its player count, its deal seed (``deal_seeds[i]``: the game is the
-per-game engine's ``State.new(seed=deal_seeds[i])``, chance events included, and ``games.deal([i],
-[seed])`` of the array engine deals it again), the learner's seat and its opponents from the
-game's generator; a position set up instead (``state``) gets its chance source from it too. So
-the same generator gives the same game however many games the driver plays. Each opponent a new
-game seats is reset (its ``reset()``, where it has one): an agent that remembers its game starts
-afresh, as in the one-game env (an agent serving many games keeps no memory of one,
-:mod:`hot_envs.agents.arrays`). :meth:`Driver.step` gives the batch's rewards as float32,
-:meth:`Driver.step_one` one game's step as Python values (its reward in full precision).
+Each new game draws its player count, its deal seed (``deal_seeds[i]``: the game is the per-game
+``State.new(seed=deal_seeds[i])``, and the array engine's ``deal([i], [seed])`` deals it again),
+the learner's seat and its opponents from the game's generator (a position set up instead gets
+its chance source from it), so the same generator gives the same game however many games the
+driver plays. Each opponent a new game seats starts afresh (its ``reset()``, where it has one).
+:meth:`Driver.step` gives the batch's rewards as float32, :meth:`Driver.step_one` one game's step
+as Python values.
 
 >>> driver = Driver("heisse-karten", num_envs=2, players=3)
 >>> driver.reset([np.random.default_rng(0), np.random.default_rng(1)])
@@ -62,10 +53,9 @@ _LEARNER = -1  # the learner's seat in the table of each game's seat agents
 
 
 class PolicyInput(Protocol):
-    """What a policy reads in place of the observation, computed from the learner's observation
-    and what its seat may know (``policy_input=`` of the envs): ``size`` entries, one row from
-    an observation and a view (``one``), or the rows of many games of an array engine at once
-    (``arrays``: row ``j`` for seat ``seats[j]`` of game ``which[j]``, the same numbers)."""
+    """What a policy reads in place of the observation (``policy_input=`` of the envs): ``size``
+    entries, one row from an observation and a view (``one``), or the same rows for many games of
+    an array engine at once (``arrays``: row ``j`` for seat ``seats[j]`` of game ``which[j]``)."""
 
     @property
     def size(self) -> int: ...
@@ -84,17 +74,15 @@ class PolicyInput(Protocol):
 
 @dataclass(frozen=True)
 class DriverOptions:
-    """What the games of a :class:`Driver` are, written once for the driver and every env over it
-    (their keyword arguments): ``game`` (``"heisse-luft"`` / ``"heisse-karten"``, any spelling
-    :func:`hot_envs.core.games.get_game` takes); ``opponents`` (an :class:`OpponentPool`, or
-    entries for one: agents, specs, factories, ``(source, weight)`` pairs; default
-    ``["random"]``); ``learner_seat`` (a seat or ``"rotate"``); ``players`` (Heiße Karten: a
-    player count, or counts drawn uniformly per game; ``num_players=`` as the AEC env names it
-    is the same); ``game_options`` (engine options such as ``turn_limit``; not the player
-    count, a ``ValueError``); ``shaping`` (coefficient c of the potential-based shaping, 0 =
-    off); ``policy_input`` (a policy's :class:`PolicyInput`, emitted in place of the
-    observation); ``critic_state`` (training only: the full state, hidden cards included, after
-    the policy's entries, for a centralised critic; the actor reads the first ``actor_size``)."""
+    """What the games of a :class:`Driver` are: the keyword arguments of the driver and every env
+    over it. ``game``: any spelling :func:`hot_envs.core.games.get_game` takes; ``opponents``: an
+    :class:`OpponentPool`, or its entries (agents, specs, factories, ``(source, weight)`` pairs;
+    default ``["random"]``); ``learner_seat``: a seat or ``"rotate"``; ``players`` (or
+    ``num_players``, as the AEC env names it): a player count, or counts drawn uniformly per game;
+    ``game_options``: engine options such as ``turn_limit`` (not the player count); ``shaping``:
+    coefficient c of the potential-based shaping (0: off); ``policy_input``: a policy's
+    :class:`PolicyInput`; ``critic_state``: the full state after the policy's entries (module
+    docstring)."""
 
     game: str = DEFAULT_GAME
     opponents: OpponentPool | Iterable[Opponent | OpponentSource | tuple] | None = None
@@ -107,8 +95,8 @@ class DriverOptions:
 
     @classmethod
     def of(cls, game: str = DEFAULT_GAME, **options: Any) -> DriverOptions:
-        """The options from keyword arguments; ``num_players`` is ``players`` (``TypeError`` if
-        both are given, or for a keyword that is no option)."""
+        """The options from keyword arguments (``TypeError`` for one that is no option, or for
+        both ``players`` and ``num_players``)."""
         num_players = options.pop("num_players", None)
         if num_players is not None:
             if options.get("players") is not None:
@@ -193,51 +181,44 @@ class Driver:
             self.options = game
         else:
             self.options = DriverOptions.of(game, **options)
-        opponents, learner_seat, players = (
-            self.options.opponents,
-            self.options.learner_seat,
-            self.options.players,
-        )
-        policy_input, critic_state = self.options.policy_input, self.options.critic_state
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, not {num_envs!r}")
+        self.num_envs = num_envs
         self.description = get_game(self.options.game)
         self.game_name, self.engine = self.description.name, self.description.engine
-        if isinstance(opponents, OpponentPool):
-            self.pool = opponents
-        else:
-            self.pool = OpponentPool(["random"] if opponents is None else opponents)
+        opponents = ["random"] if self.options.opponents is None else self.options.opponents
+        self.pool = opponents if isinstance(opponents, OpponentPool) else OpponentPool(opponents)
         self.game_options = dict(self.options.game_options or {})
-        if players is None:
-            self.player_counts: tuple[int | None, ...] = (None,)
-        else:
-            self.player_counts = (players,) if isinstance(players, int) else tuple(players)
+        players = self.options.players
+        single = players is None or isinstance(players, int)
+        self.player_counts: tuple[int | None, ...] = (players,) if single else tuple(players)
         for n in self.player_counts:
             if n is not None:
                 self.description.check_players(n)
-        seats = {self.deal(n, 0).num_players for n in self.player_counts}
+        # One game dealt per player count: bad options fail here.
+        deals = [self.description.options(n, self.game_options) for n in self.player_counts]
+        seats = {self.engine.State.new(seed=0, **options).num_players for options in deals}
+        learner_seat = self.learner_seat_option = self.options.learner_seat
         if learner_seat != ROTATE and not (
             isinstance(learner_seat, int) and 0 <= learner_seat < min(seats)
         ):
             raise ValueError(f"learner_seat must be a seat below {min(seats)} or 'rotate'")
-        self.learner_seat_option = learner_seat
         if self.options.shaping and self.description.shaping is None:
             raise ValueError(f"{self.description.title} has no reward shaping (its spec's shaping)")
         self.shaping = float(self.options.shaping)
-        self.policy_input = policy_input
-        self.num_envs = num_envs
+        self.policy_input = self.options.policy_input
         layout, num_actions = self.engine.LAYOUT, self.engine.NUM_ACTIONS
-        if policy_input is not None:
-            size = (policy_input.size,)
+        if self.policy_input is not None:
+            size = (self.policy_input.size,)
             self.observation_space = spaces.Box(-np.inf, np.inf, size, dtype=np.float32)
         else:
             self.observation_space = spaces.Box(layout.low, layout.high, dtype=np.float32)
         #: the entries of a learner's row its actor reads (all of them without ``critic_state``)
         self.actor_size = int(self.observation_space.shape[0])
-        if not isinstance(critic_state, bool):
-            raise ValueError(f"critic_state must be True or False, not {critic_state!r}")
-        self.critic_state = critic_state
-        if critic_state:  # the state's entries follow, for the critic alone
+        self.critic_state = self.options.critic_state
+        if not isinstance(self.critic_state, bool):
+            raise ValueError(f"critic_state must be True or False, not {self.critic_state!r}")
+        if self.critic_state:  # the state's entries follow, for the critic alone
             raw_env = self.description.env.raw_env
             self._encode_state, state = raw_env.encode_state, raw_env.state_layout
             self.observation_space = spaces.Box(
@@ -248,11 +229,8 @@ class Driver:
 
         # The games, as rows of the game's array engine (room for the most seats drawn).
         self.max_seats = max(seats)
-        sizes = (
-            {"num_players": np.full(num_envs, self.max_seats)}
-            if self.description.min_players != self.description.max_players
-            else {}
-        )
+        self._counts_vary = self.description.min_players != self.description.max_players
+        sizes = {"num_players": np.full(num_envs, self.max_seats)} if self._counts_vary else {}
         self.arrays = batched.make(self.game_name, num_envs, **sizes, **self.game_options)
         self.dealt = False  # whether reset has dealt the games
         # Per game: the learner's seat, the pool entry and array agent of every other seat.
@@ -311,8 +289,7 @@ class Driver:
                 counts.append(deal[1])
         if seeds:  # the batch's deals, in one call of the engine
             dealt = indices if state is None else []
-            varies = self.description.min_players != self.description.max_players
-            self.arrays.deal(dealt, seeds, counts if varies else None)
+            self.arrays.deal(dealt, seeds, counts if self._counts_vary else None)
         for i in indices:
             self.num_players[i] = self.arrays.players[i]
         self._forget_unseated()
@@ -348,10 +325,13 @@ class Driver:
         finals = {}
         for i in np.flatnonzero(done).tolist():
             seat = int(self.seats[i])
-            finals[i] = final = {**self.info(i), **self._score(i)}
+            returns = self._returns[i, : self.num_players[i]].tolist()
+            finals[i] = final = {**self.info(i), **score_returns(returns, seat)}
             rewards[i] = final["returns"][seat]
-        if self.shaping:
-            rewards += self._shaping_rewards().astype(rewards.dtype)
+        if self.shaping:  # c · (Φ(s') − Φ(s)); Φ = 0 at the end; a new game's Φ is no reward
+            after = np.array([self._potential(i) for i in range(self.num_envs)])
+            rewards += self.shaping * (after - self._potentials)
+            self._potentials = after
         return rewards, terminated, truncated, finals
 
     def step_one(self, action: int) -> tuple[float, bool, bool, dict[str, Any] | None]:
@@ -409,13 +389,6 @@ class Driver:
         """Every game as the per-game engine's ``State`` (copies; empty before ``reset``)."""
         return [self.state(i) for i in range(self.num_envs)] if self.dealt else []
 
-    def deal(self, count: int | None, seed: int) -> GameState:
-        """A new game with ``count`` players (``None``: the game's default) and the options,
-        dealt by the per-game engine from ``seed``."""
-        return self.engine.State.new(
-            seed=seed, **self.description.options(count, self.game_options)
-        )
-
     # ------------------------------------------------------------------ opponents
 
     def play_opponents(self, indices: np.ndarray) -> None:
@@ -465,13 +438,6 @@ class Driver:
         rewards, done = self.arrays.step(actions, where=where)
         ended = done & ~was_done
         self._returns[ended] = rewards[ended]
-
-    def _score(self, i: int) -> dict[str, Any]:
-        return score_returns(self._returns[i, : self.num_players[i]].tolist(), int(self.seats[i]))
-
-    def array_agent(self, name: str, rng: np.random.Generator) -> ArrayAgent:
-        """Pool entry ``name`` as an array agent (built on first use, seeded from ``rng``)."""
-        return self._array_entry(name, rng)[1]
 
     def _array_entry(self, name: str, rng: np.random.Generator) -> tuple[Any, ArrayAgent, int]:
         agent = self.pool.agent(name, self.game_name, rng)
@@ -570,11 +536,3 @@ class Driver:
             return 0.0
         seat = int(self.seats[i])
         return self.description.shaping(self.state(i).view(seat), seat)
-
-    def _shaping_rewards(self) -> np.ndarray:
-        """``c · (Φ(s') − Φ(s))`` per game, before finished games are replaced (Φ = 0 at the
-        end; a new game starts from its own Φ, without a reward)."""
-        after = np.array([self._potential(i) for i in range(self.num_envs)])
-        shaping = self.shaping * (after - self._potentials)
-        self._potentials = after
-        return shaping
