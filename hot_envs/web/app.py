@@ -96,24 +96,16 @@ def create_app(
     async def agents_list(request: Request, body: dict) -> dict:
         return {"agents": offered_agents(allowed)}
 
+    move = on_table(lambda t, s, b: t.move(_field(b, "action"), s))
+    seek = on_table(lambda t, s, b: t.seek(_field(b, "step"), s))
     api = [
         ("/api/agents", "GET", 200, agents_list),
         ("/api/games", "POST", 201, created(lambda b: new_table(b, allowed))),
         ("/api/replays", "POST", 201, created(replay_table)),
         ("/api/games/{table_id}", "GET", 200, on_table(lambda t, s, b: t.snapshot(s))),
-        (
-            "/api/games/{table_id}/move",
-            "POST",
-            200,
-            on_table(lambda t, s, b: t.move(_field(b, "action"), s)),
-        ),
+        ("/api/games/{table_id}/move", "POST", 200, move),
         ("/api/games/{table_id}/step", "POST", 200, step),
-        (
-            "/api/games/{table_id}/seek",
-            "POST",
-            200,
-            on_table(lambda t, s, b: t.seek(_field(b, "step"), s)),
-        ),
+        ("/api/games/{table_id}/seek", "POST", 200, seek),
     ]
 
     async def page(request: Request) -> Response:
@@ -155,14 +147,9 @@ def _endpoint(handler: Handler, status: int) -> Callable[[Request], Awaitable[Re
         except ClientDisconnect:  # gone before its body came (or dropped for being slow)
             return _error(400, "the client went away before its request was read")
         except Exception as error:
-            log.warning(
-                "%s %s failed: %s: %s",
-                request.method,
-                request.url.path,
-                type(error).__name__,
-                error,
-            )
-            return _error(500, f"the server failed: {type(error).__name__}: {error}")
+            failure = f"{type(error).__name__}: {error}"
+            log.warning("%s %s failed: %s", request.method, request.url.path, failure)
+            return _error(500, f"the server failed: {failure}")
         return JSONResponse(result, status_code=status)
 
     return endpoint

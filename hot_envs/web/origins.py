@@ -22,12 +22,12 @@ may mean something else. So such a request is a 400, and ``Host`` is read strict
 from __future__ import annotations
 
 import ipaddress
-import json
 import re
 import socket
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hot_envs.web.tables import short
@@ -82,18 +82,7 @@ class SameOrigin:
         if refusal is None:
             return await self.app(scope, receive, send)
         status, message = refusal
-        body = json.dumps({"error": message}).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": status,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        await JSONResponse({"error": message}, status_code=status)(scope, receive, send)
 
     def refusal(self, scope: Scope, headers: dict[str, str]) -> tuple[int, str] | None:
         """(status, message) for a request the rules refuse, else None."""

@@ -181,11 +181,7 @@ class FairPool:
 class Referee:
     """Runs agent decisions within ``seconds`` each (module docstring)."""
 
-    def __init__(
-        self,
-        seconds: float = DECISION_SECONDS,
-        workers: int = DECISION_WORKERS,
-    ) -> None:
+    def __init__(self, seconds: float = DECISION_SECONDS, workers: int = DECISION_WORKERS) -> None:
         if not seconds > 0 or workers < 1:
             raise ValueError(
                 f"a decision needs seconds > 0 and workers ≥ 1, not {seconds}, {workers}"
@@ -194,12 +190,7 @@ class Referee:
         self.pool = FairPool(workers)
 
     async def decide(
-        self,
-        agent: SeatAgent,
-        engine: ModuleType,
-        state: GameState,
-        seat: int,
-        client: str = "",
+        self, agent: SeatAgent, engine: ModuleType, state: GameState, seat: int, client: str = ""
     ) -> tuple[int, bool]:
         """``agent``'s move for ``seat`` in ``state`` (a copy no one else touches), and whether
         the stand-in played it because the agent ran out of time. A slow agent's decision waits
@@ -232,8 +223,8 @@ def _table_agent(spec: str, game: str, seed: int | None, seat: SeatAgent) -> Age
     """The agent ``spec`` names, built for a browser table."""
     if spec.partition(":")[0] in SEARCHES:
         agent = make_agent(spec, game, seed)
-        if isinstance(agent, SearchAgent):
-            _stop_at_the_cap(agent, seat)
+        if isinstance(agent, SearchAgent):  # it looks at the clock after every batch of rollouts
+            agent.on_rollouts = seat.check_clock
         return agent
     if _is_checkpoint_spec(spec):
         try:
@@ -245,11 +236,6 @@ def _table_agent(spec: str, game: str, seed: int | None, seat: SeatAgent) -> Age
         except ValueError as error:  # another game's: named as the spec, not where it lies
             raise ValueError(str(error).replace(str(stem), spec)) from None
     return make_agent(spec, game, seed)
-
-
-def _stop_at_the_cap(agent: SearchAgent, seat: SeatAgent) -> None:
-    """Make ``agent`` look at ``seat``'s deadline after every batch of rollouts."""
-    agent.on_rollouts = seat.check_clock
 
 
 def _quick(spec: str) -> bool:

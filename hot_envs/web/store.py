@@ -23,12 +23,13 @@ is over).
 from __future__ import annotations
 
 import math
+import secrets
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 
-from hot_envs.web.tables import RequestError, Table, new_table_id, short
+from hot_envs.web.tables import RequestError, Table, short
 
 IDLE_SECONDS = 3600.0  # a table unused for an hour is dropped
 FINISHED_SECONDS = 600.0  # a finished game ten minutes after its last request
@@ -91,10 +92,16 @@ class TableStore:
                 self._make_room_for(client, now)
             while len(self._tables) >= self.max_tables or self._memory + need > self.memory_bytes:
                 if not self._finished:
-                    message = self._full_message(need)
-                    raise StoreFull(message, self._retry_after(now))
+                    raise StoreFull(
+                        f"the server is full: {len(self._tables)} games in play hold about "
+                        f"{self._memory / 2**20:.0f} of its {self.memory_bytes / 2**20:.0f} MiB "
+                        f"(this one needs {need / 2**10:.0f} KiB, at most {self.max_tables} "
+                        f"games); an unused game is dropped after {self.idle_seconds / 60:g} "
+                        "minutes — try again later",
+                        self._retry_after(now),
+                    )
                 self._drop(next(iter(self._finished)))
-            table_id = new_table_id()
+            table_id = secrets.token_urlsafe(9)  # random, unguessable: 72 bits
             self._tables[table_id] = table
             self._counted[table_id] = 0
             if client is not None:
@@ -209,11 +216,3 @@ class TableStore:
         if self._finished:
             ends.append(self._used[next(iter(self._finished))] + self.finished_seconds)
         return max(1, math.ceil(min(ends, default=now + 1) - now))
-
-    def _full_message(self, need: int) -> str:
-        return (
-            f"the server is full: {len(self._tables)} games in play hold about "
-            f"{self._memory / 2**20:.0f} of its {self.memory_bytes / 2**20:.0f} MiB (this one "
-            f"needs {need / 2**10:.0f} KiB, at most {self.max_tables} games); an unused game is "
-            f"dropped after {self.idle_seconds / 60:g} minutes — try again later"
-        )

@@ -17,7 +17,6 @@ import math
 import os
 import re
 import reprlib
-import secrets
 import sys
 import tempfile
 import threading
@@ -354,11 +353,6 @@ class Table:
             raise RequestError(409, f"it is not your turn: player_{mover} is to move")
         if not human and mover not in self.agents:
             raise RequestError(409, f"it is your turn (player_{mover}): an agent cannot move")
-
-
-def new_table_id() -> str:
-    """A random, unguessable table id (72 bits)."""
-    return secrets.token_urlsafe(9)
 
 
 def new_seed() -> int:
