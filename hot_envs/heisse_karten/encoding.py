@@ -8,27 +8,8 @@ except ``scores`` and ``totals``, which can be negative and are scaled into [-1,
 score lies in -576..600 and is divided by 600 (the black cards' sum); a match total is divided by
 its *total scale*, 600 × rounds in a match of fixed rounds, or the target in a match played to a
 target (a total may pass the target in the last round and drop far below zero: clipped).
-``trick_position`` is the mover's place in the trick (0: leading).
-
-LAYOUT (version 1):
-
-| piece | slice | shape | range | meaning |
-|---|---|---|---|---|
-| `hand` | 0:48 | (48,) | [0, 1] | 1 where I hold card k+1 |
-| `trick` | 48:336 | (6, 48) | [0, 1] | 1: relative seat r played card k+1 in the current trick |
-| `played` | 336:624 | (6, 48) | [0, 1] | 1: relative seat r played card k+1 this round, trick too |
-| `scores` | 624:630 | (6,) | [-1, 1] | round score of relative seat r / 600 |
-| `totals` | 630:636 | (6,) | [-1, 1] | match total of relative seat r / total scale, clipped |
-| `hand_sizes` | 636:642 | (6,) | [0, 1] | cards in relative seat r's hand / 8 |
-| `draw_pile` | 642:643 | (1,) | [0, 1] | cards in the draw pile / 48 |
-| `set_aside` | 643:644 | (1,) | [0, 1] | set-aside cards / 3 (HK-2.3) |
-| `num_players` | 644:649 | (5,) | [0, 1] | one-hot number of players: 2, 3, 4, 5, 6 |
-| `seats` | 649:655 | (6,) | [0, 1] | 1 for each relative seat in the game |
-| `leader` | 655:661 | (6,) | [0, 1] | one-hot relative seat of the trick's leader |
-| `trick_position` | 661:667 | (6,) | [0, 1] | one-hot number of cards in the trick |
-| `tricks_done` | 667:668 | (1,) | [0, 1] | tricks taken this round / tricks per round |
-| `match_round` | 668:669 | (1,) | [0, 1] | round index / rounds (the cap in a target match) |
-| `target_match` | 669:670 | (1,) | [0, 1] | 1 in a match played to a target (HK-4.4) |
+``trick_position`` is the mover's place in the trick (0: leading). ``LAYOUT.table()`` lists the
+pieces (docs/environments.md, "Heiße Karten observation").
 """
 
 from __future__ import annotations
@@ -51,47 +32,28 @@ from hot_envs.heisse_karten.state import State
 
 SEATS = MAX_PLAYERS
 MAX_SET_ASIDE = max(SET_ASIDE.values())
+PLAYER_COUNTS = range(MIN_PLAYERS, MAX_PLAYERS + 1)
 
 LAYOUT = ObservationLayout(
     [
         Piece("hand", (NUM_CARDS,), "1 where I hold card k+1"),
         Piece(
-            "trick",
-            (SEATS, NUM_CARDS),
-            "1: relative seat r played card k+1 in the current trick",
+            "trick", (SEATS, NUM_CARDS), "1: relative seat r played card k+1 in the current trick"
         ),
         Piece(
-            "played",
-            (SEATS, NUM_CARDS),
-            "1: relative seat r played card k+1 this round, trick too",
+            "played", (SEATS, NUM_CARDS), "1: relative seat r played card k+1 this round, trick too"
         ),
+        Piece("scores", (SEATS,), f"round score of relative seat r / {BLACK_SUM}", low=-1.0),
         Piece(
-            "scores",
-            (SEATS,),
-            f"round score of relative seat r / {BLACK_SUM}",
-            low=-1.0,
-        ),
-        Piece(
-            "totals",
-            (SEATS,),
-            "match total of relative seat r / total scale, clipped",
-            low=-1.0,
+            "totals", (SEATS,), "match total of relative seat r / total scale, clipped", low=-1.0
         ),
         Piece("hand_sizes", (SEATS,), f"cards in relative seat r's hand / {HAND_SIZE}"),
         Piece("draw_pile", (1,), f"cards in the draw pile / {NUM_CARDS}"),
         Piece("set_aside", (1,), f"set-aside cards / {MAX_SET_ASIDE} (HK-2.3)"),
-        Piece(
-            "num_players",
-            (MAX_PLAYERS - MIN_PLAYERS + 1,),
-            "one-hot number of players: 2, 3, 4, 5, 6",
-        ),
+        Piece("num_players", (len(PLAYER_COUNTS),), "one-hot number of players: 2, 3, 4, 5, 6"),
         Piece("seats", (SEATS,), "1 for each relative seat in the game"),
         Piece("leader", (SEATS,), "one-hot relative seat of the trick's leader"),
-        Piece(
-            "trick_position",
-            (SEATS,),
-            "one-hot number of cards in the trick",
-        ),
+        Piece("trick_position", (SEATS,), "one-hot number of cards in the trick"),
         Piece("tricks_done", (1,), "tricks taken this round / tricks per round"),
         Piece("match_round", (1,), "round index / rounds (the cap in a target match)"),
         Piece("target_match", (1,), "1 in a match played to a target (HK-4.4)"),
@@ -109,16 +71,15 @@ _LEADER = LAYOUT.offset("leader")
 _TRICK_POSITION = LAYOUT.offset("trick_position")
 _TARGET_MATCH = LAYOUT.offset("target_match")
 # Per player count n (and observing player): the constants of encode().
-_PLAYER_COUNTS = range(MIN_PLAYERS, MAX_PLAYERS + 1)
 # _PLAYED_BY_SEAT[n][player][seat]: the played row of absolute ``seat`` as ``player`` sees it.
 _PLAYED_BY_SEAT = {
     n: [[_PLAYED[(seat - player) % n] for seat in range(n)] for player in range(n)]
-    for n in _PLAYER_COUNTS
+    for n in PLAYER_COUNTS
 }
 # num_players and seats: the same for every state with n players.
 _PLAYER_COUNT_ONES = {
     n: [LAYOUT.offset("num_players", n - MIN_PLAYERS)] + LAYOUT.indices("seats")[:n]
-    for n in _PLAYER_COUNTS
+    for n in PLAYER_COUNTS
 }
 # The pieces written whole, in the order encode() lists their values (relative seats 0..n-1).
 _WHOLE = {
@@ -131,7 +92,7 @@ _WHOLE = {
         + LAYOUT.indices("tricks_done")
         + LAYOUT.indices("match_round")
     )
-    for n in _PLAYER_COUNTS
+    for n in PLAYER_COUNTS
 }
 
 

@@ -17,11 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from hot_envs.core.observation import ObservationLayout, Piece
-from hot_envs.heisse_karten.encoding import MAX_SET_ASIDE, SEATS
+from hot_envs.heisse_karten.encoding import MAX_SET_ASIDE, PLAYER_COUNTS, SEATS
 from hot_envs.heisse_karten.facts import (
     BLACK_SUM,
     HAND_SIZE,
-    MAX_PLAYERS,
     MIN_PLAYERS,
     NUM_CARDS,
     TRICKS_PER_ROUND,
@@ -46,11 +45,7 @@ STATE_LAYOUT = ObservationLayout(
         Piece("hand_sizes", (SEATS,), f"cards in seat s's hand / {HAND_SIZE}"),
         Piece("draw_pile_size", (1,), f"cards in the draw pile / {NUM_CARDS}"),
         Piece("set_aside_size", (1,), f"set-aside cards / {MAX_SET_ASIDE} (HK-2.3)"),
-        Piece(
-            "num_players",
-            (MAX_PLAYERS - MIN_PLAYERS + 1,),
-            "one-hot number of players: 2, 3, 4, 5, 6",
-        ),
+        Piece("num_players", (len(PLAYER_COUNTS),), "one-hot number of players: 2, 3, 4, 5, 6"),
         Piece("seats", (SEATS,), "1 for each seat in the game"),
         Piece("current_player", (SEATS,), "one-hot seat to move (none once the match is over)"),
         Piece("leader", (SEATS,), "one-hot seat that led the current trick"),
@@ -84,11 +79,10 @@ _FIRST_LEADER = STATE_LAYOUT.offset("first_leader")
 _TRICK_POSITION = STATE_LAYOUT.offset("trick_position")
 _TARGET_MATCH = STATE_LAYOUT.offset("target_match")
 _SCORE_REWARDS = STATE_LAYOUT.offset("score_rewards")
-_PLAYER_COUNTS = range(MIN_PLAYERS, MAX_PLAYERS + 1)
 # num_players and seats: the same for every state with n players.
 _PLAYER_COUNT_ONES = {
     n: [STATE_LAYOUT.offset("num_players", n - MIN_PLAYERS)] + STATE_LAYOUT.indices("seats")[:n]
-    for n in _PLAYER_COUNTS
+    for n in PLAYER_COUNTS
 }
 # The pieces written whole, in the order encode_state() lists their values (seats 0..n-1).
 _WHOLE = {
@@ -101,7 +95,7 @@ _WHOLE = {
         + STATE_LAYOUT.indices("tricks_done")
         + STATE_LAYOUT.indices("match_round")
     )
-    for n in _PLAYER_COUNTS
+    for n in PLAYER_COUNTS
 }
 
 

@@ -5,14 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hot_envs.heisse_karten import LAYOUT, State, action_mask, encode, encoding
+from hot_envs.heisse_karten import LAYOUT, State, action_mask, encode
 from hot_envs.heisse_karten.facts import card_label
 from tests.heisse_karten.helpers import play_out, position
 
 
-def test_the_module_docstring_holds_the_layout_table():
+def test_the_layout_is_version_1():
     assert LAYOUT.version == 1
-    assert LAYOUT.table() in encoding.__doc__
 
 
 @pytest.mark.parametrize("num_players", range(2, 7))
