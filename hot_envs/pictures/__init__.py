@@ -36,7 +36,8 @@ _GAMES = {game.key: game for game in GAMES.values()}
 
 
 def picture_of_view(view: dict, spectator: bool = False) -> Image.Image:
-    """The table as the view's player sees it (``spectator``: without that player's hand)."""
+    """The table as the view's player sees it; ``spectator`` hides that player's hand too (the
+    picture of a finished game, which nobody is to move in)."""
     return _GAMES[view["game"]].load("picture")(view, spectator)
 
 

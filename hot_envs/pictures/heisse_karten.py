@@ -11,16 +11,7 @@ from __future__ import annotations
 from PIL import Image
 
 from hot_envs.heisse_karten.facts import CARD_VALUE, trick_winner
-from hot_envs.pictures.draw import (
-    HIGHLIGHT,
-    INK,
-    MUTED,
-    WHITE,
-    WIDTH,
-    Canvas,
-    row_left,
-    signed,
-)
+from hot_envs.pictures.draw import HIGHLIGHT, INK, MUTED, WHITE, WIDTH, Canvas, row_left, signed
 
 FELT = (28, 92, 66)
 FELT_LIGHT = (44, 118, 88)
@@ -34,8 +25,7 @@ TRICK_CARD, LAST_CARD, HAND_CARD = (92, 128), (48, 68), (80, 112)
 
 
 def draw(view: dict, spectator: bool = False) -> Image.Image:
-    """The table as ``view["player"]`` sees it; ``spectator`` hides that player's hand too
-    (the picture of a finished game, which nobody is to move in)."""
+    """:func:`hot_envs.pictures.picture_of_view` of a Heiße Karten view."""
     canvas = Canvas(FELT)
     canvas.header("HEISSE KARTEN", _status(view), _piles(view))
     _seats(canvas, view)
@@ -141,12 +131,8 @@ def _last_trick(canvas: Canvas, view: dict) -> None:
     for k, (seat, card) in enumerate(last):
         x = left + k * step
         canvas.text((x + LAST_CARD[0] / 2, top + 68), f"P{seat}", 13, WHITE, "mm")
-        _card(
-            canvas,
-            (x, top + 80, x + LAST_CARD[0], top + 80 + LAST_CARD[1]),
-            card,
-            raised=seat == winner,
-        )
+        box = (x, top + 80, x + LAST_CARD[0], top + 80 + LAST_CARD[1])
+        _card(canvas, box, card, raised=seat == winner)
     canvas.text(
         (852, top + 180), f"P{winner} took it: {signed(points)}", 17, WHITE, "mm", bold=True
     )

@@ -12,16 +12,7 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
-from hot_envs.pictures.draw import (
-    GOLD,
-    HIGHLIGHT,
-    INK,
-    MUTED,
-    WHITE,
-    WIDTH,
-    Canvas,
-    row_left,
-)
+from hot_envs.pictures.draw import GOLD, HIGHLIGHT, INK, MUTED, WHITE, WIDTH, Canvas, row_left
 
 SKY = (206, 229, 245)
 PANEL = (240, 247, 252)
@@ -42,8 +33,7 @@ SIDE_STEP, HAND_STEP = 52, 60
 
 
 def draw(view: dict, spectator: bool = False) -> Image.Image:
-    """The table as ``view["player"]`` sees it; ``spectator`` hides that player's hand too
-    (the picture of a finished game, which nobody is to move in)."""
+    """:func:`hot_envs.pictures.picture_of_view` of a Heiße Luft view."""
     me = view["player"]
     canvas = Canvas(SKY)
     canvas.header("HEISSE LUFT", _status(view), _piles(view))
@@ -126,12 +116,8 @@ def _stage(canvas: Canvas, i: int, stage: dict, me: int) -> None:
         cards = stage["sides"][player]
         left = row_left(slots, SIDE_CARD[0], SIDE_STEP, mid)
         for k in range(slots):
-            box = (
-                left + SIDE_STEP * k,
-                top,
-                left + SIDE_STEP * k + SIDE_CARD[0],
-                top + SIDE_CARD[1],
-            )
+            x = left + SIDE_STEP * k
+            box = (x, top, x + SIDE_CARD[0], top + SIDE_CARD[1])
             if k < len(cards):
                 _balloon(canvas, box, cards[k])
             else:
