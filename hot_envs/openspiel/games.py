@@ -93,32 +93,6 @@ LUFT_TYPE = _game_type(LUFT, "Python Heiße Luft", (2, 2), LUFT_PARAMS)
 KARTEN_TYPE = _game_type(KARTEN, "Python Heiße Karten", (2, 6), KARTEN_PARAMS)
 
 
-def luft_options(params: dict[str, Any]) -> dict[str, Any]:
-    """``heisse_luft.State.new``'s options from the game parameters (checked by the engine)."""
-    starting = params["starting_player"]
-    options = {
-        "three_for_one": params["three_for_one"],
-        "starting_player": "random" if starting == -1 else starting,
-        "turn_limit": params["turn_limit"],
-    }
-    heisse_luft.State.new(seed=0, **options)  # a bad option is a ValueError naming it, here
-    return options
-
-
-def karten_options(params: dict[str, Any]) -> dict[str, Any]:
-    """``heisse_karten.State.new``'s options from the game parameters (checked by the engine)."""
-    leader = params["first_leader"]
-    options = {
-        "num_players": params["players"],
-        "first_leader": "random" if leader == -1 else leader,
-        "reward_mode": params["reward_mode"],
-        "rounds": params["rounds"] or None,
-        "target": params["target"] or None,
-    }
-    heisse_karten.State.new(seed=0, **options)  # a bad option is a ValueError naming it, here
-    return options
-
-
 class _Need(Exception):
     """The engine asked its chance source for an outcome the chance nodes have not chosen yet."""
 
@@ -170,6 +144,8 @@ class _Engine:
     __slots__ = ("state",)
 
     def __init__(self, state: Any = None) -> None:
+        if state is not None:  # settled: nothing more to hand out, any draw is a _Need
+            state._rng, state._rng_shared = _NO_OUTCOMES, False
         self.state = state
 
     def __deepcopy__(self, memo: dict) -> _Engine:
@@ -211,6 +187,12 @@ class _Game(pyspiel.Game):
         super().__init__(game_type, info, params or {})
         self.options = options
 
+    @classmethod
+    def _dealt(cls, options: dict[str, Any]) -> Any:
+        """A game of the engine dealt with ``options``: a bad option is a ``ValueError`` naming
+        it, here."""
+        return cls.engine.State.new(seed=0, **options)
+
     def new_initial_state(self) -> _State:
         return _State(self)
 
@@ -246,7 +228,13 @@ class HeisseLuftGame(_Game):
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         merged = {**LUFT_PARAMS, **(params or {})}
-        options = luft_options(merged)
+        starting = merged["starting_player"]
+        options = {
+            "three_for_one": merged["three_for_one"],
+            "starting_player": "random" if starting == -1 else starting,
+            "turn_limit": merged["turn_limit"],
+        }
+        self._dealt(options)
         info = pyspiel.GameInfo(
             num_distinct_actions=heisse_luft.NUM_ACTIONS,
             max_chance_outcomes=LUFT_DECK,
@@ -268,9 +256,15 @@ class HeisseKartenGame(_Game):
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         merged = {**KARTEN_PARAMS, **(params or {})}
-        options = karten_options(merged)
-        n = options["num_players"]
-        rounds = heisse_karten.State.new(seed=0, **options).options["rounds"]
+        leader = merged["first_leader"]
+        options = {
+            "num_players": merged["players"],
+            "first_leader": "random" if leader == -1 else leader,
+            "reward_mode": merged["reward_mode"],
+            "rounds": merged["rounds"] or None,
+            "target": merged["target"] or None,
+        }
+        n, rounds = options["num_players"], self._dealt(options).options["rounds"]
         if options["reward_mode"] == "win":  # HK-4.3: +1/W for the winners, -1/(N-W) else
             low, high = -1.0, 1.0
         else:  # own points minus the others' mean, per round, over SCORE_SCALE (HK-4.3)
@@ -334,7 +328,10 @@ class _State(pyspiel.State):
                 self._outcomes.append(items[0])
                 self._advance()
             return
-        engine._rng = _NO_OUTCOMES  # nothing more to hand out
+        self._settle(engine)
+
+    def _settle(self, engine: Any) -> None:
+        """``engine`` as this state's engine state, no move pending."""
         self._engine = _Engine(engine)
         self._pending, self._outcomes, self._size, self._start = None, [], 0, 0
 
@@ -397,9 +394,7 @@ class _State(pyspiel.State):
         if engine is None:  # nothing dealt yet: nothing to tell apart
             return state
         seed = int(probability_sampler() * 2**53)
-        sampled = type(engine).from_view(engine.view(player_id), rng=seed)
-        sampled._rng = _NO_OUTCOMES
-        state._engine = _Engine(sampled)
+        state._engine = _Engine(type(engine).from_view(engine.view(player_id), rng=seed))
         if state._pending is not None:
             state._outcomes = []
             state._advance()
@@ -506,8 +501,5 @@ def from_engine(engine_state: Any, game: _Game | None = None) -> _State:
     """A pyspiel state (empty history) around a copy of ``engine_state``, which must be a player's
     decision or the end: OpenSpiel's chance nodes deal from there on."""
     state = (game or game_for(engine_state)).new_initial_state()
-    engine = engine_state.clone()
-    engine._rng, engine._rng_shared = _NO_OUTCOMES, False
-    state._engine = _Engine(engine)
-    state._pending, state._outcomes, state._size, state._start = None, [], 0, 0
+    state._settle(engine_state.clone())
     return state
