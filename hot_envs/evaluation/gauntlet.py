@@ -45,7 +45,7 @@ from hot_envs.evaluation.arena import (
     unique_names,
     wilson_interval,
 )
-from hot_envs.evaluation.report import check_out_dir
+from hot_envs.evaluation.report import check_out_dir, pyplot
 
 BASELINE = "heuristic"  # every opponent is also played by this agent, on the same deals
 OTHER = "other"  # the pool of an opponent given that is not in the suite
@@ -148,9 +148,9 @@ def gauntlet(
     game = get_game(game).name
     sizes = _table_sizes(game, players)
     for name, count in (("games", games), ("costly_games", costly_games)):
-        if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
-            raise ValueError(f"{name} must be a positive int, not {count!r}")
-        if count is not None and count < 1:
+        if count is not None and (
+            isinstance(count, bool) or not isinstance(count, int) or count < 1
+        ):
             raise ValueError(f"{name} must be a positive int, not {count!r}")
     entries = {o.spec: o for o in suite(game)}
     opponents = list(opponents) if opponents is not None else list(entries)
@@ -240,11 +240,8 @@ def _play(
     for n, lone, opponent, games in plan:
         key = (n, lone, opponent)
         groups = games // n
-        path = (
-            None
-            if folder is None
-            else folder / "partial" / _partial_name(game, n, lone, opponent, seed)
-        )
+        partial = _partial_name(game, n, lone, opponent, seed)
+        path = None if folder is None else folder / "partial" / partial
         kept[key] = {g: group for g, group in _read_partial(path, n).items() if g < groups}
         if bar is not None:
             bar.update(sum(map(len, kept[key].values())))
@@ -393,12 +390,8 @@ def plot(result: GauntletResult, path: str | Path) -> Path | None:
     """Who beats whom at a glance: per table size, the agent's and the heuristic's win share
     against each opponent (bars with 95 % intervals, the even share 1/N as a line, held-out
     opponents marked ``*``) and the ratings. ``None`` without matplotlib."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return None
     sizes = result.players
     fig, axes = plt.subplots(

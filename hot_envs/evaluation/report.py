@@ -10,6 +10,7 @@ import csv
 import json
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from hot_envs.evaluation.arena import MatchResult, ratings, win_matrix
@@ -60,46 +61,33 @@ def build_report(result: MatchResult) -> dict[str, Any]:
     return report
 
 
-def _cells(row: dict[str, Any]) -> list[str]:
-    return [cell(row) for _, cell in COLUMNS]
-
-
-def _matrix_rows(report: dict[str, Any]) -> list[list[str]]:
-    names = report["agents"]
-    return [
-        [name] + ["–" if v is None else f"{v:.1%}" for v in row]
-        for name, row in zip(names, report["matrix"], strict=True)
-    ]
-
-
 def print_report(report: dict[str, Any], title: str = "") -> None:
     """The agent table and the win-rate matrix on the terminal."""
-    headers = [header for header, _ in COLUMNS]
-    rows = [_cells(row) for row in report["summary"]]
-    matrix_headers = ["row vs column"] + report["agents"]
+    agents = [[header for header, _ in COLUMNS]]
+    agents += [[cell(row) for _, cell in COLUMNS] for row in report["summary"]]
+    matrix = [["row vs column", *report["agents"]]]
+    matrix += [
+        [name] + ["–" if v is None else f"{v:.1%}" for v in row]
+        for name, row in zip(report["agents"], report["matrix"], strict=True)
+    ]
     try:
         from rich.console import Console
         from rich.table import Table
     except ImportError:
         print(title)
-        for line in [headers, *rows, [], matrix_headers, *_matrix_rows(report)]:
+        for line in [*agents, [], *matrix]:
             print("  ".join(f"{cell:>12}" for cell in line))
         return
     console = Console(markup=False, emoji=False)  # agent specs are plain text ("search:100")
     if not console.is_terminal:  # files and pipes: wide enough for every column
         console = Console(markup=False, emoji=False, width=160)
-    table = Table(title=title or None)
-    for i, header in enumerate(headers):
-        table.add_column(header, justify="left" if i == 0 else "right")
-    for row in rows:
-        table.add_row(*row)
-    console.print(table)
-    matrix = Table(title="win share of row against column")
-    for i, header in enumerate(matrix_headers):
-        matrix.add_column(header, justify="left" if i == 0 else "right")
-    for row in _matrix_rows(report):
-        matrix.add_row(*row)
-    console.print(matrix)
+    for name, (headers, *rows) in ((title, agents), ("win share of row against column", matrix)):
+        table = Table(title=name or None)
+        for i, header in enumerate(headers):
+            table.add_column(header, justify="left" if i == 0 else "right")
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
     if report.get("note"):
         console.print(report["note"])
 
@@ -142,8 +130,8 @@ def save_report(
     return paths + ([png] if png else [])
 
 
-def plot_report(report: dict[str, Any], path: str | Path) -> Path | None:
-    """Win-rate heatmap and ratings bar chart as one PNG; None without matplotlib."""
+def pyplot() -> ModuleType | None:
+    """matplotlib's pyplot drawing to files (the Agg backend), or None without matplotlib."""
     try:
         import matplotlib
 
@@ -151,6 +139,15 @@ def plot_report(report: dict[str, Any], path: str | Path) -> Path | None:
         import matplotlib.pyplot as plt
     except ImportError:
         return None
+    return plt
+
+
+def plot_report(report: dict[str, Any], path: str | Path) -> Path | None:
+    """Win-rate heatmap and ratings bar chart as one PNG; None without matplotlib."""
+    plt = pyplot()
+    if plt is None:
+        return None
+    import matplotlib
     import numpy as np
 
     names = report["agents"]
