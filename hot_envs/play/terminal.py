@@ -80,7 +80,8 @@ def play(
         state.apply(action)
     write("\n" + state.render(viewer=seat))
     returns = state.returns()
-    write(f"\nGame over. {_verdict(returns, seat)} Rewards: " + _rewards(returns))
+    rewards = ", ".join(f"player_{s} {r:+.2f}" for s, r in enumerate(returns))
+    write(f"\nGame over. {_verdict(returns, seat)} Rewards: {rewards}")
     return returns
 
 
@@ -91,10 +92,6 @@ def _verdict(returns: list[float], seat: int) -> str:
     if returns.count(best) == 1:
         return "You win!"
     return "A draw." if min(returns) == best else "A shared win."
-
-
-def _rewards(returns: list[float]) -> str:
-    return ", ".join(f"player_{s} {r:+.2f}" for s, r in enumerate(returns))
 
 
 def _ask(state: GameState, guide: TableGuide, read: Read, write: Write) -> int | None:
@@ -179,11 +176,9 @@ class MoveChooser:
             return None, "Type a move; ? lists the moves, help explains, q quits."
         if _NUMBER.fullmatch(text.strip()):
             number = int(text)
-            if self.numbered:  # a list number, nothing else
-                if 1 <= number <= len(self.actions):
-                    return self.actions[number - 1], ""
-                return None, self._not_legal(text)
-            if number < 0:
+            if self.numbered and 1 <= number <= len(self.actions):
+                return self.actions[number - 1], ""
+            if self.numbered or number < 0:  # a list number is nothing else; no card is negative
                 return None, self._not_legal(text)
             typed = [str(number)]  # a card: the whole number, never a longer one
         for exact in (True, False):
@@ -191,12 +186,8 @@ class MoveChooser:
             if len(found) == 1:
                 return self.actions[found[0]], ""
             if len(found) > 1 and not exact:
-                options = "; ".join(self.names[i] for i in found[:6])
-                more = " …" if len(found) > 6 else ""
-                return (
-                    None,
-                    f"{text.strip()!r} fits {len(found)} moves ({options}{more}): say more.",
-                )
+                options = "; ".join(self.names[i] for i in found[:6]) + (" …" if found[6:] else "")
+                return None, f"{text.strip()!r} fits {len(found)} moves ({options}): say more."
         return None, self._not_legal(text)
 
     def _not_legal(self, text: str) -> str:

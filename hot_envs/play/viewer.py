@@ -41,14 +41,6 @@ def _returns(returns: Sequence[float], seats: Sequence[str]) -> str:
     return "Returns: " + ", ".join(f"P{s} {name} {r:+.3g}" for s, (name, r) in pairs)
 
 
-def load_game(path: str | Path, game: int = 0) -> dict[str, Any]:
-    """Record number ``game`` (from 0) of a ``games.jsonl`` file."""
-    records = read_records(path)
-    if not 0 <= game < len(records):
-        raise ValueError(f"--game must be 0–{len(records) - 1} for {path}, not {game}")
-    return records[game]
-
-
 def replay_game(
     path: str | Path,
     game: int = 0,
@@ -63,7 +55,10 @@ def replay_game(
     """``hot-envs replay``: with ``gif``/``mp4``, write the game as animations (returns their
     paths); otherwise show it in the terminal, stepping on key presses when ``interactive``
     (default: when stdin is a terminal), else printing every move."""
-    record = load_game(path, game)
+    records = read_records(path)
+    if not 0 <= game < len(records):
+        raise ValueError(f"--game must be 0–{len(records) - 1} for {path}, not {game}")
+    record = records[game]
     states = replay(record)
     _check_seat(seat, len(record["seats"]))
     if gif or mp4:
