@@ -1,23 +1,19 @@
-"""A single-agent Gymnasium environment over either game, for sb3-contrib's ``MaskablePPO``.
+"""A single-agent Gymnasium environment over either game, for sb3-contrib's ``MaskablePPO``
+(docs/environments.md, "One learner against opponents": the arguments, examples and seeding).
 
-One seat belongs to the *learner* (the caller of ``step``); every other seat is played by an
-agent drawn from an :class:`OpponentPool`. The learner's episode runs from its first decision to
-the end of the game; the opponents' moves between two learner decisions happen inside ``step``.
-
-## Observation and action space
-``observation_space`` is the game's observation ``Box`` (``LAYOUT`` of the engine: 644 floats for
-Heiße Luft, 670 for Heiße Karten, padded to 6 seats so one policy serves every player count) from
-the learner's point of view; ``action_space`` is ``Discrete(366)`` / ``Discrete(48)``.
-:meth:`SingleAgentEnv.action_masks` gives the legal actions as a bool vector (sb3-contrib's
-``action_masks()`` protocol), the same legal actions as the AEC env's int8 ``action_mask``.
+One seat belongs to the *learner* (the caller of ``step``); every other seat is played by an agent
+drawn from an :class:`OpponentPool`: at every ``reset`` each opponent seat draws an entry with
+probability ``weight / total weight``. The learner's episode runs from its first decision to the
+end of the game; the opponents' moves in between happen inside ``step``. The spaces are the
+game's observation ``Box`` and ``Discrete`` actions; :meth:`SingleAgentEnv.action_masks` gives the
+legal actions as a bool vector (sb3-contrib's ``action_masks()`` protocol).
 
 ## Rewards
-The learner's own return when the game ends — whoever makes the last move. (PettingZoo's SB3
-tutorial once dropped the final reward when an opponent's move ended the game, PettingZoo issue
-#1147; here the opponents' moves run inside ``step`` and the reward of that ``step`` is the
-learner's ``returns()[seat]``.) 0 for a draw and for a truncated game (Heiße Luft's
-``turn_limit``: ``truncated=True``). An illegal learner action ends the episode with −1 and
-``info["illegal_action"] = True``, as PettingZoo's ``TerminateIllegalWrapper`` does.
+The learner's own return when the game ends — whoever makes the last move (PettingZoo's SB3
+tutorial once dropped it when an opponent's move ended the game, PettingZoo issue #1147). 0 for a
+draw and for a truncated game (Heiße Luft's ``turn_limit``: ``truncated=True``). An illegal
+learner action ends the episode with −1 and ``info["illegal_action"] = True``, as PettingZoo's
+``TerminateIllegalWrapper`` does.
 
 *Reward shaping* (``shaping=c``, off by default) is potential-based (Ng, Harada & Russell 1999):
 each step adds ``c · (Φ(s') − Φ(s))`` between two learner decisions, with Φ = 0 once the game is
@@ -26,19 +22,12 @@ credit earlier. Φ for Heiße Luft: (prize cards won by the learner − by the o
 trophy counted as its price in cards; for Heiße Karten: (learner's round score − the best other
 score) / 200.
 
-## Opponent sampling rule
-At every ``reset`` each opponent seat independently draws one pool entry with probability
-``weight / total weight``. An entry is an agent (used as is, shared by the seats that draw it), an
-agent spec string for :func:`hot_envs.agents.make_agent` or a factory ``f(seed) -> agent``; specs
-and factories are built once, on first use, seeded from the env's generator. The learner's seat
-is fixed (``learner_seat=k``) or drawn uniformly per episode (``"rotate"``, the default).
-
 ## Info
 ``reset`` and every ``step`` give ``learner_seat``, ``num_players`` and ``opponents`` (the entry
 name per seat, ``None`` for the learner). The final ``step`` adds ``returns`` (per seat),
-``winners`` (seats with the best return), ``win_share`` (1/W for a win shared by W players — a
-2-player draw is ½ — else 0, as the arena counts it) and
-``is_success`` (the learner won alone; SB3 logs its mean as ``rollout/success_rate``).
+``winners`` (seats with the best return), ``win_share`` (1/W for a win shared by W players, as the
+arena counts it) and ``is_success`` (the learner won alone; SB3 logs its mean as
+``rollout/success_rate``).
 
 >>> env = SingleAgentEnv("heisse-luft", opponents=["random"], seed=0)
 >>> observation, info = env.reset()

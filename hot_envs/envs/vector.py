@@ -1,48 +1,30 @@
-"""Many games in one process, one learner seat in each: :class:`VectorSingleAgentEnv`.
+"""Many games in one process, one learner seat in each: :class:`VectorSingleAgentEnv`
+(docs/environments.md, "One learner, many games").
 
-The vectorised :class:`~hot_envs.envs.single_agent.SingleAgentEnv`, the Gymnasium batch of
-:class:`hot_envs.envs.driver.Driver` (which plays and scores the games): ``num_envs`` games side by
-side, each with one learner seat; ``step(actions)`` plays the learner's action in every game, then
-every other seat of every game until each game is back at its learner (or over). The games are
-rows of the game's array engine (:mod:`hot_envs.batched`) and the opponents' moves are batched:
-in each round, all the games whose seat to move is played by the same agent are decided by one
-``act_arrays`` call (:mod:`hot_envs.agents.arrays`) — a numpy checkpoint or league snapshot runs
-one forward pass for all of them, the heuristic decides in its array kernels; other agents
-(search, the styles, your own) play their seats one by one through ``act(observation, view)``.
-A Gymnasium
-``gymnasium.vector.VectorEnv``; :mod:`hot_envs.envs.vector_sb3` hands it to stable-baselines3 as one
-``VecEnv`` for sb3-contrib's ``MaskablePPO``.
+The vectorised :class:`~hot_envs.envs.single_agent.SingleAgentEnv`: a Gymnasium ``VectorEnv``
+over :class:`hot_envs.envs.driver.Driver` (which plays and scores the games, the opponents'
+moves batched). ``step(actions)`` plays the learner's action in every game, then every other
+seat until each game is back at its learner (or over); :mod:`hot_envs.envs.vector_sb3` hands it
+to stable-baselines3 as one ``VecEnv``. :meth:`VectorSingleAgentEnv.action_masks` gives the
+``(num_envs, num_actions)`` bool masks; observations, rewards and opponents are as in
+``SingleAgentEnv``, the games' entries batched.
 
-## Spaces
-``single_observation_space`` is the game's observation ``Box`` (644 floats for Heiße Luft, 670
-for Heiße Karten), ``single_action_space`` ``Discrete(366)`` / ``Discrete(48)``;
-``observation_space`` and ``action_space`` are their batches (``(num_envs, obs_dim)`` float32,
-``MultiDiscrete``). :meth:`VectorSingleAgentEnv.action_masks` gives the ``(num_envs,
-num_actions)`` bool masks of the learners' legal actions. Given a policy's ``policy_input``
-(e.g. :class:`~hot_envs.agents.arrays.ActionScorerInput`), the learners' observations
-are its rows instead, computed for all games at once, as in ``SingleAgentEnv``.
-
-## Rewards, episode end, autoreset
-As in ``SingleAgentEnv``: the learner's own return when its game ends, whoever made the last
-move (0 for a draw and for a truncated game; optional potential-based ``shaping``). A finished
-game is replaced by a new deal in the same ``step`` (``metadata["autoreset_mode"]`` is
+## Episode end, autoreset
+A finished game is replaced by a new deal in the same ``step`` (``metadata["autoreset_mode"]`` is
 ``SAME_STEP``): the returned observation is the new game's first decision, and ``info`` holds
 ``final_obs`` (``(num_envs, obs_dim)``: the learner's last observation of the finished games, 0
-elsewhere) and ``final_info`` (an object array: for a finished game the dict ``SingleAgentEnv``
-ends with — ``learner_seat``, ``num_players``, ``opponents``, ``returns``, ``winners``,
-``win_share``, ``is_success`` — else ``None``), each with its bool mask ``_final_obs`` /
-``_final_info``. Every ``info`` also has ``learner_seat`` and ``num_players`` per game. An
-illegal learner action raises ``ValueError`` before any game moves.
+elsewhere) and ``final_info`` (an object array: the final info ``SingleAgentEnv`` ends with, or
+``None``), each with its bool mask ``_final_obs`` / ``_final_info``. Every ``info`` also has
+``learner_seat`` and ``num_players`` per game. An illegal learner action raises ``ValueError``
+before any game moves.
 
 ## Opponents and seeding
-Each new game draws its player count (``players``), the learner's seat (``"rotate"``: uniform)
-and, independently for every other seat, an entry of the :class:`OpponentPool` with probability
-weight / total weight. :meth:`set_opponent` / :meth:`remove_opponent` change the pool while
-training (a league adds snapshots); a game keeps its opponents until it ends. Entries are shared
-by every game that draws them, so they must not keep per-game memory (no agent of hot_envs
-does). ``reset(seed=s)`` gives every game its own generator (``SeedSequence(s).spawn``): the same
-seed, pool and learner actions give the same games; ``deal_seeds[i]`` is the seed of game
-``i``'s deal (an array engine's ``deal([0], [deal_seeds[i]])`` deals it again).
+:meth:`set_opponent` / :meth:`remove_opponent` change the pool while training (a league adds
+snapshots); a game keeps its opponents until it ends. Entries are shared by every game that draws
+them, so they must not keep per-game memory (no agent of hot_envs does). ``reset(seed=s)`` gives
+every game its own generator (``SeedSequence(s).spawn``): the same seed, pool and learner actions
+give the same games; ``deal_seeds[i]`` is the seed of game ``i``'s deal (an array engine's
+``deal([0], [deal_seeds[i]])`` deals it again).
 
 >>> env = VectorSingleAgentEnv("heisse-karten", num_envs=4, players=[2, 6], seed=0)
 >>> observations, info = env.reset()

@@ -1,17 +1,12 @@
 """:class:`~hot_envs.envs.vector.VectorSingleAgentEnv` on several cores:
 :class:`SubprocVectorSingleAgentEnv`.
 
-``VectorSingleAgentEnv`` steps all its games in one process, so in training the env uses one
-core while the others idle. ``SubprocVectorSingleAgentEnv(workers=K, …)`` splits the
-``num_envs`` games over ``K`` workers — worker 0 is this process, workers 1 … K−1 are worker
-processes — each with its own ``VectorSingleAgentEnv`` of the same arguments and its share of
-the games (``num_envs // K``, the first ``num_envs % K`` workers one more), and is the same
-Gymnasium ``VectorEnv``: ``step`` sends every worker process its slice of the actions, plays
-worker 0's games here meanwhile (this process would only wait otherwise, and one process fewer
-to wake costs less on a busy machine), and joins the answers in game order — observations,
-rewards, flags and every ``info`` array (``final_obs``, ``final_info``, their masks,
-``learner_seat``, ``num_players``). The policy's forward pass and the learning update run in
-this process while the worker processes wait (torch may use their cores then, if they are free).
+``SubprocVectorSingleAgentEnv(workers=K, …)`` splits the ``num_envs`` games over ``K`` workers,
+each a ``VectorSingleAgentEnv`` of the same arguments with its share of the games (``num_envs //
+K``, the first ``num_envs % K`` workers one more), and is the same Gymnasium ``VectorEnv``.
+Worker 0 is this process, which plays its games while the K−1 worker processes play theirs (it
+would only wait otherwise); the answers are joined in game order, every ``info`` array included.
+The policy's forward pass and the learning update run here while the worker processes wait.
 
 - **Shared memory.** Each worker writes its games' observations and action masks into its rows
   of two shared arrays (a pipe would copy 800 KB of packed Heiße Luft observations a step); the
