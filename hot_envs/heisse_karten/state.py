@@ -54,12 +54,12 @@ from hot_envs.heisse_karten.facts import (
     SET_ASIDE,
     action_card,
     action_name,
+    card_label,
     score_returns,
     seat_name,
     trick_winner,
     win_returns,
 )
-from hot_envs.heisse_karten.render import render
 
 
 class State:
@@ -354,11 +354,62 @@ class State:
         return action_name(action)
 
     def render(self, viewer: int | None = None) -> str:
-        """The table as text; only ``viewer``'s hand is shown (no hand when ``None``). A viewer
-        who is not a seat is a ``ValueError``, as in :meth:`view`."""
+        """The public table as text, plus ``viewer``'s hand when a viewer is given (one who is
+        not a seat is a ``ValueError``, as in :meth:`view`).
+
+        Cards read ``36b`` (black, counts +36) and ``17r`` (red, counts -17), as in HK-1.1. The
+        last trick taken is shown with the seat that took it until the next one is taken.
+        """
         if viewer is not None:
             viewer = serialize.check_int(viewer, "viewer", 0, self.num_players - 1)
-        return render(self, viewer)
+        n, options = self.num_players, self.options
+        rounds = options["rounds"]
+        match = (
+            f"round {self.round + 1} of {rounds}"
+            if options["target"] is None
+            else (f"round {self.round + 1}, target {options['target']} (at most {rounds} rounds)")
+        )
+        lines = [
+            f"Heiße Karten, {n} players, {match}; draw pile {self.draw_pile_size}"
+            + (f", set aside {len(self.set_aside)}" if self.set_aside else ""),
+            "Trick: "
+            + (
+                ", ".join(
+                    f"{seat_name((self.leader + i) % n)} {card_label(card)}"
+                    for i, card in enumerate(self.trick)
+                )
+                or ("empty" if self.current_player is None else f"{seat_name(self.leader)} leads")
+            ),
+            "Scores: " + _per_seat(self.scores),
+        ]
+        complete = len(self.played) // n
+        if complete:  # HK-5 the last trick taken is public; its winner leads the current one
+            last = self.played[(complete - 1) * n : complete * n]
+            cards = ", ".join(f"{seat_name(seat)} {card_label(card)}" for seat, card in last)
+            lines.insert(2, f"Last trick: {cards} — taken by {seat_name(self.leader)}")
+        if rounds > 1:
+            lines.append("Totals: " + _per_seat(self.totals))
+        lines.append(
+            "Hand sizes: "
+            + "  ".join(f"{seat_name(seat)} {len(hand)}" for seat, hand in enumerate(self.hands))
+        )
+        if viewer is not None:
+            lines.append(f"Hand of {seat_name(viewer)}: {_cards(self.hands[viewer])}")
+        if self.current_player is None:
+            winners = ", ".join(seat_name(seat) for seat in self.winners())
+            returns = "  ".join(f"{r:+.3f}" for r in self.returns())
+            lines.append(f"Game over. Winners: {winners}. Returns: {returns}")
+        else:
+            lines.append(f"To move: {seat_name(self.current_player)}")
+        return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.render()
+
+
+def _cards(cards: list[int]) -> str:
+    return " ".join(card_label(card) for card in cards) or "-"
+
+
+def _per_seat(values: list[int]) -> str:
+    return "  ".join(f"{seat_name(seat)} {value:+d}" for seat, value in enumerate(values))
