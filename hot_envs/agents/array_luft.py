@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from hot_envs.agents.arrays import HEURISTIC, ArrayScoring
+from hot_envs.agents.arrays import HEURISTIC, ArrayScoring, record
 from hot_envs.agents.features import SPECS
 from hot_envs.agents.styles_luft import (
     BeginnerAdvice,
@@ -123,6 +123,28 @@ _THROW_RANK = np.array([1.0 - k / 4 for k in range(MAX_EXCHANGE)], dtype=np.floa
 _PRICE_7 = np.array([p / 7 for p in TROPHY_PRICE], dtype=np.float32)  # column 38
 
 
+# A decision's scratch, one record made in Python (no kernel compiles an allocation): per stage
+# from our side (side 0 ours) its sign (+1 mountain, −1 lowland, 0 out of play), open slots,
+# sums, missing slots by side and suit, and terms (expected difference, spread, stake, P now);
+# per suit the mean and variance of its cards on no stage, and their count; the exchange's
+# throw; the legal actions, their numbers (stake, P now, P after, score) and float32 scores.
+_WORK = np.dtype(
+    [
+        ("sign", np.int64, NUM_STAGES),
+        ("slots", np.int64, NUM_STAGES),
+        ("sums", np.int64, (NUM_STAGES, 2)),
+        ("missing", np.int64, (NUM_STAGES, 2, 4)),
+        ("terms", np.float64, (NUM_STAGES, 4)),
+        ("supply", np.float64, (2, 4)),
+        ("count", np.int64, 4),
+        ("throw", np.int64, NUM_CARDS),
+        ("actions", np.int64, _SLOTS),
+        ("numbers", np.float64, (_SLOTS, 4)),
+        ("scores", np.float32, _SLOTS),
+    ]
+)
+
+
 # -- the calls -------------------------------------------------------------------------------------
 
 
@@ -132,7 +154,7 @@ def play_scores(games: ArrayHeisseLuft, which: Any) -> np.ndarray:
     NaN elsewhere (rows of games in another phase or over are all NaN)."""
     which = _which(games, which)
     out = np.full((len(which), NUM_ACTIONS), np.nan)
-    _play_scores(which, games.table, bool(games.options["three_for_one"]), out)
+    _play_scores(which, games.table, bool(games.options["three_for_one"]), record(_WORK), out)
     return out
 
 
@@ -156,7 +178,8 @@ def fill_policy_input(
         raise ValueError(f"observations must be ({k}, {_OBSERVATION}), not {observations.shape}")
     if out.shape != (k, SPEC.input_size) or out.dtype != np.float32:
         raise ValueError(f"out must be float32 ({k}, {SPEC.input_size})")
-    _fill(which, seats, observations, out, games.table, bool(games.options["three_for_one"]))
+    three_for_one = bool(games.options["three_for_one"])
+    _fill(which, seats, observations, out, games.table, three_for_one, record(_WORK))
 
 
 class ArrayHeuristic(ArrayScoring):
@@ -170,10 +193,8 @@ class ArrayHeuristic(ArrayScoring):
     def candidates(self, games: ArrayHeisseLuft, which: Any) -> tuple[np.ndarray, ...]:
         which = _which(games, which)
         three_for_one = bool(games.options["three_for_one"])
-        legal, top, counts = _candidates_of(
-            which, games.table, three_for_one, self.code, self.agent.tolerance
-        )
-        return legal, top, counts
+        tolerance, work = self.agent.tolerance, record(_WORK)
+        return _candidates_of(which, games.table, three_for_one, self.code, tolerance, work)
 
 
 class ArrayStyle(ArrayHeuristic):
@@ -196,8 +217,8 @@ def view_game(view: dict[str, Any]) -> tuple[np.ndarray, bool]:
     it)."""
     scratch = _SCRATCH.__dict__
     if "table" not in scratch:
-        table = np.zeros(1, dtype=RECORD).view(np.recarray)  # the engine's kind of table
-        scratch["table"], scratch["words"] = table, table.view(np.ndarray).view(np.int64)
+        scratch["table"], scratch["work"] = record(RECORD), record(_WORK)
+        scratch["words"] = scratch["table"].view(np.ndarray).view(np.int64)
     words = scratch["words"]
     words[:] = 0
     me = view["player"]
@@ -245,7 +266,7 @@ def view_game(view: dict[str, Any]) -> tuple[np.ndarray, bool]:
 
 
 _AT = {name: RECORD.fields[name][1] // 8 for name in RECORD.names}  # int64 offsets
-_SCRATCH = threading.local()  # each thread's one-game table, rewritten at every decision
+_SCRATCH = threading.local()  # each thread's one-game table and scratch, rewritten each time
 assert [_AT[name] for name in ("current", "phase", "hands", "hand_size", "revealed")] == [
     0, 1, 2, 4, 6
 ]  # fmt: skip
@@ -316,25 +337,28 @@ def view_top(view: dict[str, Any], code: int, tolerance: float) -> np.ndarray:
     """The best-scored legal actions (ascending) of agent ``code`` (:data:`HEURISTIC` or a
     style's) for the seat to move in ``view``'s position."""
     table, three_for_one = view_game(view)
+    work = _SCRATCH.work
     if code != HEURISTIC or view["current_player"] is None:
-        _, top, counts = _candidates_of(_FIRST, table, three_for_one, code, tolerance)
+        _, top, counts = _candidates_of(_FIRST, table, three_for_one, code, tolerance, work)
         return top[0, : counts[0, 1]]
     top = np.empty(_SLOTS, dtype=np.int64)
     entry = _play_top if view["phase"] == PHASES[PLAY] else _other_top
-    return top[: entry(table, three_for_one, float(tolerance), top)]
+    return top[: entry(table, three_for_one, float(tolerance), work, top)]
 
 
 def view_policy_input(observation: np.ndarray, view: dict[str, Any]) -> np.ndarray:
     """The packed policy input of ``view``'s seat (``features.policy_input``)."""
     table, three_for_one = view_game(view)
-    out = np.empty((1, SPEC.input_size), dtype=np.float32)
-    observations = np.asarray(observation, dtype=np.float32).reshape(1, _OBSERVATION)
-    seats = np.array([view["player"]], dtype=np.int64)
-    _fill(_FIRST, seats, observations, out, table, three_for_one)
-    return out[0]
+    out = np.zeros(SPEC.input_size, dtype=np.float32)
+    out[:_OBSERVATION] = observation
+    out[_IDS:] = -1.0
+    if view["current_player"] == view["player"]:
+        entry = _play_rows if view["phase"] == PHASES[PLAY] else _other_rows
+        entry(table, three_for_one, _SCRATCH.work, out)
+    return out
 
 
-def _candidates_of(which, table, three_for_one, code, tolerance) -> tuple[np.ndarray, ...]:
+def _candidates_of(which, table, three_for_one, code, tolerance, work) -> tuple[np.ndarray, ...]:
     """``(legal, top, counts)`` (``ScoringAgent.draw_many``) of agent ``code`` in games
     ``which``; a game that is over is a ``ValueError``. The heuristic and the styles have a
     kernel each: a heuristic's first decision compiles only its own."""
@@ -344,9 +368,9 @@ def _candidates_of(which, table, three_for_one, code, tolerance) -> tuple[np.nda
     counts = np.empty((k, 2), dtype=np.int64)  # legal moves, best-scored moves
     tolerance = float(tolerance)
     if code == HEURISTIC:
-        over = _best(which, table, three_for_one, tolerance, legal, top, counts)
+        over = _best(which, table, three_for_one, tolerance, work, legal, top, counts)
     else:
-        over = _style_best(which, table, three_for_one, code, tolerance, legal, top, counts)
+        over = _style_best(which, table, three_for_one, code, tolerance, work, legal, top, counts)
     if over >= 0:
         raise ValueError(f"game {which[over]} is over: nobody is to move")
     return legal, top, counts
@@ -364,7 +388,7 @@ def _which(games: ArrayHeisseLuft, which: Any) -> np.ndarray:
     return which
 
 
-# -- kernels: the heuristic's table --------------------------------------------------------------
+# -- kernels: the heuristic -----------------------------------------------------------------------
 
 
 @kernel
@@ -410,33 +434,6 @@ def _potential(h0, h1, h2, h3, trophies, awarded, three_for_one):
 
 
 @kernel
-def _supply(suit, on_stage, supply):
-    """The cards of ``suit`` on no stage (``on_stage``: a bit set of cards), what can still
-    fill slots: their mean value into ``supply[0, suit]`` (the middle value if none) and their
-    variance into ``supply[1, suit]``; returns their number. Ascending values, summed left to
-    right."""
-    start, end = _SUIT_START[suit], _SUIT_START[suit] + _SUIT_SIZE[suit]
-    n = 0
-    total = 0
-    for c in range(start, end):
-        if not on_stage >> c & 1:
-            n += 1
-            total += _VALUE[c]
-    if n == 0:
-        supply[0, suit] = MIDDLE
-        supply[1, suit] = 0.0
-        return 0
-    mean = total / n
-    spread = 0.0
-    for c in range(start, end):
-        if not on_stage >> c & 1:
-            spread += (_VALUE[c] - mean) * (_VALUE[c] - mean)
-    supply[0, suit] = mean
-    supply[1, suit] = spread / n
-    return n
-
-
-@kernel
 def _chance(diff, spread):
     """P(we win) from the expected oriented difference and its variance: Φ(diff / spread),
     with the C library's erf."""
@@ -444,16 +441,30 @@ def _chance(diff, spread):
 
 
 @kernel
-def _read_table(r, me, three_for_one, sign, slots, sums, missing, terms, supply, count):
-    """What the heuristic reads from seat ``me``'s view of game ``r`` (HL-8), per stage ``s``
-    from our side (side 0 ours): ``sign[s]`` +1 mountain, −1 lowland (HL-4.2), 0 out of play;
-    ``sums[s]``; ``missing[s, side, suit]`` the open slots and ``slots[s]`` their number; and
-    ``terms[s]`` (:func:`_stage_terms`). Per suit, of its cards not on a stage (what can still
-    fill slots): ``count``, and ``supply[:, suit]`` their mean and variance
-    (:func:`_supply`). Returns the bit sets of our hand, the discard pile, the opponent's
-    shown cards (HL-3.4) and the unseen cards, the number unseen and the opponent's hidden
-    cards."""
+def _awarded(r):
+    """The suits whose trophies are taken, a bit set (an int64: a literal 0 would type the
+    callers' arguments apart)."""
+    awarded = np.int64(0)
+    for suit in range(4):
+        if r.owner[suit] >= 0:
+            awarded |= 1 << suit
+    return awarded
+
+
+@kernel
+def _read_table(r, me, three_for_one, w):
+    """What the heuristic reads from seat ``me``'s view of game ``r`` (HL-8) into ``w``
+    (:data:`_WORK`), each stage from our side: its sign (HL-4.2), sums, missing slots and their
+    number, and its terms (heuristic_luft's docstring); per suit, of its cards on no stage
+    (what can still fill slots), their mean value (the middle one if none), variance and
+    count. A stage's stake is our potential's gain plus the opponent's (:func:`_potential`),
+    cut to a sixth when suit counting blocks it (HL-3.1: the stages with fewer open slots,
+    then the lower ones, take the cards off the stages first). Returns the bit sets of our
+    hand, the discard pile, the opponent's shown cards (HL-3.4) and the unseen cards, the
+    number unseen and the opponent's hidden cards."""
     opp = 1 - me
+    sign, slots, sums, missing, terms = w.sign, w.slots, w.sums, w.missing, w.terms
+    supply, count = w.supply, w.count
     # each field read once: its every access would be typed and lowered anew
     in_play, terrain, need, have = r.in_play, r.terrain, r.need, r.have
     stage_sums, side_size, sides = r.sums, r.side_size, r.sides
@@ -474,9 +485,77 @@ def _read_table(r, me, three_for_one, sign, slots, sums, missing, terms, supply,
             for k in range(side_size[s, side]):
                 on_stage |= np.int64(1) << sides[s, side, k]
         slots[s] = open_slots
-    for suit in range(4):
-        count[suit] = _supply(suit, on_stage, supply)
-    _stage_terms(r, me, three_for_one, sign, slots, sums, missing, terms, supply, count)
+    for suit in range(4):  # ascending values, summed left to right
+        start, end = _SUIT_START[suit], _SUIT_START[suit] + _SUIT_SIZE[suit]
+        n = 0
+        total = 0
+        for c in range(start, end):
+            if not on_stage >> c & 1:
+                n += 1
+                total += _VALUE[c]
+        count[suit] = n
+        mean = total / n if n else float(MIDDLE)
+        spread = 0.0
+        for c in range(start, end):
+            if not on_stage >> c & 1:
+                spread += (_VALUE[c] - mean) * (_VALUE[c] - mean)
+        supply[0, suit] = mean
+        supply[1, suit] = spread / n if n else 0.0
+    awarded = _awarded(r)
+    mine, theirs = r.won[me], r.won[opp]
+    ours_t, theirs_t = r.trophy_count[me], r.trophy_count[opp]
+    ours_now = _potential(mine[0], mine[1], mine[2], mine[3], ours_t, awarded, three_for_one)
+    theirs_now = _potential(
+        theirs[0], theirs[1], theirs[2], theirs[3], theirs_t, awarded, three_for_one
+    )
+    left = count  # the supply by suit, taken stage by stage (used up here)
+    taken = 0  # the stages counted so far, a bit set
+    for _ in range(NUM_STAGES):
+        s = -1  # the next stage in play by (open slots, index)
+        for x in range(NUM_STAGES):
+            if sign[x] != 0 and not taken >> x & 1 and (s < 0 or slots[x] < slots[s]):
+                s = x
+        if s < 0:
+            break
+        taken |= 1 << s
+        blocked = False
+        for suit in range(4):
+            if missing[s, 0, suit] + missing[s, 1, suit] > left[suit]:
+                blocked = True
+        if not blocked:
+            for suit in range(4):
+                left[suit] -= missing[s, 0, suit] + missing[s, 1, suit]
+        prizes = need[s]
+        ours = _potential(
+            mine[0] + prizes[0],
+            mine[1] + prizes[1],
+            mine[2] + prizes[2],
+            mine[3] + prizes[3],
+            ours_t,
+            awarded,
+            three_for_one,
+        )
+        stake = (ours - ours_now) + _potential(
+            theirs[0] + prizes[0],
+            theirs[1] + prizes[1],
+            theirs[2] + prizes[2],
+            theirs[3] + prizes[3],
+            theirs_t,
+            awarded,
+            three_for_one,
+        )
+        stake -= theirs_now
+        lean = 0.0  # sums of four terms, left to right
+        for suit in range(4):
+            lean += (missing[s, 0, suit] - missing[s, 1, suit]) * supply[0, suit]
+        spread = 0.0
+        for suit in range(4):
+            spread += (missing[s, 0, suit] + missing[s, 1, suit]) * supply[1, suit]
+        diff = sign[s] * ((sums[s, 0] - sums[s, 1]) + lean)
+        terms[s, 0] = diff
+        terms[s, 1] = spread
+        terms[s, 2] = stake * (BLOCKED_FACTOR if blocked else 1.0)
+        terms[s, 3] = _chance(diff, spread)
     hand = r.hands[me]
     discard = np.int64(0)
     for k in range(r.discard_size):
@@ -495,87 +574,13 @@ def _read_table(r, me, three_for_one, sign, slots, sums, missing, terms, supply,
 
 
 @kernel
-def _stage_terms(r, me, three_for_one, sign, slots, sums, missing, terms, supply, count):
-    """``terms[s]`` = (oriented expected difference, spread, stake, P(win) now) of each stage in
-    play (heuristic_luft's docstring). The stake is our potential's gain plus the opponent's
-    (:func:`_potential`), cut to a sixth when suit counting blocks the stage (HL-3.1: the
-    stages with fewer open slots, then the lower ones, take the cards off the stages
-    first)."""
-    opp = 1 - me
-    awarded = np.int64(0)  # not the literal 0: a call typed with it would compile twice
-    for suit in range(4):
-        if r.owner[suit] >= 0:
-            awarded |= 1 << suit
-    mine = r.won[me]
-    theirs = r.won[opp]
-    ours_t, theirs_t = r.trophy_count[me], r.trophy_count[opp]
-    ours_now = _potential(mine[0], mine[1], mine[2], mine[3], ours_t, awarded, three_for_one)
-    theirs_now = _potential(
-        theirs[0], theirs[1], theirs[2], theirs[3], theirs_t, awarded, three_for_one
-    )
-    left = count  # the supply by suit, taken stage by stage (scratch, used up here)
-    taken = 0  # the stages counted so far, a bit set
-    for _ in range(NUM_STAGES):
-        s = -1  # the next stage in play by (open slots, index)
-        for x in range(NUM_STAGES):
-            if sign[x] != 0 and not taken >> x & 1 and (s < 0 or slots[x] < slots[s]):
-                s = x
-        if s < 0:
-            break
-        taken |= 1 << s
-        blocked = False
-        for suit in range(4):
-            if missing[s, 0, suit] + missing[s, 1, suit] > left[suit]:
-                blocked = True
-        if not blocked:
-            for suit in range(4):
-                left[suit] -= missing[s, 0, suit] + missing[s, 1, suit]
-        need = r.need[s]
-        gain = (
-            _potential(
-                mine[0] + need[0],
-                mine[1] + need[1],
-                mine[2] + need[2],
-                mine[3] + need[3],
-                ours_t,
-                awarded,
-                three_for_one,
-            )
-            - ours_now
-        )
-        stake = (
-            gain
-            + _potential(
-                theirs[0] + need[0],
-                theirs[1] + need[1],
-                theirs[2] + need[2],
-                theirs[3] + need[3],
-                theirs_t,
-                awarded,
-                three_for_one,
-            )
-            - theirs_now
-        )
-        lean = 0.0  # sums of four terms, left to right
-        for suit in range(4):
-            lean += (missing[s, 0, suit] - missing[s, 1, suit]) * supply[0, suit]
-        spread = 0.0
-        for suit in range(4):
-            spread += (missing[s, 0, suit] + missing[s, 1, suit]) * supply[1, suit]
-        diff = sign[s] * ((sums[s, 0] - sums[s, 1]) + lean)
-        terms[s, 0] = diff
-        terms[s, 1] = spread
-        terms[s, 2] = stake * (BLOCKED_FACTOR if blocked else 1.0)
-        terms[s, 3] = _chance(diff, spread)
-
-
-@kernel
-def _last_slot(card, side, s, sign, sums, missing, hand, discard, known, unseen, count, hidden):
-    """P(we win) stage ``s`` left with one open slot after we place
-    ``card`` on ``side`` (0 ours), the opponent to move. They complete it if they can win it
-    (HL-4.3: a tie is then theirs) — surely with a shown card that does, else by the chance that
-    their hidden cards hold one; otherwise we complete it with a card that wins for us. The
-    power is the C library's of two doubles, as Python's float ** int."""
+def _last_slot(card, side, s, w, hand, discard, known, unseen, count, hidden):
+    """P(we win) stage ``s`` left with one open slot after we place ``card`` on ``side`` (0
+    ours), the opponent to move. They complete it if they can win it (HL-4.3: a tie is then
+    theirs) — surely with a shown card that does, else by the chance that their hidden cards
+    hold one; otherwise we complete it with a card that wins for us. The power is the C
+    library's of two doubles, as Python's float ** int."""
+    sign, sums, missing = w.sign, w.sums, w.missing
     value = _VALUE[card]
     played = _SUIT[card]
     ours_sum = sums[s, 0] + (value if side == 0 else 0)
@@ -618,53 +623,25 @@ def _last_slot(card, side, s, sign, sums, missing, hand, discard, known, unseen,
 
 
 @kernel
-def _decision(r, me, three_for_one, work, actions, numbers):
-    """The legal actions of seat ``me`` to move in game record ``r``, ascending by action id as
-    the view lists them (``actions[:n]``), and ``numbers[i, 3]`` the heuristic's score of each
-    — the score of the feature rows: a placement's score (with
-    ``numbers[i, :3]`` its stake, P now and P after), 1 for the exchange pick or "done" that
-    the heuristic's exchange takes (:func:`_exchange_choice`) and 0 for the others, a trophy
-    decision's :func:`_trophy_scores`. ``work``: :func:`_work`'s scratch. Returns ``n``."""
+def _decision(r, me, three_for_one, w):
+    """The legal actions of seat ``me`` to move in game record ``r``, ascending by action id
+    as the view lists them, into ``w.actions[:n]``, and ``w.numbers[i, 3]`` the heuristic's
+    score of each: a placement's (:func:`_placements`), 1 for the exchange pick or "done"
+    that the heuristic's exchange takes (:func:`_exchange_choice`) and 0 for the others, a
+    trophy decision's :func:`_trophy_scores`. Returns ``n``."""
     if r.phase == PLAY:
-        return _play_decision(r, me, three_for_one, work, actions, numbers)
-    return _other_decision(r, me, three_for_one, work, actions, numbers)
+        return _placements(r, me, three_for_one, w)
+    return _other_decision(r, me, three_for_one, w)
 
 
 @kernel
-def _play_decision(r, me, three_for_one, work, actions, numbers):
-    """:func:`_decision` where seat ``me`` is placing a card (HL-3.1): its own kernel, so that
-    a first placement compiles no exchange or trophy code."""
-    sign, slots, sums, missing, terms, supply, count, throw = work
-    hand, discard, known, unseen, unseen_count, hidden = _read_table(
-        r, me, three_for_one, sign, slots, sums, missing, terms, supply, count
-    )
-    return _plays(work, hand, discard, known, unseen, unseen_count, hidden, actions, numbers)
-
-
-@kernel
-def _other_decision(r, me, three_for_one, work, actions, numbers):
-    """:func:`_decision` in an exchange (HL-3.4) or a trophy decision (HL-6)."""
-    sign, slots, sums, missing, terms, supply, count, throw = work
-    hand, discard, known, unseen, unseen_count, hidden = _read_table(
-        r, me, three_for_one, sign, slots, sums, missing, terms, supply, count
-    )
-    n = _other_legal(r, me, three_for_one, actions)
-    if r.phase == EXCHANGE:
-        m = _exchange_throw(hand, unseen, sign, missing, throw)
-        choice = _exchange_choice(r, throw, m, actions, n)
-        for i in range(n):
-            numbers[i, 3] = 1.0 if actions[i] == choice else 0.0
-    else:
-        _trophy_scores(r, me, three_for_one, actions, n, numbers)
-    return n
-
-
-@kernel
-def _plays(work, hand, discard, known, unseen, unseen_count, hidden, actions, numbers):
-    """The heuristic's terms and score of every legal placement (HL-3.1: a hand
-    card on a side of a stage in play that lacks a card of its suit), ascending by action id:
-    ``actions[:n]`` and ``numbers[i]`` = (stake, P now, P after, score). Returns ``n``."""
-    sign, slots, sums, missing, terms, supply, count, throw = work
+def _placements(r, me, three_for_one, w):
+    """:func:`_decision` where seat ``me`` is placing a card (HL-3.1: a hand card on a side of
+    a stage in play that lacks a card of its suit), ``w.numbers[i]`` = (stake, P now, P after,
+    score): its own kernel, so that a first placement compiles no exchange or trophy code."""
+    hand, discard, known, unseen, unseen_count, hidden = _read_table(r, me, three_for_one, w)
+    sign, slots, sums, missing, terms = w.sign, w.slots, w.sums, w.missing, w.terms
+    supply, actions, numbers = w.supply, w.actions, w.numbers
     n = 0
     for card in range(NUM_CARDS):
         if not hand >> card & 1:
@@ -683,20 +660,8 @@ def _plays(work, hand, discard, known, unseen, unseen_count, hidden, actions, nu
                     final = sums[s, 0] - sums[s, 1] + (value if side == 0 else -value)
                     after = 1.0 if sign[s] * final >= 0 else 0.0
                 elif left == 1:
-                    after = _last_slot(
-                        card,
-                        side,
-                        s,
-                        sign,
-                        sums,
-                        missing,
-                        hand,
-                        discard,
-                        known,
-                        unseen,
-                        unseen_count,
-                        hidden,
-                    )
+                    args = (hand, discard, known, unseen, unseen_count, hidden)
+                    after = _last_slot(card, side, s, w, *args)
                 else:
                     shift = sign[s] * (value - supply[0, suit])
                     moved = diff + shift if side == 0 else diff - shift
@@ -711,11 +676,28 @@ def _plays(work, hand, discard, known, unseen, unseen_count, hidden, actions, nu
 
 
 @kernel
-def _exchange_throw(hand, unseen, sign, missing, throw):
+def _other_decision(r, me, three_for_one, w):
+    """:func:`_decision` in an exchange (HL-3.4) or a trophy decision (HL-6)."""
+    actions, numbers = w.actions, w.numbers
+    n = _other_legal(r, me, three_for_one, actions)
+    if r.phase != EXCHANGE:
+        _trophy_scores(r, me, three_for_one, w, n)
+        return n
+    hand, _, _, unseen, _, _ = _read_table(r, me, three_for_one, w)
+    m = _exchange_throw(hand, unseen, w)
+    choice = _exchange_choice(r, w.throw, m, actions, n)
+    for i in range(n):
+        numbers[i, 3] = 1.0 if actions[i] == choice else 0.0
+    return n
+
+
+@kernel
+def _exchange_throw(hand, unseen, w):
     """The heuristic's throw (HL-3.4, no card fits): the hand by distance from 7, then card;
     the cards at most four from 7 go, at most four of them, else the one nearest 7 — only that
-    one when no unseen card is of a suit some stage still needs. ``throw[:m]``, then −1;
+    one when no unseen card is of a suit some stage still needs. ``w.throw[:m]``, then −1;
     returns m."""
+    sign, missing, throw = w.sign, w.missing, w.throw
     m = 0
     for card in range(NUM_CARDS):  # the hand, inserted by (|value − 7|, card)
         if not hand >> card & 1:
@@ -749,7 +731,7 @@ def _exchange_throw(hand, unseen, sign, missing, throw):
 
 @kernel
 def _exchange_choice(r, throw, m, legal, n):
-    """The heuristic's exchange move: the next card of the throw not picked yet, else "done" once
+    """An exchange move: the next card of ``throw[:m]`` not picked yet, else "done" once
     something is picked, else the first legal action."""
     for k in range(m):
         card = throw[k]
@@ -783,20 +765,18 @@ def _claimable(held, awarded, three_for_one):
 
 
 @kernel
-def _trophy_scores(r, me, three_for_one, legal, n, numbers):
-    """The heuristic's trophy scores (HL-6) into ``numbers[:n, 3]``: stop 0; our second
-    trophy 10 (HL-7.1); −1 for a claim whose awarded suit lets the opponent pay for their
-    second trophy three for one (HL-6.2) where they could not before; else 1 + our potential
-    after paying (``trophy_payment``: its own suit first, then three of the awarded suit held
-    most, ties ♥ ♦ ♣ ♠) − theirs."""
+def _trophy_scores(r, me, three_for_one, w, n):
+    """The heuristic's trophy scores (HL-6) of ``w.actions[:n]`` into ``w.numbers[:n, 3]``:
+    stop 0; our second trophy 10 (HL-7.1); −1 for a claim whose awarded suit lets the opponent
+    pay for their second trophy three for one (HL-6.2) where they could not before; else 1 +
+    our potential after paying (``trophy_payment``: its own suit first, then three of the
+    awarded suit held most, ties ♥ ♦ ♣ ♠) − theirs."""
     opp = 1 - me
+    legal, numbers = w.actions, w.numbers
     mine, theirs = r.trophy_count[me], r.trophy_count[opp]
     held, their_held = r.won[me], r.won[opp]
-    awarded = np.int64(0)  # not the literal 0: a call typed with it would compile twice
-    for suit in range(4):
-        if r.owner[suit] >= 0:
-            awarded |= 1 << suit
-    left = np.empty(4, dtype=np.int64)
+    awarded = _awarded(r)
+    left = w.count  # the prize cards left after paying
     for i in range(n):
         if legal[i] == STOP_CLAIMING:
             numbers[i, 3] = 0.0
@@ -824,36 +804,8 @@ def _trophy_scores(r, me, three_for_one, legal, n, numbers):
                     source, most = x, left[x]
             left[source] -= THREE_FOR_ONE
         ours = _potential(left[0], left[1], left[2], left[3], mine + 1, after, three_for_one)
-        numbers[i, 3] = (
-            1.0
-            + ours
-            - _potential(
-                their_held[0],
-                their_held[1],
-                their_held[2],
-                their_held[3],
-                theirs,
-                after,
-                three_for_one,
-            )
-        )
-
-
-@kernel
-def _work():
-    """Scratch for :func:`_decision`, made once per kernel call: per stage sign, open slots,
-    sums (ours, theirs), missing (side, suit) and terms; per suit the supply's mean and
-    variance, and its count; the exchange's throw."""
-    return (
-        np.zeros(NUM_STAGES, dtype=np.int64),
-        np.zeros(NUM_STAGES, dtype=np.int64),
-        np.zeros((NUM_STAGES, 2), dtype=np.int64),
-        np.zeros((NUM_STAGES, 2, 4), dtype=np.int64),
-        np.zeros((NUM_STAGES, 4)),
-        np.zeros((2, 4)),
-        np.zeros(4, dtype=np.int64),
-        np.zeros(NUM_CARDS, dtype=np.int64),
-    )
+        h0, h1, h2, h3 = their_held[0], their_held[1], their_held[2], their_held[3]
+        numbers[i, 3] = 1.0 + ours - _potential(h0, h1, h2, h3, theirs, after, three_for_one)
 
 
 @kernel
@@ -904,22 +856,18 @@ def _outside(indices, n):
 
 
 @kernel
-def _play_scores(which, t, three_for_one, out):
+def _play_scores(which, t, three_for_one, work, out):
     """``out[j, action]``: the score of each legal placement in game ``which[j]``."""
-    work = _work()
-    actions = np.zeros(_SLOTS, dtype=np.int64)
-    numbers = np.zeros((_SLOTS, 4))
+    w = work[0]
     for j in range(which.shape[0]):
         r = t[which[j]]
-        if r.current < 0 or r.phase != PLAY:
-            continue
-        n = _decision(r, r.current, three_for_one, work, actions, numbers)
-        for i in range(n):
-            out[j, actions[i]] = numbers[i, 3]
+        if r.current >= 0 and r.phase == PLAY:
+            for i in range(_placements(r, r.current, three_for_one, w)):
+                out[j, w.actions[i]] = w.numbers[i, 3]
 
 
 @kernel
-def _best(which, t, three_for_one, tolerance, legal, top, counts):
+def _best(which, t, three_for_one, tolerance, work, legal, top, counts):
     """``ScoringAgent.best`` but its draw, per decision: ``legal[j, :c]`` the ``c`` legal
     actions ascending (as the view lists them), ``top[j, :b]`` those scoring at least the best
     score less ``tolerance``, ``counts[j]`` = (c, b). The exchange's one choice scores 1, the
@@ -928,44 +876,38 @@ def _best(which, t, three_for_one, tolerance, legal, top, counts):
     for j in range(which.shape[0]):
         if t[which[j]].current < 0:
             return j
-    work = _work()
-    numbers = np.zeros((_SLOTS, 4))
+    w = work[0]
     for j in range(which.shape[0]):
         r = t[which[j]]
-        n = _decision(r, r.current, three_for_one, work, legal[j], numbers)
+        n = _decision(r, r.current, three_for_one, w)
+        for i in range(n):
+            legal[j, i] = w.actions[i]
         counts[j, 0] = n
-        counts[j, 1] = _top(n, legal[j], numbers, tolerance, top[j])
+        counts[j, 1] = _top(n, w, tolerance, top[j])
     return -1
 
 
 @kernel
-def _play_top(t, three_for_one, tolerance, top):
+def _play_top(t, three_for_one, tolerance, work, top):
     """The heuristic's best-scored placements in game 0 of ``t``, whose seat to move is placing
     a card (HL-3.1), into ``top`` (as :func:`_best`); returns their number. One decision from
     a view: this entry compiles only the placements' code."""
-    work = _work()
-    legal = np.zeros(_SLOTS, dtype=np.int64)
-    numbers = np.zeros((_SLOTS, 4))
-    r = t[0]
-    n = _play_decision(r, r.current, three_for_one, work, legal, numbers)
-    return _top(n, legal, numbers, tolerance, top)
+    w, r = work[0], t[0]
+    return _top(_placements(r, r.current, three_for_one, w), w, tolerance, top)
 
 
 @kernel
-def _other_top(t, three_for_one, tolerance, top):
+def _other_top(t, three_for_one, tolerance, work, top):
     """:func:`_play_top` for an exchange or a trophy decision: compiled when first needed."""
-    work = _work()
-    legal = np.zeros(_SLOTS, dtype=np.int64)
-    numbers = np.zeros((_SLOTS, 4))
-    r = t[0]
-    n = _other_decision(r, r.current, three_for_one, work, legal, numbers)
-    return _top(n, legal, numbers, tolerance, top)
+    w, r = work[0], t[0]
+    return _top(_other_decision(r, r.current, three_for_one, w), w, tolerance, top)
 
 
 @kernel
-def _top(n, legal, numbers, tolerance, top):
-    """The actions of ``legal[:n]`` whose score ``numbers[i, 3]`` is at least the best less
-    ``tolerance``, in order, into ``top``; returns their number."""
+def _top(n, w, tolerance, top):
+    """The actions of ``w.actions[:n]`` whose score ``w.numbers[i, 3]`` is at least the best
+    less ``tolerance``, in order, into ``top``; returns their number."""
+    actions, numbers = w.actions, w.numbers
     best = numbers[0, 3]
     for i in range(1, n):
         best = max(best, numbers[i, 3])
@@ -973,7 +915,7 @@ def _top(n, legal, numbers, tolerance, top):
     b = 0
     for i in range(n):
         if numbers[i, 3] >= threshold:
-            top[b] = legal[i]
+            top[b] = actions[i]
             b += 1
     return b
 
@@ -990,8 +932,8 @@ def _fit(sign, value, side):
 
 @kernel
 def _completion(slots, sign, sums, value, side):
-    """+1 if the card completes the stage and wins it (a tie is ours,
-    HL-4.3), −1 if it completes it and loses, 0 if the stage stays open."""
+    """+1 if the card completes the stage and wins it (a tie is ours, HL-4.3), −1 if it
+    completes it and loses, 0 if the stage stays open."""
     if slots != 1:
         return 0
     diff = sums[0] - sums[1] + (value if side == 0 else -value)
@@ -1000,8 +942,8 @@ def _completion(slots, sign, sums, value, side):
 
 @kernel
 def _surely_lost(s, sign, sums, missing, on_stage):
-    """Whether the opponent's side of stage ``s`` is complete and even the best
-    cards of the suits our side still needs, among those on no stage, cannot reach a tie."""
+    """Whether the opponent's side of stage ``s`` is complete and even the best cards of the
+    suits our side still needs, among those on no stage, cannot reach a tie."""
     for suit in range(4):
         if missing[s, 1, suit] != 0:
             return False
@@ -1057,19 +999,19 @@ def _throw(style, hand, target, throw):
     for c in range(NUM_CARDS):
         if not hand >> c & 1:
             continue
-        if style == 2 and _SUIT[c] == target:
+        if style == TROPHY_RUSHER and _SUIT[c] == target:
             continue
-        key = _VALUE[c] if style == 3 else _DISTANCE[c]
+        key = _VALUE[c] if style == HIGH_HOARDER else _DISTANCE[c]
         i = n
         while i > 0:  # insertion sort: stable
             other = throw[i - 1]
-            if (_VALUE[other] if style == 3 else _DISTANCE[other]) <= key:
+            if (_VALUE[other] if style == HIGH_HOARDER else _DISTANCE[other]) <= key:
                 break
             throw[i] = other
             i -= 1
         throw[i] = c
         n += 1
-    if style == 2:  # the rusher keeps its suit: the rest, or the hand's first card
+    if style == TROPHY_RUSHER:  # the rusher keeps its suit: the rest, or the hand's first card
         if n == 0:
             for c in range(NUM_CARDS):
                 if hand >> c & 1:
@@ -1079,56 +1021,36 @@ def _throw(style, hand, target, throw):
     kept = 0
     for i in range(n):
         value = _VALUE[throw[i]]
-        if (style == 3 and value < 7) or (style != 3 and 5 <= value <= 9):
+        if (style == HIGH_HOARDER and value < 7) or (style != HIGH_HOARDER and 5 <= value <= 9):
             throw[kept] = throw[i]
             kept += 1
     return kept if kept else min(n, 1)
 
 
 @kernel
-def _style_best(which, t, three_for_one, style, tolerance, legal, top, counts):
+def _style_best(which, t, three_for_one, style, tolerance, work, legal, top, counts):
     """:func:`_best` for style ``style`` (its class's ``code``): a placement (HL-3.1) scored
     as the style plays (styles_luft's docstring), ties within ``tolerance`` kept; an exchange
     (HL-3.4) the first card of :func:`_throw` not picked yet, else "done"; a trophy (HL-6)
-    the style's claim (the rusher its suit, the others the dearest).
-    Returns the first ``j`` whose game is over (nothing decided), else −1."""
+    the style's claim (the rusher its suit, the others the dearest)."""
     for j in range(which.shape[0]):
         if t[which[j]].current < 0:
             return j
-    sign = np.zeros(NUM_STAGES, dtype=np.int64)
-    slots = np.zeros(NUM_STAGES, dtype=np.int64)
-    sums = np.zeros((NUM_STAGES, 2), dtype=np.int64)
-    missing = np.zeros((NUM_STAGES, 2, 4), dtype=np.int64)
-    scores = np.zeros(_SLOTS)
-    throw = np.zeros(NUM_CARDS, dtype=np.int64)
+    w = work[0]
+    sign, slots, sums, missing = w.sign, w.slots, w.sums, w.missing
+    actions, numbers = w.actions, w.numbers
     for j in range(which.shape[0]):
         r = t[which[j]]
         me = r.current
-        counts[j, 1] = 1
+        target = _rush_target(r, me) if style == TROPHY_RUSHER else -1
         if r.phase != PLAY:
             n = _other_legal(r, me, three_for_one, legal[j])
-            counts[j, 0] = n
-            target = _rush_target(r, me) if style == 2 else -1
             if r.phase == EXCHANGE:
-                m = min(_throw(style, r.hands[me], target, throw), MAX_EXCHANGE)
-                choice = -1
-                for i in range(m):
-                    picked = False
-                    for k in range(r.selection_size):
-                        picked |= r.selection[k] == throw[i]
-                    for a in range(n):
-                        if not picked and legal[j, a] == EXCHANGE_PICK + throw[i]:
-                            choice = legal[j, a]
-                    if choice >= 0:
-                        break
-                if choice < 0:
-                    choice = legal[j, 0]
-                    for a in range(n):
-                        if legal[j, a] == EXCHANGE_DONE:
-                            choice = EXCHANGE_DONE
+                m = min(_throw(style, r.hands[me], target, w.throw), MAX_EXCHANGE)
+                choice = _exchange_choice(r, w.throw, m, legal[j], n)
             elif n == 1:
                 choice = STOP_CLAIMING  # HL-6.4 nothing to claim
-            elif style == 2:  # the rushed suit first, else the first claim
+            elif style == TROPHY_RUSHER:  # the rushed suit first, else the first claim
                 choice = legal[j, 0]
                 for a in range(n - 1):
                     if legal[j, a] == CLAIM_TROPHY + target:
@@ -1138,6 +1060,8 @@ def _style_best(which, t, three_for_one, style, tolerance, legal, top, counts):
                 for a in range(1, n - 1):
                     if _PRICE[legal[j, a] - CLAIM_TROPHY] > _PRICE[choice - CLAIM_TROPHY]:
                         choice = legal[j, a]
+            counts[j, 0] = n
+            counts[j, 1] = 1
             top[j, 0] = choice
             continue
         on_stage = np.int64(0)
@@ -1157,7 +1081,6 @@ def _style_best(which, t, three_for_one, style, tolerance, legal, top, counts):
                     missing[s, side, suit] = r.need[s, suit] - r.have[s, seat, suit]
                     open_slots += missing[s, side, suit]
             slots[s] = open_slots
-        target = _rush_target(r, me) if style == 2 else -1
         hand = r.hands[me]
         n = 0
         for card in range(NUM_CARDS):
@@ -1172,19 +1095,19 @@ def _style_best(which, t, three_for_one, style, tolerance, legal, top, counts):
                         continue
                     done = _completion(slots[s], sign[s], sums[s], value, side)
                     fit = _fit(sign[s], value, side)
-                    if style == 0:  # BeginnerAdvice
+                    if style == BEGINNER:
                         if done != 0:
                             score = 100.0 + (s + 1) if done > 0 else -100.0
                         elif side == 0 and _surely_lost(s, sign, sums, missing, on_stage):
                             score = 20.0 + MAX_VALUE - value  # low cards to waste
                         else:
                             score = 10.0 * fit - (3.0 if side else 0.0)
-                    elif style == 1:  # GreedyStageFinisher
+                    elif style == STAGE_FINISHER:
                         if done != 0:
                             score = 1000.0 + (s + 1) if done > 0 else -1000.0
                         else:
                             score = -10.0 * slots[s] + 5.0 * fit
-                    elif style == 2:  # TrophyRusher
+                    elif style == TROPHY_RUSHER:
                         prizes = 0
                         for k in range(s + 1):
                             prizes += r.prizes[s, k] == target
@@ -1193,42 +1116,30 @@ def _style_best(which, t, three_for_one, style, tolerance, legal, top, counts):
                             score = 50.0 * weight * done
                         else:
                             score = weight * fit * (1.0 if side == 0 else 0.8)
-                    else:  # HighCardHoarder
+                    else:  # HIGH_HOARDER
                         score = -value + 3.0 * fit + 40.0 * done
                         if value >= HIGH and done <= 0:
                             score -= 30.0
-                    legal[j, n] = 8 * card + 2 * s + side
-                    scores[n] = score
+                    actions[n] = 8 * card + 2 * s + side
+                    numbers[n, 3] = score
+                    legal[j, n] = actions[n]
                     n += 1
         counts[j, 0] = n
-        best = scores[0]
-        for i in range(1, n):
-            best = max(best, scores[i])
-        b = 0
-        for i in range(n):
-            if scores[i] >= best - tolerance:
-                top[j, b] = legal[j, i]
-                b += 1
-        counts[j, 1] = b
+        counts[j, 1] = _top(n, w, tolerance, top[j])
     return -1
 
 
+# -- kernels: the policy input --------------------------------------------------------------------
+
+
 @kernel
-def _fill(which, seats, observations, out, t, three_for_one):
+def _fill(which, seats, observations, out, t, three_for_one, work):
     """``features.policy_input`` of each decision into ``out[j]``: the observation, then for
     each legal action (ascending) its feature row in its slot, then the ids (−1 past the
-    legal ones). Each float64 column rounds to float32 once; the difference ``after − now``
-    and the score columns (the score clipped to −2 … 10, its gap to the best clipped to
-    −2 … 0, "is best", the legal actions' share of the slots) compute in float32 after the
-    float32 values."""
-    work = _work()
-    sign, slots, sums, throw = work[0], work[1], work[2], work[7]
-    actions = np.zeros(_SLOTS, dtype=np.int64)
-    numbers = np.zeros((_SLOTS, 4))
-    scores = np.zeros(_SLOTS, dtype=np.float32)
+    legal ones)."""
+    w = work[0]
     for j in range(which.shape[0]):
         r = t[which[j]]
-        seat = seats[j]
         row = out[j]
         for x in range(_OBSERVATION):  # loops: numba compiles slice copies' general code slowly
             row[x] = observations[j, x]
@@ -1236,43 +1147,70 @@ def _fill(which, seats, observations, out, t, three_for_one):
             row[x] = 0.0
         for x in range(_IDS, _IDS + _SLOTS):
             row[x] = -1.0
-        if seat != r.current:
-            continue
-        n = _decision(r, seat, three_for_one, work, actions, numbers)
-        for i in range(n):
-            action = actions[i]
-            f = _OBSERVATION + i * _FEATURES
-            if r.phase == PLAY:
-                _play_row(row, f, r, action, sign, slots, sums, numbers[i])
-            elif r.phase == EXCHANGE:
-                _exchange_row(row, f, r, action, throw)
-            elif action == STOP_CLAIMING:
-                row[f + _KIND_STOP] = 1.0
-            else:
-                suit = action - CLAIM_TROPHY
-                row[f + _KIND_CLAIM] = 1.0
-                row[f + 6 + suit] = 1.0
-                row[f + 38] = _PRICE_7[suit]
-            row[_IDS + i] = action
-            scores[i] = numbers[i, 3]
-        best = scores[0]
-        for i in range(1, n):
-            best = max(best, scores[i])
-        threshold = best - _TOLERANCE_32
-        for i in range(n):
-            f = _OBSERVATION + i * _FEATURES
-            score = scores[i]
-            gap = score - best
-            row[f + 5] = n / _SLOTS
-            row[f + 31] = -2.0 if score < -2.0 else (10.0 if score > 10.0 else score)
-            row[f + 32] = -2.0 if gap < -2.0 else (0.0 if gap > 0.0 else gap)
-            row[f + 33] = 1.0 if score >= threshold else 0.0
+        if seats[j] == r.current:
+            _rows(row, r, _decision(r, r.current, three_for_one, w), w)
 
 
 @kernel
-def _play_row(row, f, r, action, sign, slots, sums, numbers):
-    """The feature row of one placement: the card, the stage and side, the stage's terrain,
-    prizes, sums before and after, open slots left, and the terms (stake, P now, P after)."""
+def _play_rows(t, three_for_one, work, row):
+    """:func:`_rows` of game 0 of ``t``, whose seat to move places a card (HL-3.1), into the
+    packed input ``row`` (its observation and −1 ids written): one decision from a view,
+    compiling only the placements' code."""
+    w, r = work[0], t[0]
+    _rows(row, r, _placements(r, r.current, three_for_one, w), w)
+
+
+@kernel
+def _other_rows(t, three_for_one, work, row):
+    """:func:`_play_rows` for an exchange or a trophy decision: compiled when first needed."""
+    w, r = work[0], t[0]
+    _rows(row, r, _other_decision(r, r.current, three_for_one, w), w)
+
+
+@kernel
+def _rows(row, r, n, w):
+    """The feature rows and ids of the ``n`` legal actions of :func:`_decision` (in ``w``)
+    into the packed input ``row``. Each float64 column rounds to float32 once; the difference
+    ``after − now`` and the score columns (the score clipped to −2 … 10, its gap to the best
+    clipped to −2 … 0, "is best", the legal actions' share of the slots) compute in float32
+    after the float32 values."""
+    actions, numbers, scores = w.actions, w.numbers, w.scores
+    for i in range(n):
+        action = actions[i]
+        f = _OBSERVATION + i * _FEATURES
+        if r.phase == PLAY:
+            _play_row(row, f, r, action, w, i)
+        elif r.phase == EXCHANGE:
+            _exchange_row(row, f, r, action, w.throw)
+        elif action == STOP_CLAIMING:
+            row[f + _KIND_STOP] = 1.0
+        else:
+            suit = action - CLAIM_TROPHY
+            row[f + _KIND_CLAIM] = 1.0
+            row[f + 6 + suit] = 1.0
+            row[f + 38] = _PRICE_7[suit]
+        row[_IDS + i] = action
+        scores[i] = numbers[i, 3]
+    best = scores[0]
+    for i in range(1, n):
+        best = max(best, scores[i])
+    threshold = best - _TOLERANCE_32
+    for i in range(n):
+        f = _OBSERVATION + i * _FEATURES
+        score = scores[i]
+        gap = score - best
+        row[f + 5] = n / _SLOTS
+        row[f + 31] = -2.0 if score < -2.0 else (10.0 if score > 10.0 else score)
+        row[f + 32] = -2.0 if gap < -2.0 else (0.0 if gap > 0.0 else gap)
+        row[f + 33] = 1.0 if score >= threshold else 0.0
+
+
+@kernel
+def _play_row(row, f, r, action, w, i):
+    """The feature row of placement ``i`` of :func:`_placements`: the card, the stage and
+    side, the stage's terrain, prizes, sums before and after, open slots left, and the terms
+    (stake, P now, P after)."""
+    sign, slots, sums, numbers = w.sign, w.slots, w.sums, w.numbers
     card, s, side = action >> 3, action >> 1 & 3, action & 1
     value = _VALUE[card]
     left = slots[s] - 1
@@ -1291,9 +1229,9 @@ def _play_row(row, f, r, action, sign, slots, sums, numbers):
     row[f + 25] = left / 8
     row[f + 26] = 1.0 if left == 0 else 0.0
     row[f + 27] = 1.0 if left == 1 else 0.0
-    now = np.float32(numbers[1])
-    after = np.float32(numbers[2])
-    row[f + 28] = numbers[0]
+    now = np.float32(numbers[i, 1])
+    after = np.float32(numbers[i, 2])
+    row[f + 28] = numbers[i, 0]
     row[f + 29] = now
     row[f + 30] = after
     row[f + 34] = after - now
@@ -1303,8 +1241,8 @@ def _play_row(row, f, r, action, sign, slots, sums, numbers):
 @kernel
 def _exchange_row(row, f, r, action, throw):
     """The feature row of an exchange pick or "done" (its score: 1 for the heuristic's
-    choice): the picks so far, the card and its keep
-    cost, and where the heuristic's throw ranks it."""
+    choice): the picks so far, the card and its keep cost, and where the heuristic's throw
+    ranks it."""
     row[f + 36] = _PICKED_4[r.selection_size]
     if action == EXCHANGE_DONE:
         row[f + _KIND_DONE] = 1.0

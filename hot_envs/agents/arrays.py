@@ -38,7 +38,16 @@ import numpy as np
 from hot_envs.agents.base import Agent, observe
 from hot_envs.agents.features import SPECS, policy_input
 from hot_envs.batched import ArrayGames
+from hot_envs.batched.jit import COMPILED
 from hot_envs.core.games import get_game
+
+
+def record(dtype: np.dtype) -> np.ndarray:
+    """A one-record array of ``dtype`` (zeros), as the kernels take a game's table or their
+    scratch: a plain array, which numba's dispatch reads fastest; with ``NUMBA_DISABLE_JIT``
+    a record array, whose fields the kernels, run as Python, read as attributes."""
+    array = np.zeros(1, dtype=dtype)
+    return array if COMPILED else array.view(np.recarray)
 
 
 @runtime_checkable
@@ -197,4 +206,5 @@ __all__ = [
     "as_array_agent",
     "draw_rows",
     "fill_policy_input",
+    "record",
 ]

@@ -98,7 +98,6 @@ def view_features(view: dict[str, Any], legal: Sequence[int]) -> np.ndarray:
     return _rows(get_game(view["game"]).name, view, legal)
 
 
-
 # ---------------------------------------------------------------------- packing
 
 SPECS = {
