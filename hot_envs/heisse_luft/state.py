@@ -19,6 +19,8 @@ Decisions the rules leave open (also in ``docs/rules.md``, "Settled points"):
 from __future__ import annotations
 
 from bisect import insort
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from hot_envs.core.engine import (
@@ -65,75 +67,54 @@ from hot_envs.heisse_luft.render import render
 _SUIT_IDS = range(4)
 
 
+def _per_stage(make: Callable[[], Any]) -> Any:
+    """A field's default: one ``make()`` per stage."""
+    return field(default_factory=lambda: [make() for _ in range(NUM_STAGES)])
+
+
+def _per_seat(make: Callable[[], Any]) -> Any:
+    """A field's default: one ``make()`` per seat."""
+    return field(default_factory=lambda: [make(), make()])
+
+
+@dataclass(slots=True, eq=False, repr=False)
 class State:
-    """A game of Heiße Luft in progress. Create one with :meth:`new` or :meth:`from_dict`."""
+    """A game of Heiße Luft in progress. Create one with :meth:`new` or :meth:`from_dict` (the
+    constructor makes the empty table they fill)."""
 
     num_players = 2
     num_actions = NUM_ACTIONS
 
-    __slots__ = (
-        "options",
-        "phase",
-        "current_player",
-        "hands",
-        "draw_pile",
-        "discard_pile",
-        "prize_deck",
-        "in_play",
-        "terrain",
-        "prizes",
-        "need",
-        "sides",
-        "have",
-        "sums",
-        "last_player",
-        "prizes_won",
-        "trophy_cards",
-        "trophies",
-        "pass_streak",
-        "turn",
-        "exchange_selection",
-        "revealed",
-        "trophy_winner",
-        "asking_winner",
-        "winner",
-        "_rng",
-        "_rng_shared",
-        "_legal",
-    )
+    options: dict[str, Any]
+    _rng: ChanceSource
+    phase: int = PLAY
+    current_player: int | None = 0
+    hands: list[list[int]] = _per_seat(list)
+    draw_pile: list[int] = field(default_factory=list)
+    discard_pile: list[int] = field(default_factory=list)
+    prize_deck: list[int] = field(default_factory=list)
+    in_play: list[bool] = field(default_factory=lambda: [True] * NUM_STAGES)
+    terrain: list[int] = field(default_factory=lambda: list(START_TERRAIN))
+    prizes: list[list[int]] = _per_stage(list)
+    need: list[list[int]] = _per_stage(lambda: [0] * 4)
+    sides: list[list[list[int]]] = _per_stage(lambda: [[], []])
+    have: list[list[list[int]]] = _per_stage(lambda: [[0] * 4, [0] * 4])
+    sums: list[list[int]] = _per_stage(lambda: [0, 0])
+    last_player: list[int | None] = field(default_factory=lambda: [None] * NUM_STAGES)
+    prizes_won: list[list[int]] = _per_seat(lambda: [0] * 4)
+    trophy_cards: list[list[int]] = _per_seat(lambda: [0] * 4)
+    trophies: list[list[int]] = _per_seat(list)
+    pass_streak: int = 0
+    turn: int = 0
+    exchange_selection: list[int] = field(default_factory=list)
+    revealed: list[set[int]] = _per_seat(set)
+    trophy_winner: int | None = None
+    asking_winner: bool = True
+    winner: int | str | None = None
+    _rng_shared: bool = False
+    _legal: list[int] | None = None
 
     # ------------------------------------------------------------------ creation
-
-    def __init__(self, options: dict[str, Any], rng: ChanceSource) -> None:
-        """An empty table; use :meth:`new` or :meth:`from_dict`."""
-        self.options = options
-        self.phase = PLAY
-        self.current_player: int | None = 0
-        self.hands: list[list[int]] = [[], []]
-        self.draw_pile: list[int] = []
-        self.discard_pile: list[int] = []
-        self.prize_deck: list[int] = []
-        self.in_play = [True] * NUM_STAGES
-        self.terrain = list(START_TERRAIN)
-        self.prizes: list[list[int]] = [[] for _ in range(NUM_STAGES)]
-        self.need = [[0] * 4 for _ in range(NUM_STAGES)]
-        self.sides: list[list[list[int]]] = [[[], []] for _ in range(NUM_STAGES)]
-        self.have = [[[0] * 4, [0] * 4] for _ in range(NUM_STAGES)]
-        self.sums = [[0, 0] for _ in range(NUM_STAGES)]
-        self.last_player: list[int | None] = [None] * NUM_STAGES
-        self.prizes_won = [[0] * 4, [0] * 4]
-        self.trophy_cards = [[0] * 4, [0] * 4]
-        self.trophies: list[list[int]] = [[], []]
-        self.pass_streak = 0
-        self.turn = 0
-        self.exchange_selection: list[int] = []
-        self.revealed: list[set[int]] = [set(), set()]
-        self.trophy_winner: int | None = None
-        self.asking_winner = True
-        self.winner: int | str | None = None
-        self._rng = rng
-        self._rng_shared = False
-        self._legal: list[int] | None = None
 
     @classmethod
     def new(cls, seed: EngineSeed = None, **options: Any) -> State:
@@ -279,8 +260,12 @@ class State:
 
     def apply(self, action: int) -> None:
         """Play one action; ``IllegalActionError`` (state unchanged) if it is not legal."""
-        if type(action) is not int:
-            action = self._as_action_id(action)
+        if type(action) is not int:  # a numpy integer or 0-d array is an id too (as_int)
+            action_id = as_int(action)
+            if action_id is None:
+                expected = f"expected an int in 0..{NUM_ACTIONS - 1}"
+                raise IllegalActionError(f"action {action!r} is not an action id: {expected}")
+            action = action_id
         if action not in self._legal_list():
             raise IllegalActionError(self._why_illegal(action))
         self._legal = None
@@ -298,16 +283,6 @@ class State:
             self._stop_claiming()
         else:
             self._claim(p, action - CLAIM_TROPHY)
-
-    @staticmethod
-    def _as_action_id(action: Any) -> int:
-        """An int, numpy integer or 0-d integer array as a plain int (:func:`as_int`)."""
-        action_id = as_int(action)
-        if action_id is None:
-            raise IllegalActionError(
-                f"action {action!r} is not an action id: expected an int in 0..{NUM_ACTIONS - 1}"
-            )
-        return action_id
 
     def _why_illegal(self, action: int) -> str:
         head = f"action {action} ({action_name(action)}) is illegal"
