@@ -31,6 +31,7 @@ Decisions the rules leave open (also in ``docs/rules.md``, "Settled points"):
 from __future__ import annotations
 
 from bisect import insort
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -62,36 +63,30 @@ from hot_envs.heisse_karten.facts import (
 )
 
 
+@dataclass(slots=True, eq=False, repr=False)
 class State:
-    """A game (or match) of Heiße Karten. Create one with :meth:`new` or :meth:`from_dict`.
-
-    Public attributes are read-only: ``num_players``, ``options``, ``current_player`` (``None``
-    once the match is over), ``leader``, ``hands`` (sorted), ``trick`` (cards in play order),
-    ``played`` (``(seat, card)`` so far this round), ``taken``, ``set_aside``, ``scores``,
-    ``totals``, ``round`` (0-based) and ``round_finished``.
-    """
+    """A game (or match) of Heiße Karten. Create one with :meth:`new` or :meth:`from_dict` (the
+    constructor makes the empty table they fill). The public fields are read-only."""
 
     num_actions = NUM_ACTIONS
 
-    __slots__ = (
-        "num_players",
-        "options",
-        "current_player",
-        "leader",
-        "hands",
-        "trick",
-        "played",
-        "taken",
-        "set_aside",
-        "scores",
-        "totals",
-        "round",
-        "round_finished",
-        "_round_returns",
-        "_draw_pile",
-        "_rng",
-        "_rng_shared",
-    )
+    num_players: int
+    _rng: ChanceSource
+    options: dict[str, Any] = field(default_factory=dict)
+    current_player: int | None = None  # None once the match is over
+    leader: int = 0
+    hands: list[list[int]] = field(default_factory=list)  # sorted
+    trick: list[int] = field(default_factory=list)  # cards in play order
+    played: list[tuple[int, int]] = field(default_factory=list)  # (seat, card) this round
+    taken: list[list[int]] = field(default_factory=list)
+    set_aside: list[int] = field(default_factory=list)
+    scores: list[int] = field(default_factory=list)
+    totals: list[int] = field(default_factory=list)
+    round: int = 0  # 0-based
+    round_finished: bool = False
+    _round_returns: list[float] | None = None
+    _draw_pile: list[int] = field(default_factory=list)
+    _rng_shared: bool = False
 
     # -- creation ------------------------------------------------------------------------------
 
@@ -106,7 +101,7 @@ class State:
         source (``hot_envs.core.engine.ChanceSource``), is used (and advanced) as is.
         """
         num_players = serialize.check_num_players(num_players)
-        state = cls._empty(num_players, make_chance(seed))
+        state = cls(num_players, make_chance(seed))
         state.options = serialize.resolve_options(num_players, state._rng, **options)
         state.totals = [0] * num_players
         state._deal(0)
@@ -121,7 +116,7 @@ class State:
         """
         rng = make_chance(seed)
         parts = serialize.parse_state_dict(d, rng)
-        state = cls._empty(parts.pop("num_players"), rng)
+        state = cls(parts.pop("num_players"), rng)
         state._draw_pile = parts.pop("draw_pile")[::-1]
         for name, value in parts.items():
             setattr(state, name, value)
@@ -134,16 +129,6 @@ class State:
         problem of a malformed view."""
         rng = make_rng(rng)
         return cls.from_dict(serialize.deal_view(view, rng), seed=rng)
-
-    @classmethod
-    def _empty(cls, num_players: int, rng: ChanceSource) -> State:
-        state = cls.__new__(cls)
-        state.num_players = num_players
-        state.round_finished = False
-        state._round_returns = None
-        state._rng = rng
-        state._rng_shared = False
-        return state
 
     def _deal(self, round_index: int) -> None:
         """HK-2.2/2.3 shuffle and deal round ``round_index``; HK-2.4/4.4 its first leader."""
