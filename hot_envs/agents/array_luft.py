@@ -341,9 +341,9 @@ def view_top(view: dict[str, Any], code: int, tolerance: float) -> np.ndarray:
     if code != HEURISTIC or view["current_player"] is None:
         _, top, counts = _candidates_of(_FIRST, table, three_for_one, code, tolerance, work)
         return top[0, : counts[0, 1]]
-    top = np.empty(_SLOTS, dtype=np.int64)
-    entry = _play_top if view["phase"] == PHASES[PLAY] else _other_top
-    return top[: entry(table, three_for_one, float(tolerance), work, top)]
+    n = _view_decision(view)(table, 0, three_for_one, work)
+    top = np.empty(n, dtype=np.int64)
+    return top[: _top(n, work, float(tolerance), top)]
 
 
 def view_policy_input(observation: np.ndarray, view: dict[str, Any]) -> np.ndarray:
@@ -353,9 +353,15 @@ def view_policy_input(observation: np.ndarray, view: dict[str, Any]) -> np.ndarr
     out[:_OBSERVATION] = observation
     out[_IDS:] = -1.0
     if view["current_player"] == view["player"]:
-        entry = _play_rows if view["phase"] == PHASES[PLAY] else _other_rows
-        entry(table, three_for_one, _SCRATCH.work, out)
+        work = _SCRATCH.work
+        _rows(out, table, 0, _view_decision(view)(table, 0, three_for_one, work), work)
     return out
+
+
+def _view_decision(view: dict[str, Any]) -> Any:
+    """The kernel of the view's decision, a placement or another: a first decision from a view
+    compiles only its own kind (:func:`_decision`)."""
+    return _placements if view["phase"] == PHASES[PLAY] else _other_decision
 
 
 def _candidates_of(which, table, three_for_one, code, tolerance, work) -> tuple[np.ndarray, ...]:
@@ -623,22 +629,27 @@ def _last_slot(card, side, s, w, hand, discard, known, unseen, count, hidden):
 
 
 @kernel
-def _decision(r, me, three_for_one, w):
-    """The legal actions of seat ``me`` to move in game record ``r``, ascending by action id
-    as the view lists them, into ``w.actions[:n]``, and ``w.numbers[i, 3]`` the heuristic's
-    score of each: a placement's (:func:`_placements`), 1 for the exchange pick or "done"
-    that the heuristic's exchange takes (:func:`_exchange_choice`) and 0 for the others, a
-    trophy decision's :func:`_trophy_scores`. Returns ``n``."""
-    if r.phase == PLAY:
-        return _placements(r, me, three_for_one, w)
-    return _other_decision(r, me, three_for_one, w)
+def _decision(t, g, three_for_one, work):
+    """The legal actions of the seat to move in game ``g`` of table ``t``, ascending by action
+    id as the view lists them, into ``w.actions[:n]`` (``w = work[0]``, :data:`_WORK`), and
+    ``w.numbers[i, 3]`` the heuristic's score of each: a placement's (:func:`_placements`), 1
+    for the exchange pick or "done" that the heuristic's exchange takes
+    (:func:`_exchange_choice`) and 0 for the others, a trophy decision's
+    :func:`_trophy_scores`. Returns ``n``. The two kinds are kernels of their own, called
+    from Python for one view: numba optimises and emits a kernel's callees again with it, so
+    a level less is a first decision faster."""
+    if t[g].phase == PLAY:
+        return _placements(t, g, three_for_one, work)
+    return _other_decision(t, g, three_for_one, work)
 
 
 @kernel
-def _placements(r, me, three_for_one, w):
-    """:func:`_decision` where seat ``me`` is placing a card (HL-3.1: a hand card on a side of
-    a stage in play that lacks a card of its suit), ``w.numbers[i]`` = (stake, P now, P after,
-    score): its own kernel, so that a first placement compiles no exchange or trophy code."""
+def _placements(t, g, three_for_one, work):
+    """:func:`_decision` where the seat to move is placing a card (HL-3.1: a hand card on a
+    side of a stage in play that lacks a card of its suit), ``w.numbers[i]`` = (stake, P now,
+    P after, score)."""
+    r, w = t[g], work[0]
+    me = r.current
     hand, discard, known, unseen, unseen_count, hidden = _read_table(r, me, three_for_one, w)
     sign, slots, sums, missing, terms = w.sign, w.slots, w.sums, w.missing, w.terms
     supply, actions, numbers = w.supply, w.actions, w.numbers
@@ -676,8 +687,10 @@ def _placements(r, me, three_for_one, w):
 
 
 @kernel
-def _other_decision(r, me, three_for_one, w):
+def _other_decision(t, g, three_for_one, work):
     """:func:`_decision` in an exchange (HL-3.4) or a trophy decision (HL-6)."""
+    r, w = t[g], work[0]
+    me = r.current
     actions, numbers = w.actions, w.numbers
     n = _other_legal(r, me, three_for_one, actions)
     if r.phase != EXCHANGE:
@@ -862,7 +875,7 @@ def _play_scores(which, t, three_for_one, work, out):
     for j in range(which.shape[0]):
         r = t[which[j]]
         if r.current >= 0 and r.phase == PLAY:
-            for i in range(_placements(r, r.current, three_for_one, w)):
+            for i in range(_placements(t, which[j], three_for_one, work)):
                 out[j, w.actions[i]] = w.numbers[i, 3]
 
 
@@ -876,38 +889,21 @@ def _best(which, t, three_for_one, tolerance, work, legal, top, counts):
     for j in range(which.shape[0]):
         if t[which[j]].current < 0:
             return j
-    w = work[0]
+    actions = work[0].actions
     for j in range(which.shape[0]):
-        r = t[which[j]]
-        n = _decision(r, r.current, three_for_one, w)
+        n = _decision(t, which[j], three_for_one, work)
         for i in range(n):
-            legal[j, i] = w.actions[i]
+            legal[j, i] = actions[i]
         counts[j, 0] = n
-        counts[j, 1] = _top(n, w, tolerance, top[j])
+        counts[j, 1] = _top(n, work, tolerance, top[j])
     return -1
 
 
 @kernel
-def _play_top(t, three_for_one, tolerance, work, top):
-    """The heuristic's best-scored placements in game 0 of ``t``, whose seat to move is placing
-    a card (HL-3.1), into ``top`` (as :func:`_best`); returns their number. One decision from
-    a view: this entry compiles only the placements' code."""
-    w, r = work[0], t[0]
-    return _top(_placements(r, r.current, three_for_one, w), w, tolerance, top)
-
-
-@kernel
-def _other_top(t, three_for_one, tolerance, work, top):
-    """:func:`_play_top` for an exchange or a trophy decision: compiled when first needed."""
-    w, r = work[0], t[0]
-    return _top(_other_decision(r, r.current, three_for_one, w), w, tolerance, top)
-
-
-@kernel
-def _top(n, w, tolerance, top):
+def _top(n, work, tolerance, top):
     """The actions of ``w.actions[:n]`` whose score ``w.numbers[i, 3]`` is at least the best
     less ``tolerance``, in order, into ``top``; returns their number."""
-    actions, numbers = w.actions, w.numbers
+    actions, numbers = work[0].actions, work[0].numbers
     best = numbers[0, 3]
     for i in range(1, n):
         best = max(best, numbers[i, 3])
@@ -1125,7 +1121,7 @@ def _style_best(which, t, three_for_one, style, tolerance, work, legal, top, cou
                     legal[j, n] = actions[n]
                     n += 1
         counts[j, 0] = n
-        counts[j, 1] = _top(n, w, tolerance, top[j])
+        counts[j, 1] = _top(n, work, tolerance, top[j])
     return -1
 
 
@@ -1137,9 +1133,8 @@ def _fill(which, seats, observations, out, t, three_for_one, work):
     """``features.policy_input`` of each decision into ``out[j]``: the observation, then for
     each legal action (ascending) its feature row in its slot, then the ids (−1 past the
     legal ones)."""
-    w = work[0]
     for j in range(which.shape[0]):
-        r = t[which[j]]
+        g = which[j]
         row = out[j]
         for x in range(_OBSERVATION):  # loops: numba compiles slice copies' general code slowly
             row[x] = observations[j, x]
@@ -1147,33 +1142,18 @@ def _fill(which, seats, observations, out, t, three_for_one, work):
             row[x] = 0.0
         for x in range(_IDS, _IDS + _SLOTS):
             row[x] = -1.0
-        if seats[j] == r.current:
-            _rows(row, r, _decision(r, r.current, three_for_one, w), w)
+        if seats[j] == t[g].current:
+            _rows(row, t, g, _decision(t, g, three_for_one, work), work)
 
 
 @kernel
-def _play_rows(t, three_for_one, work, row):
-    """:func:`_rows` of game 0 of ``t``, whose seat to move places a card (HL-3.1), into the
-    packed input ``row`` (its observation and −1 ids written): one decision from a view,
-    compiling only the placements' code."""
-    w, r = work[0], t[0]
-    _rows(row, r, _placements(r, r.current, three_for_one, w), w)
-
-
-@kernel
-def _other_rows(t, three_for_one, work, row):
-    """:func:`_play_rows` for an exchange or a trophy decision: compiled when first needed."""
-    w, r = work[0], t[0]
-    _rows(row, r, _other_decision(r, r.current, three_for_one, w), w)
-
-
-@kernel
-def _rows(row, r, n, w):
-    """The feature rows and ids of the ``n`` legal actions of :func:`_decision` (in ``w``)
-    into the packed input ``row``. Each float64 column rounds to float32 once; the difference
-    ``after − now`` and the score columns (the score clipped to −2 … 10, its gap to the best
-    clipped to −2 … 0, "is best", the legal actions' share of the slots) compute in float32
-    after the float32 values."""
+def _rows(row, t, g, n, work):
+    """The feature rows and ids of the ``n`` legal actions of :func:`_decision` of game ``g``
+    (in ``work``) into the packed input ``row``. Each float64 column rounds to float32 once;
+    the difference ``after − now`` and the score columns (the score clipped to −2 … 10, its gap
+    to the best clipped to −2 … 0, "is best", the legal actions' share of the slots) compute
+    in float32 after the float32 values."""
+    r, w = t[g], work[0]
     actions, numbers, scores = w.actions, w.numbers, w.scores
     for i in range(n):
         action = actions[i]
