@@ -365,26 +365,19 @@ def web(args: argparse.Namespace) -> None:
         raise ValueError(
             f"the browser table needs the web extra: pip install -e '.[web]' ({error.msg})"
         ) from None
+    where = {"host": args.host, "port": args.port, "allow_origins": args.allow_origin}
     if args.command == "serve":
         limits = {
             name: value
             for name in ("tables_per_client", "connections_per_client")
             if (value := getattr(args, name)) is not None
         }
-        table.serve(args.host, args.port, args.agents, args.open, args.allow_origin, **limits)
+        table.serve(agents=args.agents, open_browser=args.open, **where, **limits)
     elif args.out is not None:
         raise ValueError("--out keeps a game watched in the terminal; the browser table has none")
     else:
         table.watch_in_browser(
-            args.game,
-            args.agents,
-            None,
-            args.seed,
-            args.delay,
-            args.host,
-            args.port,
-            args.seat,
-            allow_origins=args.allow_origin,
+            args.game, args.agents, seed=args.seed, pace=args.delay, seat=args.seat, **where
         )
 
 

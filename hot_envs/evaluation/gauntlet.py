@@ -87,29 +87,23 @@ class GauntletResult:
                     f"{row['win_share']:>7.1%} {ci:>13} {row['even']:>5.0%} "
                     f"{row['heuristic_share']:>9.1%}"
                 )
-            for s in (s for s in self.summary if s["players"] == n):
-                if s["held_out_min"] is not None:
+            for s in self.summary:
+                if s["players"] == n and s["held_out_min"] is not None:
                     lines.append(
                         f"held-out min {s['held_out_min']:.1%} ({s['held_out_min_opponent']}), "
                         f"mean {s['held_out_mean']:.1%}; the heuristic's: "
                         f"{s['heuristic_held_out_min']:.1%}, {s['heuristic_held_out_mean']:.1%}"
                     )
-            lines += self._rating_lines(n)
+            scale = self.ratings.get(n) or []  # none without openskill
+            if scale:
+                heading = f"rating at {n} players (openskill)"
+                lines.append(f"{heading:<40} {'mu':>6} {'sigma':>6} {'mu-3sigma':>9}")
+            for r in sorted(scale, key=lambda r: -r["ordinal"]):
+                lines.append(
+                    f"{r['agent']:<40} {r['mu']:>6.2f} {r['sigma']:>6.2f} {r['ordinal']:>9.2f}"
+                )
             lines.append("")
         return "\n".join(lines)
-
-    def _rating_lines(self, n: int) -> list[str]:
-        """Table size ``n``'s rating scale (none without openskill), best ordinal first."""
-        scale = self.ratings.get(n)
-        if not scale:
-            return []
-        heading = f"rating at {n} players (openskill)"
-        lines = [f"{heading:<40} {'mu':>6} {'sigma':>6} {'mu-3sigma':>9}"]
-        for r in sorted(scale, key=lambda r: -r["ordinal"]):
-            lines.append(
-                f"{r['agent']:<40} {r['mu']:>6.2f} {r['sigma']:>6.2f} {r['ordinal']:>9.2f}"
-            )
-        return lines
 
     def save(self, out: str | Path) -> list[Path]:
         """``gauntlet.json``, ``gauntlet.csv`` and (with matplotlib) ``gauntlet.png`` in ``out``."""

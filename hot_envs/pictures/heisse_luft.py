@@ -68,10 +68,6 @@ def _piles(view: dict) -> str:
     )
 
 
-def _value(code: str) -> int:
-    return int(code[1:])
-
-
 def _balloon(canvas: Canvas, box: tuple, code: str, raised: bool = False) -> None:
     """A balloon card: its value on the suit's colour, a small suit icon in the corner."""
     suit = code[0]
@@ -127,7 +123,7 @@ def _stage(canvas: Canvas, i: int, stage: dict, me: int) -> None:
         label = f"P{player}" + (" · placed last" if stage["last_player"] == player else "")
         ink = (176, 96, 0) if stage["last_player"] == player else MUTED
         canvas.text((x0 + 12, y), label, 13, ink, "lm")
-        total = sum(map(_value, cards))
+        total = sum(int(code[1:]) for code in cards)  # a code is its suit and value: "H7"
         canvas.text((x1 - 12, y), f"sum {total}", 16, INK, "rm", bold=True)
 
 

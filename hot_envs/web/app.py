@@ -73,7 +73,8 @@ def create_app(
     async def step(request: Request, body: dict) -> dict:
         """The agent to move decides within the referee's cap; the table waits meanwhile
         (other requests to it are answered, a second step is a 409)."""
-        _no_fields(body)
+        if body:
+            raise RequestError(400, f"unknown field(s) {', '.join(map(short, sorted(body)))}")
         table_id = request.path_params["table_id"]
         seat = _seat(request)
         table = store.get(table_id)
@@ -185,11 +186,6 @@ def _field(body: dict, name: str) -> object:
     if unknown:
         raise RequestError(400, f"unknown field(s) {', '.join(map(short, unknown))}")
     return body[name]
-
-
-def _no_fields(body: dict) -> None:
-    if body:
-        raise RequestError(400, f"unknown field(s) {', '.join(map(short, sorted(body)))}")
 
 
 def _seat(request: Request) -> int | None:
