@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hot_envs.heisse_luft.facts import (
     NUM_STAGES,
+    OVER,
     PHASES,
     STAGE_SIZES,
     SUIT_SYMBOLS,
@@ -58,7 +59,7 @@ def _status(state: Table) -> str:
         f"draw pile {len(state.draw_pile)} · discard {len(state.discard_pile)} · "
         f"prize deck {len(state.prize_deck)} · pass streak {state.pass_streak}"
     )
-    if state.is_terminal():
+    if state.phase == OVER:
         if state.winner is None:
             result = "truncated, no winner"
         elif state.winner == "draw":

@@ -146,8 +146,9 @@ def state_to_dict(state: Table) -> dict:
     }
 
 
-def state_view(state: Table, player: int) -> dict:
-    """What ``player`` may know (HL-8): public parts, own hand, sizes of hidden piles."""
+def state_view(state: Table, player: int, legal_actions: list[int]) -> dict:
+    """What ``player`` may know (HL-8): public parts, own hand, sizes of hidden piles, and the
+    mover's ``legal_actions``."""
     player = check_seat(player, "player")
     opponent = 1 - player
     deck_counts = [0] * 4
@@ -164,7 +165,7 @@ def state_view(state: Table, player: int) -> dict:
         "draw_pile_size": len(state.draw_pile),
         "prize_deck_size": len(state.prize_deck),
         "prize_deck_counts": _suit_counts(deck_counts),
-        "legal_actions": state.legal_actions() if to_move else [],
+        "legal_actions": legal_actions[:] if to_move else [],
     }
 
 

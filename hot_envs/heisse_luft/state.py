@@ -19,8 +19,6 @@ Decisions the rules leave open (also in ``docs/rules.md``, "Settled points"):
 from __future__ import annotations
 
 from bisect import insort
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from hot_envs.core.engine import (
@@ -53,7 +51,6 @@ from hot_envs.heisse_luft.facts import (
     PLAY,
     SPADES,
     STAGE_SIZES,
-    START_TERRAIN,
     STOP_CLAIMING,
     SUIT_SIZES,
     TROPHIES_TO_WIN,
@@ -63,56 +60,18 @@ from hot_envs.heisse_luft.facts import (
     trophy_payment,
 )
 from hot_envs.heisse_luft.render import render
+from hot_envs.heisse_luft.table import Table
 
 _SUIT_IDS = range(4)
 
 
-def _per_stage(make: Callable[[], Any]) -> Any:
-    """A field's default: one ``make()`` per stage."""
-    return field(default_factory=lambda: [make() for _ in range(NUM_STAGES)])
+class State(Table):
+    """A game of Heiße Luft in progress: the :class:`~hot_envs.heisse_luft.table.Table` with its
+    rules. Create one with :meth:`new` or :meth:`from_dict`."""
 
-
-def _per_seat(make: Callable[[], Any]) -> Any:
-    """A field's default: one ``make()`` per seat."""
-    return field(default_factory=lambda: [make(), make()])
-
-
-@dataclass(slots=True, eq=False, repr=False)
-class State:
-    """A game of Heiße Luft in progress. Create one with :meth:`new` or :meth:`from_dict` (the
-    constructor makes the empty table they fill)."""
-
+    __slots__ = ()
     num_players = 2
     num_actions = NUM_ACTIONS
-
-    options: dict[str, Any]
-    _rng: ChanceSource
-    phase: int = PLAY
-    current_player: int | None = 0
-    hands: list[list[int]] = _per_seat(list)
-    draw_pile: list[int] = field(default_factory=list)
-    discard_pile: list[int] = field(default_factory=list)
-    prize_deck: list[int] = field(default_factory=list)
-    in_play: list[bool] = field(default_factory=lambda: [True] * NUM_STAGES)
-    terrain: list[int] = field(default_factory=lambda: list(START_TERRAIN))
-    prizes: list[list[int]] = _per_stage(list)
-    need: list[list[int]] = _per_stage(lambda: [0] * 4)
-    sides: list[list[list[int]]] = _per_stage(lambda: [[], []])
-    have: list[list[list[int]]] = _per_stage(lambda: [[0] * 4, [0] * 4])
-    sums: list[list[int]] = _per_stage(lambda: [0, 0])
-    last_player: list[int | None] = field(default_factory=lambda: [None] * NUM_STAGES)
-    prizes_won: list[list[int]] = _per_seat(lambda: [0] * 4)
-    trophy_cards: list[list[int]] = _per_seat(lambda: [0] * 4)
-    trophies: list[list[int]] = _per_seat(list)
-    pass_streak: int = 0
-    turn: int = 0
-    exchange_selection: list[int] = field(default_factory=list)
-    revealed: list[set[int]] = _per_seat(set)
-    trophy_winner: int | None = None
-    asking_winner: bool = True
-    winner: int | str | None = None
-    _rng_shared: bool = False
-    _legal: list[int] | None = None
 
     # ------------------------------------------------------------------ creation
 
@@ -522,7 +481,7 @@ class State:
 
     def view(self, player: int) -> dict:
         """Exactly what ``player`` may know (HL-8), as a JSON-compatible dict."""
-        return serialize.state_view(self, player)
+        return serialize.state_view(self, player, self._legal_list())
 
     @classmethod
     def from_view(cls, view: dict, rng: Seed = None) -> State:
