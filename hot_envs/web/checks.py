@@ -59,12 +59,10 @@ SEARCH_RULE = (
 
 def _builtin(spec: str) -> bool:
     name, _, arg = spec.partition(":")
-    if name == "random":
+    if name in ("random", "search-strong"):
         return not arg
     if name == "heuristic":
         return True  # make_agent says what is wrong with an epsilon
-    if name == "search-strong":
-        return not arg
     if name != "search":
         return False
     budget, _, rollout = arg.partition(":")

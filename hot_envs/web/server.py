@@ -244,8 +244,7 @@ def serve(
     connections it may hold at once (docs/web.md, "Limits")."""
     store = TableStore(max_tables_per_client=tables_per_client)
     server, _ = start_server(host, port, agents, allow_origins, store, connections_per_client)
-    _announce(server, "/", open_browser)
-    server.wait()
+    _run(server, "/", open_browser)
 
 
 def watch_in_browser(
@@ -272,17 +271,17 @@ def watch_in_browser(
     if not 1 <= len(agents) <= n:
         raise ValueError(f"give 1–{n} agents for {n} seats, not {len(agents)}")
     table = Table(name, [agents[s % len(agents)] for s in range(n)], seed)
-    server, store = start_server(host, port, agents, allow_origins)
     if seat is not None:
         table.check_seat(seat)
-    table_id = store.add(table)
+    server, store = start_server(host, port, agents, allow_origins)
     query = f"?autoplay={pace:g}" + ("" if seat is None else f"&seat={seat}")
-    _announce(server, f"/table/{table_id}{query}", open_browser)
-    server.wait()
+    _run(server, f"/table/{store.add(table)}{query}", open_browser)
 
 
-def _announce(server: Server, path: str, open_browser: bool) -> None:
+def _run(server: Server, path: str, open_browser: bool) -> None:
+    """Say where the table is (and open it), then serve until Ctrl-C."""
     url = server.url + path
     print(f"hot_envs table at {url} (Ctrl-C stops)", flush=True)
     if open_browser:
         webbrowser.open(url)
+    server.wait()
