@@ -89,14 +89,9 @@ class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo's naming)
         self.round_rewards = round_rewards
         super().__init__(render_mode=render_mode, num_players=num_players, **options)
 
-    def _set_rewards(self) -> None:
+    def _step_returns(self) -> list[float] | None:
         """Per-round rewards when asked for (HK-4.4 matches), else the final returns."""
-        if not self.round_rewards:
-            super()._set_rewards()
-            return
-        returns = self.game.round_returns()
-        for i, agent in enumerate(self.agents):
-            self.rewards[agent] = float(returns[i]) if returns else 0.0
+        return self.game.round_returns() if self.round_rewards else super()._step_returns()
 
 
 def env(**kwargs: Any) -> AECEnv:

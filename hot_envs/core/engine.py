@@ -71,21 +71,16 @@ def as_int(value: Any) -> int | None:
         return None
 
 
-def copy_rng(rng: np.random.Generator) -> np.random.Generator:
-    """An independent Generator in the same state (cheaper than deepcopy)."""
-    bit_generator = type(rng.bit_generator)()
-    bit_generator.state = rng.bit_generator.state
-    return np.random.Generator(bit_generator)
-
-
 def copy_chance(source: ChanceSource) -> ChanceSource:
     """An independent chance source in the same state: a copy of a
     :class:`~hot_envs.core.chance.Stream` or a numpy Generator; any other source (one of the
     caller's own, such as OpenSpiel's chosen outcomes) as it is, the caller's to keep apart."""
     if isinstance(source, Stream):
         return source.copy()
-    if isinstance(source, np.random.Generator):
-        return copy_rng(source)
+    if isinstance(source, np.random.Generator):  # a new bit generator: cheaper than deepcopy
+        bit_generator = type(source.bit_generator)()
+        bit_generator.state = source.bit_generator.state
+        return np.random.Generator(bit_generator)
     return source
 
 

@@ -57,12 +57,7 @@ class CardGameEnv(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
         self.agents = self.possible_agents[:]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
-        observation = spaces.Dict(
-            {
-                "observation": spaces.Box(self.layout.low, self.layout.high, dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (self.num_actions,), dtype=np.int8),
-            }
-        )
+        observation = observation_space(self.layout, self.num_actions)
         self.observation_spaces = dict.fromkeys(self.possible_agents, observation)
         self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
         # PettingZoo's optional global state, set per instance as the spaces above are.
@@ -142,10 +137,13 @@ class CardGameEnv(AECEnv):
             self.render()
 
     def _set_rewards(self) -> None:
-        """This step's rewards: the engine's returns when the game ends, else 0."""
-        returns = self.game.returns() if self.game.is_terminal() else None
+        returns = self._step_returns()
         for i, a in enumerate(self.agents):
             self.rewards[a] = float(returns[i]) if returns else 0.0
+
+    def _step_returns(self) -> list[float] | None:
+        """This step's rewards: the engine's returns when the game ends, else ``None`` (0 each)."""
+        return self.game.returns() if self.game.is_terminal() else None
 
     def view(self, agent: str) -> dict:
         """The engine's view dict: exactly what ``agent`` may know."""
@@ -171,6 +169,16 @@ class CardGameEnv(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+def observation_space(layout: ObservationLayout, num_actions: int) -> spaces.Dict:
+    """The space of an observation dict: the layout's ``Box`` and the int8 ``action_mask``."""
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(layout.low, layout.high, dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8),
+        }
+    )
 
 
 def wrap(raw: AECEnv) -> AECEnv:

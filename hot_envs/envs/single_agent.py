@@ -192,10 +192,7 @@ def random_observations(
     """``n`` learner observation dicts (``observation`` and an int8 ``action_mask``, as the AEC
     env gives them) from uniformly random play of ``game`` in a :class:`SingleAgentEnv` with
     ``players`` (as there), seeded: inputs for timing or comparing policies."""
-    return [
-        {"observation": observation, "action_mask": mask.astype(np.int8)}
-        for _, observation, mask in islice(_random_play(game, players, seed), n)
-    ]
+    return [observation for observation, _ in random_decisions(game, players, n, seed)]
 
 
 def random_decisions(

@@ -33,6 +33,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from hot_envs.agents import make_agent
 from hot_envs.agents.base import Agent, decide, observe
 from hot_envs.core.games import DEFAULT_GAME, get_game
+from hot_envs.envs.env_base import observation_space
 
 CONFIG_KEYS = {"game", "players", "game_options", "fixed_agents"}
 
@@ -68,13 +69,8 @@ class TurnBasedEnv(MultiAgentEnv):
         self.illegal_actions = 0
 
         self.agents = self.possible_agents = [f"player_{i}" for i in range(self.state.num_players)]
-        layout, num_actions = self.engine.LAYOUT, self.engine.NUM_ACTIONS
-        observation = gym.spaces.Dict(
-            {
-                "observation": gym.spaces.Box(layout.low, layout.high, dtype=np.float32),
-                "action_mask": gym.spaces.Box(0, 1, (num_actions,), dtype=np.int8),
-            }
-        )
+        num_actions = self.engine.NUM_ACTIONS
+        observation = observation_space(self.engine.LAYOUT, num_actions)
         self.observation_spaces = dict.fromkeys(self.possible_agents, observation)
         self.action_spaces = dict.fromkeys(self.possible_agents, gym.spaces.Discrete(num_actions))
 

@@ -45,11 +45,6 @@ def mlp(sizes: list[int], activation: str) -> torch.nn.Sequential:
     return torch.nn.Sequential(*layers)
 
 
-def mask_logits(logits: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
-    """``logits`` with every action whose mask entry is 0 set to the dtype's minimum."""
-    return logits.masked_fill(action_mask == 0, torch.finfo(logits.dtype).min)
-
-
 class MaskedPPOTorchRLModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
     """Masked actor-critic for PPO (module docstring)."""
 
@@ -76,8 +71,9 @@ class MaskedPPOTorchRLModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         observation = batch[Columns.OBS]
         logits = self.pi(observation["observation"])
-        if self.use_mask:
-            logits = mask_logits(logits, observation["action_mask"])
+        if self.use_mask:  # an illegal action's logit: the dtype's minimum (module docstring)
+            illegal = observation["action_mask"] == 0
+            logits = logits.masked_fill(illegal, torch.finfo(logits.dtype).min)
         return {Columns.ACTION_DIST_INPUTS: logits}
 
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
