@@ -36,7 +36,13 @@ from typing import Any
 
 import numpy as np
 
-from hot_envs.agents.arrays import HEURISTIC, ArrayScoring, record
+from hot_envs.agents.arrays import (
+    HEURISTIC,
+    ArrayScoring,
+    game_indices,
+    policy_input_args,
+    record,
+)
 from hot_envs.agents.features import SPECS
 from hot_envs.agents.styles_luft import (
     BeginnerAdvice,
@@ -110,8 +116,7 @@ _DISTANCE = np.abs(_VALUE - MIDDLE)  # a card's distance from the middle value
 
 
 # The float32 feature columns of a placement, by card or by sum.
-_VALUE_32 = np.asarray(CARD_VALUE, dtype=np.float32)
-_VALUE_13 = (_VALUE_32 / 13).astype(np.float32)  # column 10, by card
+_VALUE_13 = (np.asarray(CARD_VALUE, dtype=np.float32) / 13).astype(np.float32)  # column 10
 _SUM_52 = (np.arange(64, dtype=np.float32) / 52).astype(np.float32)  # columns 21-24, by sum
 _KEEP_32 = np.asarray(_KEEP_COSTS, dtype=np.float32) / KEEP_COST  # column 35, by card
 _TOLERANCE_32 = np.float32(TOLERANCE)  # "is best": best − tolerance in float32
@@ -152,7 +157,7 @@ def play_scores(games: ArrayHeisseLuft, which: Any) -> np.ndarray:
     """float64 ``(k, 366)``: row ``j`` holds, for game ``which[j]`` where its seat to move is
     placing a card (HL-3.1), the heuristic's score of each legal play action in its column,
     NaN elsewhere (rows of games in another phase or over are all NaN)."""
-    which = _which(games, which)
+    which = game_indices(games, which, ArrayHeisseLuft)
     out = np.full((len(which), NUM_ACTIONS), np.nan)
     _play_scores(which, games.table, bool(games.options["three_for_one"]), record(_WORK), out)
     return out
@@ -165,21 +170,9 @@ def fill_policy_input(
     game ``which[j]`` (float32 ``(k, SPEC.input_size)``) given its observation
     ``observations[j]``. The seat has legal actions only where it is the seat to move;
     otherwise its row is the observation and the empty slots' −1 ids."""
-    which = _which(games, which)
-    k = len(which)
-    seats = np.asarray(seats)
-    if seats.shape != (k,) or (k and seats.dtype.kind not in "iu"):
-        raise ValueError(f"seats must be {k} ints, not {seats!r}"[:200])
-    seats = seats.astype(np.int64, copy=False)
-    if _outside(seats, 2):
-        raise ValueError("seats must lie in 0 .. 1")
-    observations = np.asarray(observations, dtype=np.float32)
-    if observations.shape != (k, _OBSERVATION):
-        raise ValueError(f"observations must be ({k}, {_OBSERVATION}), not {observations.shape}")
-    if out.shape != (k, SPEC.input_size) or out.dtype != np.float32:
-        raise ValueError(f"out must be float32 ({k}, {SPEC.input_size})")
+    args = policy_input_args(games, which, seats, observations, out, ArrayHeisseLuft)
     three_for_one = bool(games.options["three_for_one"])
-    _fill(which, seats, observations, out, games.table, three_for_one, record(_WORK))
+    _fill(*args, out, games.table, three_for_one, record(_WORK))
 
 
 class ArrayHeuristic(ArrayScoring):
@@ -191,7 +184,7 @@ class ArrayHeuristic(ArrayScoring):
     heuristic = True
 
     def candidates(self, games: ArrayHeisseLuft, which: Any) -> tuple[np.ndarray, ...]:
-        which = _which(games, which)
+        which = game_indices(games, which, ArrayHeisseLuft)
         three_for_one = bool(games.options["three_for_one"])
         tolerance, work = self.agent.tolerance, record(_WORK)
         return _candidates_of(which, games.table, three_for_one, self.code, tolerance, work)
@@ -382,18 +375,6 @@ def _candidates_of(which, table, three_for_one, code, tolerance, work) -> tuple[
     return legal, top, counts
 
 
-def _which(games: ArrayHeisseLuft, which: Any) -> np.ndarray:
-    if not isinstance(games, ArrayHeisseLuft):
-        raise TypeError(f"games must be an ArrayHeisseLuft, not {type(games).__name__}")
-    which = np.asarray(which)
-    if which.ndim != 1 or (which.size and which.dtype.kind not in "iu"):
-        raise ValueError(f"which must be a 1-d int array of game indices, not {which!r}"[:200])
-    which = which.astype(np.int64, copy=False)
-    if _outside(which, games.num_games):
-        raise ValueError(f"game indices must lie in 0 .. {games.num_games - 1}")
-    return which
-
-
 # -- kernels: the heuristic -----------------------------------------------------------------------
 
 
@@ -531,26 +512,11 @@ def _read_table(r, me, three_for_one, w):
         if not blocked:
             for suit in range(4):
                 left[suit] -= missing[s, 0, suit] + missing[s, 1, suit]
-        prizes = need[s]
-        ours = _potential(
-            mine[0] + prizes[0],
-            mine[1] + prizes[1],
-            mine[2] + prizes[2],
-            mine[3] + prizes[3],
-            ours_t,
-            awarded,
-            three_for_one,
-        )
-        stake = (ours - ours_now) + _potential(
-            theirs[0] + prizes[0],
-            theirs[1] + prizes[1],
-            theirs[2] + prizes[2],
-            theirs[3] + prizes[3],
-            theirs_t,
-            awarded,
-            three_for_one,
-        )
-        stake -= theirs_now
+        p = need[s]  # the stage's prizes by suit, to the winner
+        a0, a1, a2, a3 = mine[0] + p[0], mine[1] + p[1], mine[2] + p[2], mine[3] + p[3]
+        b0, b1, b2, b3 = theirs[0] + p[0], theirs[1] + p[1], theirs[2] + p[2], theirs[3] + p[3]
+        gain = _potential(a0, a1, a2, a3, ours_t, awarded, three_for_one) - ours_now
+        stake = gain + _potential(b0, b1, b2, b3, theirs_t, awarded, three_for_one) - theirs_now
         lean = 0.0  # sums of four terms, left to right
         for suit in range(4):
             lean += (missing[s, 0, suit] - missing[s, 1, suit]) * supply[0, suit]
@@ -698,7 +664,7 @@ def _other_decision(t, g, three_for_one, work):
         return n
     hand, _, _, unseen, _, _ = _read_table(r, me, three_for_one, w)
     m = _exchange_throw(hand, unseen, w)
-    choice = _exchange_choice(r, w.throw, m, actions, n)
+    choice = _exchange_choice(w.throw, m, actions, n)
     for i in range(n):
         numbers[i, 3] = 1.0 if actions[i] == choice else 0.0
     return n
@@ -743,19 +709,13 @@ def _exchange_throw(hand, unseen, w):
 
 
 @kernel
-def _exchange_choice(r, throw, m, legal, n):
-    """An exchange move: the next card of ``throw[:m]`` not picked yet, else "done" once
-    something is picked, else the first legal action."""
+def _exchange_choice(throw, m, legal, n):
+    """An exchange move: the next card of ``throw[:m]`` not picked yet (a legal pick, HL-3.4),
+    else "done" once something is picked, else the first legal action."""
     for k in range(m):
-        card = throw[k]
-        picked = False
-        for i in range(r.selection_size):
-            if r.selection[i] == card:
-                picked = True
-        if not picked:
-            for i in range(n):
-                if legal[i] == EXCHANGE_PICK + card:
-                    return EXCHANGE_PICK + card
+        for i in range(n):
+            if legal[i] == EXCHANGE_PICK + throw[k]:
+                return legal[i]
     for i in range(n):
         if legal[i] == EXCHANGE_DONE:
             return EXCHANGE_DONE
@@ -763,18 +723,19 @@ def _exchange_choice(r, throw, m, legal, n):
 
 
 @kernel
-def _claimable(held, awarded, three_for_one):
-    """Whether prize cards ``held`` pay for a free trophy (``claimable_trophies`` not empty):
+def _claims(held, awarded, three_for_one):
+    """The free trophies that prize cards ``held`` pay for, a bit set (``claimable_trophies``):
     HL-6.1 with its own suit, HL-6.2 three cards of an ``awarded`` suit for each missing."""
     spare = 0
     if three_for_one:
         for suit in range(4):
             if awarded >> suit & 1:
                 spare += held[suit] // THREE_FOR_ONE
-    for suit in range(4):  # noqa: SIM110 (numba compiles loops, not generators)
+    claims = 0
+    for suit in range(4):
         if not awarded >> suit & 1 and held[suit] + spare >= _PRICE[suit]:
-            return True
-    return False
+            claims |= 1 << suit
+    return claims
 
 
 @kernel
@@ -801,8 +762,8 @@ def _trophy_scores(r, me, three_for_one, w, n):
         after = awarded | 1 << suit
         if (
             theirs + 1 >= TROPHIES_TO_WIN
-            and _claimable(their_held, after, three_for_one)
-            and not _claimable(their_held, awarded, three_for_one)
+            and _claims(their_held, after, three_for_one)
+            and not _claims(their_held, awarded, three_for_one)
         ):
             numbers[i, 3] = -1.0
             continue
@@ -843,13 +804,9 @@ def _other_legal(r, p, three_for_one, legal):
             legal[n] = EXCHANGE_DONE
             n += 1
         return n
-    spare = 0
-    if three_for_one:
-        for suit in range(4):
-            if r.owner[suit] >= 0:
-                spare += r.won[p, suit] // THREE_FOR_ONE
+    claims = _claims(r.won[p], _awarded(r), three_for_one)
     for suit in range(4):
-        if r.owner[suit] < 0 and r.won[p, suit] + spare >= _PRICE[suit]:
+        if claims >> suit & 1:
             legal[n] = CLAIM_TROPHY + suit
             n += 1
     legal[n] = STOP_CLAIMING
@@ -857,15 +814,6 @@ def _other_legal(r, p, three_for_one, legal):
 
 
 # -- kernels: the calls ---------------------------------------------------------------------------
-
-
-@kernel
-def _outside(indices, n):
-    """Whether an index lies outside 0 .. n − 1 (a check cheaper than numpy's for a few)."""
-    for i in range(indices.shape[0]):  # noqa: SIM110 (numba: a loop)
-        if indices[i] < 0 or indices[i] >= n:
-            return True
-    return False
 
 
 @kernel
@@ -1043,7 +991,7 @@ def _style_best(which, t, three_for_one, style, tolerance, work, legal, top, cou
             n = _other_legal(r, me, three_for_one, legal[j])
             if r.phase == EXCHANGE:
                 m = min(_throw(style, r.hands[me], target, w.throw), MAX_EXCHANGE)
-                choice = _exchange_choice(r, w.throw, m, legal[j], n)
+                choice = _exchange_choice(w.throw, m, legal[j], n)
             elif n == 1:
                 choice = STOP_CLAIMING  # HL-6.4 nothing to claim
             elif style == TROPHY_RUSHER:  # the rushed suit first, else the first claim

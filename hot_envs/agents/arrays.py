@@ -50,6 +50,46 @@ def record(dtype: np.dtype) -> np.ndarray:
     return array if COMPILED else array.view(np.recarray)
 
 
+def game_indices(games: ArrayGames, which: Any, kind: type) -> np.ndarray:
+    """``which`` as int64 indices of games of ``games``, an array engine of class ``kind``
+    (``TypeError`` for another, ``ValueError`` for indices that are not)."""
+    if not isinstance(games, kind):
+        raise TypeError(f"games must be an {kind.__name__}, not {type(games).__name__}")
+    which = np.asarray(which)
+    if which.ndim != 1 or (which.size and which.dtype.kind not in "iu"):
+        raise ValueError(f"which must be a 1-d int array of game indices, not {which!r}"[:200])
+    which = which.astype(np.int64, copy=False)
+    if which.size and ((which < 0) | (which >= games.num_games)).any():
+        raise ValueError(f"game indices must lie in 0 .. {games.num_games - 1}")
+    return which
+
+
+def policy_input_args(
+    games: ArrayGames, which: Any, seats: Any, observations: Any, out: np.ndarray, kind: type
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A game's ``fill_policy_input`` arguments checked (``ValueError``) and as its kernels
+    take them: ``which`` (:func:`game_indices`), ``seats`` (int64, each a seat of its game),
+    ``observations`` (float32 ``(k, observation size)``); ``out`` must be float32
+    ``(k, input size)``."""
+    which = game_indices(games, which, kind)
+    k = len(which)
+    seats = np.asarray(seats)
+    if seats.shape != (k,) or (k and seats.dtype.kind not in "iu"):
+        raise ValueError(f"seats must be {k} ints, not {seats!r}"[:200])
+    seats = seats.astype(np.int64, copy=False)
+    if k and ((seats < 0) | (seats >= games.players[which])).any():
+        raise ValueError("seats must lie in 0 .. each game's seat count - 1")
+    spec = SPECS[games.game_name]
+    observations = np.asarray(observations, dtype=np.float32)
+    if observations.shape != (k, spec.observation_size):
+        raise ValueError(
+            f"observations must be ({k}, {spec.observation_size}), not {observations.shape}"
+        )
+    if out.shape != (k, spec.input_size) or out.dtype != np.float32:
+        raise ValueError(f"out must be float32 ({k}, {spec.input_size})")
+    return which, seats, observations
+
+
 @runtime_checkable
 class ArrayAgent(Protocol):
     """``act_arrays(games, which) -> actions`` (module docstring)."""
@@ -206,5 +246,7 @@ __all__ = [
     "as_array_agent",
     "draw_rows",
     "fill_policy_input",
+    "game_indices",
+    "policy_input_args",
     "record",
 ]
