@@ -37,8 +37,7 @@ arena counts it) and ``is_success`` (the learner won alone; SB3 logs its mean as
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from itertools import islice
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import gymnasium
@@ -202,24 +201,15 @@ def random_decisions(
     learner's view of each: ``(observation dict, view)`` pairs, what an agent's
     ``act(observation, view)`` takes — inputs for policies that need the view, such as an
     action-scoring checkpoint (:mod:`hot_envs.agents.scorer`)."""
-    return [
-        ({"observation": observation, "action_mask": mask.astype(np.int8)}, env.game.view(env.seat))
-        for env, observation, mask in islice(_random_play(game, players, seed), n)
-    ]
-
-
-def _random_play(
-    game: str, players: int | Sequence[int] | None, seed: int
-) -> Iterator[tuple[SingleAgentEnv, np.ndarray, np.ndarray]]:
-    """Endless uniformly random learner play, seeded: the env at each learner decision, with
-    the observation and the bool mask; the next action is played when the next item is asked
-    for."""
     env = SingleAgentEnv(game, players=players, seed=seed)
     rng = np.random.default_rng(seed)
     observation, _ = env.reset()
-    while True:
+    decisions = []
+    while len(decisions) < n:
         mask = env.action_masks()
-        yield env, observation, mask
+        observed = {"observation": observation, "action_mask": mask.astype(np.int8)}
+        decisions.append((observed, env.game.view(env.seat)))
         observation, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
         if terminated or truncated:
             observation, _ = env.reset()
+    return decisions

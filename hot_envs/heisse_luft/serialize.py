@@ -99,19 +99,6 @@ def _suit_counts(counts: list[int]) -> dict[str, int]:
     return {SUITS[s]: counts[s] for s in range(4)}
 
 
-def _stage_dicts(state: Table) -> list[dict]:
-    return [
-        {
-            "in_play": state.in_play[i],
-            "terrain": TERRAINS[state.terrain[i]],
-            "prizes": [SUITS[s] for s in state.prizes[i]],
-            "sides": [_codes(state.sides[i][0]), _codes(state.sides[i][1])],
-            "last_player": state.last_player[i],
-        }
-        for i in range(NUM_STAGES)
-    ]
-
-
 def _public(state: Table) -> dict:
     """The parts of the state both players see (HL-8)."""
     trophy_phase = None
@@ -122,7 +109,16 @@ def _public(state: Table) -> dict:
         "phase": PHASES[state.phase],
         "current_player": state.current_player,
         "discard_pile": _codes(state.discard_pile[::-1]),
-        "stages": _stage_dicts(state),
+        "stages": [
+            {
+                "in_play": state.in_play[i],
+                "terrain": TERRAINS[state.terrain[i]],
+                "prizes": [SUITS[s] for s in state.prizes[i]],
+                "sides": [_codes(state.sides[i][0]), _codes(state.sides[i][1])],
+                "last_player": state.last_player[i],
+            }
+            for i in range(NUM_STAGES)
+        ],
         "prizes_won": [_suit_counts(state.prizes_won[p]) for p in (0, 1)],
         "trophies": [[SUITS[s] for s in state.trophies[p]] for p in (0, 1)],
         "trophy_cards": [_suit_counts(state.trophy_cards[p]) for p in (0, 1)],
