@@ -172,22 +172,20 @@ def gauntlet(
         bar.close()
     for n in sizes:
         for spec in opponents:
-            mine = _stats(played[n, agent, spec], agent)
-            base = _stats(played[n, BASELINE, spec], BASELINE)
-            low, high = _interval(mine)
-            base_low, base_high = _interval(base)
+            count, share, low, high = _share(played[n, agent, spec])
+            base_count, base_share, base_low, base_high = _share(played[n, BASELINE, spec])
             rows.append(
                 {
                     "players": n,
                     "opponent": spec,
                     "pool": entries[spec].pool if spec in entries else OTHER,
-                    "games": mine.games,
-                    "win_share": mine.share / mine.games,
+                    "games": count,
+                    "win_share": share,
                     "ci_low": low,
                     "ci_high": high,
                     "even": 1 / n,
-                    "heuristic_games": base.games,
-                    "heuristic_share": base.share / base.games,
+                    "heuristic_games": base_count,
+                    "heuristic_share": base_share,
                     "heuristic_ci_low": base_low,
                     "heuristic_ci_high": base_high,
                 }
@@ -270,20 +268,15 @@ def _play(
     }
 
 
-def _stats(records: list[GameRecord], name: str) -> AgentStats:
-    """The lone agent's (lineup slot 0) totals over ``records``."""
-    stats = AgentStats(name)
+def _share(records: list[GameRecord]) -> tuple[int, float, float, float]:
+    """The lone agent's (lineup slot 0) games, win share and the share's 95 % Wilson interval,
+    widened by the rounding that can leave a share of 1 a hair above its upper bound."""
+    stats = AgentStats("lone")
     for record in records:
         stats.add(record.returns, record.seats.index(0), record.length)
-    return stats
-
-
-def _interval(stats: AgentStats) -> tuple[float, float]:
-    """The 95 % Wilson interval of the win share, widened by the rounding that can leave a share
-    of 1 a hair above its upper bound (0.9999999999999999)."""
     low, high = wilson_interval(stats.share, stats.games)
     share = stats.share / stats.games
-    return min(low, share), max(high, share)
+    return stats.games, share, min(low, share), max(high, share)
 
 
 def _summary(n: int, rows: list[dict[str, Any]]) -> dict[str, Any]:
