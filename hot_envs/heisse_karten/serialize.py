@@ -153,6 +153,12 @@ def _per_seat(value: Any, what: str, num_players: int) -> list:
     return value
 
 
+def _card_lists(value: Any, what: str, num_players: int) -> list[list[int]]:
+    """One card list per seat (``hands``, ``taken``)."""
+    lists = _per_seat(value, what, num_players)
+    return [_card_list(cards, f"{what}[{seat}]") for seat, cards in enumerate(lists)]
+
+
 def _check_every_card_once(piles: dict[str, list[int]]) -> None:
     where: dict[int, str] = {}
     for name, pile in piles.items():
@@ -242,13 +248,7 @@ def parse_state_dict(d: Any, rng: ChanceSource) -> dict[str, Any]:
     if not isinstance(options, dict):
         raise ValueError(f"options must be a dict, not {options!r}")
     options = resolve_options(n, rng, **options)
-    hands = [
-        _card_list(
-            hand,
-            f"hands[{seat}]",
-        )
-        for seat, hand in enumerate(_per_seat(d["hands"], "hands", n))
-    ]
+    hands = _card_lists(d["hands"], "hands", n)
     draw_pile = _card_list(d["draw_pile"], "draw_pile")
     set_aside = _card_list(d["set_aside"], "set_aside")
     if len(set_aside) not in {0, SET_ASIDE.get(n, 0)}:  # HK-2.3
@@ -256,10 +256,7 @@ def parse_state_dict(d: Any, rng: ChanceSource) -> dict[str, Any]:
             raise ValueError(f"set_aside must hold 0 or {SET_ASIDE[n]} cards with {n} players")
         raise ValueError(f"set_aside must be empty with {n} players (HK-2.3)")
     trick = _seat_card_list(d["trick"], "trick", n)
-    taken = [
-        _card_list(pile, f"taken[{seat}]")
-        for seat, pile in enumerate(_per_seat(d["taken"], "taken", n))
-    ]
+    taken = _card_lists(d["taken"], "taken", n)
     _check_every_card_once(
         {
             **{f"hands[{s}]": hand for s, hand in enumerate(hands)},
@@ -332,10 +329,7 @@ def deal_view(view: Any, rng: np.random.Generator) -> dict[str, Any]:
     viewer = check_int(view["player"], "player", 0, n - 1)
     hand = _card_list(view["hand"], "hand")
     played = _seat_card_list(view["played"], "played", n)
-    taken = [
-        _card_list(pile, f"taken[{seat}]")
-        for seat, pile in enumerate(_per_seat(view["taken"], "taken", n))
-    ]
+    taken = _card_lists(view["taken"], "taken", n)
     sizes = [
         check_int(size, f"hand_sizes[{seat}]", 0, HAND_SIZE)
         for seat, size in enumerate(_per_seat(view["hand_sizes"], "hand_sizes", n))
