@@ -35,7 +35,7 @@ except ImportError as error:  # pragma: no cover - the extra is installed in the
 
 from hot_envs import heisse_karten, heisse_luft
 from hot_envs.core.games import GAMES
-from hot_envs.heisse_karten.facts import CARD_VALUE, NUM_CARDS, SCORE_SCALE
+from hot_envs.heisse_karten.facts import BLACK_SUM, NUM_CARDS, RED_SUM, SCORE_SCALE
 from hot_envs.heisse_karten.facts import SET_ASIDE as KARTEN_SET_ASIDE
 
 LUFT = "python_heisse_luft"
@@ -55,8 +55,6 @@ _LUFT_TURN_DECISIONS = 4 + 1 + 2
 _LUFT_CLAIMS = 3
 _LUFT_TURN_DRAWS = 4 + 1
 _SHUFFLE = LUFT_DECK - 1  # chance nodes of one 40-card shuffle: its last card is forced
-_BLACK = sum(v for v in CARD_VALUE[1:] if v > 0)  # 600: every black card (HK-1.1)
-_RED = -sum(v for v in CARD_VALUE[1:] if v < 0)  # 576: every red card
 
 
 def _game_type(short_name: str, long_name: str, players: tuple[int, int], params: dict):
@@ -268,8 +266,8 @@ class HeisseKartenGame(_Game):
         if options["reward_mode"] == "win":  # HK-4.3: +1/W for the winners, -1/(N-W) else
             low, high = -1.0, 1.0
         else:  # own points minus the others' mean, per round, over SCORE_SCALE (HK-4.3)
-            high = (_BLACK + _RED / (n - 1)) / SCORE_SCALE
-            low = -(_RED + _BLACK / (n - 1)) / SCORE_SCALE
+            high = (BLACK_SUM + RED_SUM / (n - 1)) / SCORE_SCALE
+            low = -(RED_SUM + BLACK_SUM / (n - 1)) / SCORE_SCALE
         info = pyspiel.GameInfo(
             num_distinct_actions=heisse_karten.NUM_ACTIONS,
             max_chance_outcomes=NUM_CARDS,
