@@ -1,22 +1,17 @@
-""":class:`~hot_envs.envs.vector.VectorSingleAgentEnv` as a stable-baselines3 ``VecEnv``.
+""":class:`~hot_envs.envs.vector.VectorSingleAgentEnv` as a stable-baselines3 ``VecEnv``
+(docs/environments.md, "With stable-baselines3"). Needs stable-baselines3.
 
 ``SB3VectorEnv`` hands the learner seats of all the games to SB3 as one ``VecEnv``, so
 sb3-contrib's ``MaskablePPO`` trains on it unchanged: ``env_method("action_masks")`` gives each
-game's mask (what ``MaskablePPO`` asks for), a finished game's info holds
-``terminal_observation`` and ``TimeLimit.truncated`` as ``DummyVecEnv`` gives them, plus the
-final keys of ``SingleAgentEnv`` (``opponents``, ``win_share``, ``is_success``, …) that the
-league and SB3's success rate read; other steps' infos are empty. Needs stable-baselines3.
-
-``env_method`` and ``get_attr``/``set_attr`` reach the one vectorised env behind all indices:
-``env_method("set_opponent", name, agent, weight)`` changes the shared opponent pool once and
-returns one result per index. ``MaskablePPO(seed=s)`` seeds it through ``seed(s)``; the next
-``reset`` then seeds the games with ``s``. Wrap it in ``VecMonitor`` for episode statistics.
-
+game's mask, and a finished game's info holds ``terminal_observation`` and
+``TimeLimit.truncated`` as ``DummyVecEnv`` gives them, plus the final keys of ``SingleAgentEnv``
+(``opponents``, ``win_share``, ``is_success``, …); other steps' infos are empty.
+``env_method``, ``get_attr`` and ``set_attr`` reach the one vectorised env behind all indices
+(``env_method("set_opponent", name, agent, weight)`` changes the shared pool once) and give one
+result per index. ``MaskablePPO(seed=s)`` seeds the next ``reset`` through ``seed(s)``.
 ``workers=K`` (K > 1) splits the games over this process and ``K − 1`` worker processes
-(:class:`~hot_envs.envs.vector_workers.SubprocVectorSingleAgentEnv`: worker ``k`` seeded with
-``s + k``), so the env steps on ``K`` cores: ``env_method``, ``set_attr`` and ``get_attr``
-then reach every worker's env, and each index gets the answer of the worker that holds its
-game. ``workers=1`` (the default) keeps everything in this process.
+(:class:`~hot_envs.envs.vector_workers.SubprocVectorSingleAgentEnv`, worker ``k`` seeded with
+``s + k``); each index then gets the answer of the worker that holds its game.
 
 >>> from sb3_contrib import MaskablePPO
 >>> from stable_baselines3.common.vec_env import VecMonitor
