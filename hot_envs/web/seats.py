@@ -51,7 +51,8 @@ class DecisionTimeout(Exception):
 
 
 class SeatAgent:
-    """One agent seat: ``agent`` and the heuristic that stands in for it past the cap.
+    """One agent seat of a new game: ``agent`` (reset) and the heuristic that stands in for it
+    past the cap.
 
     ``busy`` while a decision of its agent runs (an agent is not made to think twice at once: a
     seat whose last decision is still running past the cap plays the stand-in's move)."""
@@ -60,14 +61,12 @@ class SeatAgent:
         self.spec, self.game, self.seed = spec, game, seed
         self.deadline = math.inf  # read by a search after each batch of rollouts
         self.agent = _table_agent(spec, game, seed, self)
+        if callable(getattr(self.agent, "reset", None)):
+            self.agent.reset()
         self.search = isinstance(self.agent, SearchAgent)  # keeps more: see Table.memory_estimate
         self.slow = not _quick(spec)
         self._stand_in: Agent | None = None
         self._busy = threading.Lock()
-
-    def reset(self) -> None:
-        if callable(getattr(self.agent, "reset", None)):
-            self.agent.reset()
 
     def check_clock(self) -> None:
         if time.monotonic() > self.deadline:

@@ -158,7 +158,6 @@ class Table:
         for s, spec in enumerate(self.seats):
             if spec != HUMAN:
                 self.agents[s] = SeatAgent(spec, self.game.name, derive_seed(seed, s))
-                self.agents[s].reset()
 
     def _check_record(self, record: dict) -> None:
         """Play ``record`` through once, keeping every KEEP_EVERY-th state; back at the deal."""
