@@ -145,13 +145,10 @@ def _terrain(canvas: Canvas, band: tuple, lowland: bool) -> None:
             draw.polygon(
                 [(top[0] - base, h), top, (top[0] + base, h)], fill=dark if k % 2 else light
             )
-            cap = 0.22 * (h - top[1]) / h
+            cap = 0.22 * (h - top[1]) / h  # the snow cap, a larger part of a higher peak
+            snow_line = top[1] + (h - top[1]) * cap
             draw.polygon(
-                [
-                    (top[0] - base * cap, top[1] + (h - top[1]) * cap),
-                    top,
-                    (top[0] + base * cap, top[1] + (h - top[1]) * cap),
-                ],
+                [(top[0] - base * cap, snow_line), top, (top[0] + base * cap, snow_line)],
                 fill=WHITE,
             )
     draw.rectangle((0, h - 3, w, h), fill=dark)
@@ -201,13 +198,11 @@ def _strip(
 
 
 def _prizes_and_trophies(canvas: Canvas, view: dict, player: int, mid: float) -> None:
-    x = 640
+    x, won = 640, view["prizes_won"][player]
     canvas.text((x, mid - 30), "prizes", 13, MUTED, "lm")
     for suit in SUITS:
         _prize(canvas, (x + 15, mid + 6), suit, 26)
-        canvas.text(
-            (x + 32, mid + 8), str(view["prizes_won"][player][suit]), 18, INK, "lm", bold=True
-        )
+        canvas.text((x + 32, mid + 8), str(won[suit]), 18, INK, "lm", bold=True)
         x += 60
     x += 12
     canvas.text((x, mid - 30), "trophies", 13, MUTED, "lm")

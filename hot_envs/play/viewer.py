@@ -61,14 +61,14 @@ def replay_game(
     record = records[game]
     states = replay(record)
     _check_seat(seat, len(record["seats"]))
-    if gif or mp4:
+    animations = [out for out in (gif, mp4) if out]
+    if animations:
         from hot_envs.pictures import animation_path, frame, write_animation
 
-        for out in (gif, mp4):
-            if out:
-                animation_path(out)  # a bad name fails before any drawing
+        for out in animations:
+            animation_path(out)  # a bad name fails before any drawing
         frames = [frame(state, seat) for state in states]
-        written = [write_animation(frames, out, fps) for out in (gif, mp4) if out]
+        written = [write_animation(frames, out, fps) for out in animations]
         for out in written:
             write(f"wrote {out} ({len(frames)} frames)")
         return written
