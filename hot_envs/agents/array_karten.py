@@ -29,11 +29,17 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from hot_envs.agents.arrays import HEURISTIC, ArrayScoring
+from hot_envs.agents.arrays import (
+    HEURISTIC,
+    ArrayScoring,
+    game_indices,
+    policy_input_args,
+    record,
+)
 from hot_envs.agents.features import SPECS
 from hot_envs.agents.styles_karten import CardCounter, GreedyTrickTaker, LowCardDumper, TrickAvoider
 from hot_envs.batched.heisse_karten import GAME, ArrayHeisseKarten
-from hot_envs.batched.jit import COMPILED, kernel
+from hot_envs.batched.jit import kernel
 from hot_envs.heisse_karten.facts import CARD_VALUE, CARDS, NUM_CARDS, TRICK_RANK, is_black
 
 SPEC = SPECS["heisse-karten"]
@@ -69,15 +75,26 @@ _OBSERVATION = SPEC.observation_size
 _SLOTS, _FEATURES = SPEC.slots, SPEC.size
 _IDS = _OBSERVATION + _SLOTS * _FEATURES  # where the action ids start in a packed row
 _FIRST = np.zeros(1, dtype=np.int64)  # "game 0" of a one-game record
+# A decision's scratch, one record made in Python (no kernel compiles an allocation): the
+# unseen cards' prefix counts and value sums over the cards in trick-rank order, the numbers
+# of each hand card (:func:`_score_hand`) and the float32 scores of the packed rows.
+_WORK = np.dtype(
+    [
+        ("count", np.int64, NUM_CARDS + 1),
+        ("total", np.int64, NUM_CARDS + 1),
+        ("numbers", np.float64, (NUM_CARDS, 6)),
+        ("scores", np.float32, _SLOTS),
+    ]
+)
 
 
 def card_scores(games: ArrayHeisseKarten, which: Any) -> np.ndarray:
     """float64 ``(k, 48)``: row ``j`` holds, for game ``which[j]`` and its seat to move, the
     heuristic's score of each hand card in column ``card - 1``, NaN elsewhere (a finished
     game's row is all NaN)."""
-    which = _which(games, which)
+    which = game_indices(games, which, ArrayHeisseKarten)
     out = np.full((len(which), NUM_CARDS), np.nan)
-    _card_scores(which, games._current, games.players, games.table, out)
+    _card_scores(which, games._current, games.players, games.table, record(_WORK), out)
     return out
 
 
@@ -88,19 +105,8 @@ def fill_policy_input(
     game ``which[j]`` (float32 ``(k, SPEC.input_size)``) given its observation
     ``observations[j]``. The seat has legal actions — its hand (HK-3.1) — only where it is the
     seat to move; otherwise its row is the observation and the empty slots' −1 ids."""
-    which = _which(games, which)
-    seats = np.asarray(seats, dtype=np.int64)
-    k = len(which)
-    if seats.shape != (k,):
-        raise ValueError(f"seats must be {k} ints, not shape {seats.shape}")
-    if k and ((seats < 0) | (seats >= games.players[which])).any():
-        raise ValueError("seats must lie in 0 .. each game's seat count - 1")
-    observations = np.asarray(observations, dtype=np.float32)
-    if observations.shape != (k, _OBSERVATION):
-        raise ValueError(f"observations must be ({k}, {_OBSERVATION}), not {observations.shape}")
-    if out.shape != (k, SPEC.input_size) or out.dtype != np.float32:
-        raise ValueError(f"out must be float32 ({k}, {SPEC.input_size})")
-    _fill(which, seats, observations, out, games._current, games.players, games.table, TOLERANCE)
+    args = policy_input_args(games, which, seats, observations, out, ArrayHeisseKarten)
+    _fill(*args, out, games.table, games._current, games.players, record(_WORK))
 
 
 class ArrayHeuristic(ArrayScoring):
@@ -112,25 +118,23 @@ class ArrayHeuristic(ArrayScoring):
     heuristic = True
 
     def candidates(self, games: ArrayHeisseKarten, which: Any) -> tuple[np.ndarray, ...]:
-        which = _which(games, which)
+        which = game_indices(games, which, ArrayHeisseKarten)
         if (games._current[which] < 0).any():
             raise ValueError("a game in which is over: nobody is to move")
-        return _candidates_of(
-            which, games._current, games.players, games.table, self.code, self.agent.tolerance
-        )
+        game = ViewGame(games.table, games._current, games.players)
+        return _candidates_of(which, game, record(_WORK), self.code, self.agent.tolerance)
 
 
 class ArrayStyle(ArrayHeuristic):
     """A style of :mod:`~hot_envs.agents.styles_karten` deciding for the seat to move in many
-    games at once: what its ``act`` plays, decision by decision in the order given, drawing the
-    same numbers from ``agent.rng`` (the card counter's ties, ``epsilon``'s draws)."""
+    games at once, as :class:`ArrayHeuristic` decides for the heuristic."""
 
     heuristic = False
 
 
 class ViewGame(NamedTuple):
-    """One game's record as a seat's view holds it (:func:`view_game`), with the kernels'
-    per-game arrays: the seat to move and the seat count."""
+    """Games' records with the kernels' per-game arrays, the seat to move and the seat count:
+    one game as a seat's view holds it (:func:`view_game`), or an array engine's."""
 
     table: np.ndarray
     current: np.ndarray
@@ -144,12 +148,10 @@ def view_game(view: dict[str, Any]) -> ViewGame:
     the thread's next call."""
     scratch = _SCRATCH.__dict__
     if "game" not in scratch:
-        table = np.zeros(1, dtype=GAME)
-        if not COMPILED:  # the kernels as Python read a record's fields as attributes
-            table = table.view(np.recarray)
+        table = record(GAME)
         words = table.view(np.ndarray).view(np.int64)
         scratch["game"] = ViewGame(table, np.zeros(1, np.int64), np.zeros(1, np.int64))
-        scratch["words"] = words
+        scratch["words"], scratch["work"] = words, record(_WORK)
     game, words = scratch["game"], scratch["words"]
     words[: _PLAYED_CARD + NUM_CARDS] = 0  # the hands up to the played cards: what a view fills
     bits = 0
@@ -170,7 +172,7 @@ def view_game(view: dict[str, Any]) -> ViewGame:
     return game
 
 
-_SCRATCH = threading.local()  # each thread's one-game record
+_SCRATCH = threading.local()  # each thread's one-game record and scratch
 # Where the fields a view fills lie among a record's int64 words (all before "played_seat").
 _HANDS, _TRICK_LEN, _PLAYED_LEN, _TRICK, _PLAYED_CARD = (
     GAME.fields[name][1] // 8
@@ -182,8 +184,7 @@ assert GAME.fields["played_seat"][1] // 8 == _PLAYED_CARD + NUM_CARDS
 def view_top(view: dict[str, Any], code: int, tolerance: float) -> np.ndarray:
     """The best-scored legal actions (ascending) of agent ``code`` (:data:`HEURISTIC` or a
     style's) for the seat to move in ``view``'s position."""
-    game = view_game(view)
-    _, top, counts = _candidates_of(_FIRST, game.current, game.players, game.table, code, tolerance)
+    _, top, counts = _candidates_of(_FIRST, view_game(view), _SCRATCH.work, code, tolerance)
     return top[0, : counts[0, 1]]
 
 
@@ -193,29 +194,19 @@ def view_policy_input(observation: np.ndarray, view: dict[str, Any]) -> np.ndarr
     out = np.empty((1, SPEC.input_size), dtype=np.float32)
     observations = np.asarray(observation, dtype=np.float32).reshape(1, _OBSERVATION)
     seats = np.array([view["player"]], dtype=np.int64)
-    _fill(_FIRST, seats, observations, out, game.current, game.players, game.table, TOLERANCE)
+    _fill(_FIRST, seats, observations, out, *game, _SCRATCH.work)
     return out[0]
 
 
-def _candidates_of(which, current, players, table, code, tolerance) -> tuple[np.ndarray, ...]:
+def _candidates_of(which, game: ViewGame, work, code: int, tolerance: float) -> tuple:
     """``(legal, top, counts)`` (``ScoringAgent.draw_many``) of agent ``code`` in games
     ``which`` (each with a seat to move)."""
     k = len(which)
     legal = np.empty((k, NUM_CARDS), dtype=np.int64)
     top = np.empty((k, NUM_CARDS), dtype=np.int64)
     counts = np.empty((k, 2), dtype=np.int64)  # legal moves, best-scored moves
-    _candidates(which, current, players, table, code, float(tolerance), legal, top, counts)
+    _candidates(which, *game, work, code, float(tolerance), legal, top, counts)
     return legal, top, counts
-
-
-def _which(games: ArrayHeisseKarten, which: Any) -> np.ndarray:
-    which = np.asarray(which)
-    if which.ndim != 1 or (which.size and which.dtype.kind not in "iu"):
-        raise ValueError(f"which must be a 1-d int array of game indices, not {which!r}"[:200])
-    which = which.astype(np.int64, copy=False)
-    if which.size and ((which < 0) | (which >= games.num_games)).any():
-        raise ValueError(f"game indices must lie in 0 .. {games.num_games - 1}")
-    return which
 
 
 # -- kernels -------------------------------------------------------------------------------------
@@ -239,23 +230,16 @@ def _trick_value(base, keeps, later, share, mean, stays, below):
 
 
 @kernel
-def _hand_cards(bits, out):
-    """The cards of the hand ``bits`` as action ids ascending into ``out`` (HK-3.1: the legal
-    actions, as the view lists them); their count."""
-    c = 0
-    for k in range(NUM_CARDS):
-        if bits >> k & 1:
-            out[c] = k
-            c += 1
-    return c
-
-
-@kernel
-def _unseen(r, bits, count, total):
-    """The cards unseen in game ``r`` (its record) for the hand ``bits``: ``count``/``total`` (49
-    each) its prefix counts and value sums over the cards in trick-rank order (HK-3.2), the
-    unseen cards being those neither in the hand nor played this round (HK-5); returns their
-    mean value."""
+def _score_hand(r, seat, n, w):
+    """The numbers of each card ``k + 1`` of ``seat``'s hand in game ``r`` into
+    ``w.numbers[k]``: the heuristic's score, the share of unseen cards beating it, its value
+    now, its value usually, the chance to take the trick (those three 0 on a lead), and the
+    card counter's expected points for this trick alone (a lead too). The unseen cards are
+    those neither in the hand nor played this round (HK-5); ``w.count``/``w.total`` get their
+    prefix counts and value sums over the cards in trick-rank order (HK-3.2). Returns the
+    trick's points so far and its highest rank."""
+    count, total, out = w.count, w.total, w.numbers
+    bits = r.hands[seat]
     seen = bits
     for i in range(r.played_len):
         seen |= 1 << (r.played_card[i] - 1)
@@ -263,42 +247,19 @@ def _unseen(r, bits, count, total):
     total[0] = 0
     for slot in range(1, NUM_CARDS + 1):
         card = _BY_RANK[slot - 1]
-        if seen >> (card - 1) & 1:
-            count[slot] = count[slot - 1]
-            total[slot] = total[slot - 1]
-        else:
-            count[slot] = count[slot - 1] + 1
-            total[slot] = total[slot - 1] + _VALUE[card]
+        fresh = not seen >> (card - 1) & 1
+        count[slot] = count[slot - 1] + fresh
+        total[slot] = total[slot - 1] + (_VALUE[card] if fresh else 0)
     unseen = count[NUM_CARDS]
-    return total[NUM_CARDS] / unseen if unseen else 0.0
-
-
-@kernel
-def _trick_so_far(r, length):
-    """The points of game ``r``'s trick so far and its highest trick rank (HK-3.2)."""
+    mean = total[NUM_CARDS] / unseen if unseen else 0.0
+    length = r.trick_len
     base = 0
     best = 0
     for i in range(length):
         base += _VALUE[r.trick[i]]
         best = max(best, _RANK[r.trick[i]])
-    return base, best
-
-
-@kernel
-def _score_hand(r, seat, n, count, total, out):
-    """The heuristic's numbers for each card ``k + 1`` of ``seat``'s hand in game ``r``:
-    ``out[k]`` = (score, the share of unseen cards beating it, value now, value usually,
-    chance to take the trick; the terms 0 on a lead). ``count``/``total`` (49 each) are
-    scratch: the unseen cards' prefix counts and value sums over the cards in trick-rank order
-    (HK-3.2), the unseen cards being those neither in the hand nor played this round (HK-5)."""
-    bits = r.hands[seat]
-    mean = _unseen(r, bits, count, total)
-    unseen = count[NUM_CARDS]
-    length = r.trick_len
-    base, best = _trick_so_far(r, length)
     share = 1.0 / (n - 1)
     later = n - 1 - length
-    tempo = _TEMPO[n]
     for k in range(NUM_CARDS):
         if not bits >> k & 1:
             continue
@@ -306,70 +267,44 @@ def _score_hand(r, seat, n, count, total, out):
         rank = _RANK[card]
         value = _VALUE[card]
         beaten = (unseen - count[_BELOW[rank + 1]]) / unseen if unseen else 0.0
+        stays = 1.0 - beaten
+        below_count = count[_BELOW[rank]]
+        below = total[_BELOW[rank]] / below_count if below_count else 0.0
+        now, chance = _trick_value(base + value, rank > best, later, share, mean, stays, below)
         out[k, 1] = beaten
+        out[k, 5] = now
         if length == 0:
             out[k, 0] = _LEAD[card]
             out[k, 2] = 0.0
             out[k, 3] = 0.0
             out[k, 4] = 0.0
             continue
-        stays = 1.0 - beaten
-        below_count = count[_BELOW[rank]]
-        below = total[_BELOW[rank]] / below_count if below_count else 0.0
-        now, chance = _trick_value(base + value, rank > best, later, share, mean, stays, below)
         usual, _ = _trick_value(value, True, n - 1, share, mean, stays, below)
-        out[k, 0] = now - KEEP * usual - tempo * chance
+        out[k, 0] = now - KEEP * usual - _TEMPO[n] * chance
         out[k, 2] = now
         out[k, 3] = usual
         out[k, 4] = chance
+    return base, best
 
 
 @kernel
-def _card_scores(which, current, players, table, out):
+def _card_scores(which, current, players, table, work, out):
     """``out[j, card - 1]``: the score of each hand card of game ``which[j]``'s seat to move."""
-    count = np.zeros(NUM_CARDS + 1, dtype=np.int64)
-    total = np.zeros(NUM_CARDS + 1, dtype=np.int64)
-    numbers = np.zeros((NUM_CARDS, 5))
+    w = work[0]
     for j in range(which.shape[0]):
         b = which[j]
         seat = current[b]
         if seat < 0:
             continue
-        _score_hand(table[b], seat, players[b], count, total, numbers)
+        _score_hand(table[b], seat, players[b], w)
         bits = table[b].hands[seat]
         for k in range(NUM_CARDS):
             if bits >> k & 1:
-                out[j, k] = numbers[k, 0]
+                out[j, k] = w.numbers[k, 0]
 
 
 @kernel
-def _expected_points(r, seat, n, count, total, out):
-    """The card counter's expected points of each card ``k + 1`` of ``seat``'s hand in game
-    ``r`` into ``out[k]``: its points for this trick alone, the later players' cards drawn
-    from the unseen ones (HK-5: neither in the hand nor played this round), a lead too.
-    ``count``/``total``: scratch, as in :func:`_score_hand`."""
-    bits = r.hands[seat]
-    mean = _unseen(r, bits, count, total)
-    unseen = count[NUM_CARDS]
-    length = r.trick_len
-    base, best = _trick_so_far(r, length)
-    share = 1.0 / (n - 1)
-    later = n - 1 - length
-    for k in range(NUM_CARDS):
-        if not bits >> k & 1:
-            continue
-        card = k + 1  # HK-1.2
-        rank = _RANK[card]
-        beaten = (unseen - count[_BELOW[rank + 1]]) / unseen if unseen else 0.0
-        below_count = count[_BELOW[rank]]
-        below = total[_BELOW[rank]] / below_count if below_count else 0.0
-        out[k], _ = _trick_value(
-            base + _VALUE[card], rank > best, later, share, mean, 1.0 - beaten, below
-        )
-
-
-@kernel
-def _candidates(which, current, players, table, code, tolerance, legal, top, counts):
+def _candidates(which, table, current, players, work, code, tolerance, legal, top, counts):
     """``ScoringAgent.draw_many``'s candidates of agent ``code`` per decision: ``legal[j, :c]``
     the ``c`` legal actions ascending (HK-3.1: the hand, as the view lists it), ``top[j, :t]``
     the best-scored of them, ``counts[j]`` = (c, t); a forced move is its own top. The
@@ -378,41 +313,39 @@ def _candidates(which, current, players, table, code, tolerance, legal, top, cou
     highest trick rank, following the lowest rank that beats the trick (HK-3.2), else the
     lowest; 2 leading the lowest rank, following the highest rank under the trick's best,
     else the lowest."""
-    count = np.zeros(NUM_CARDS + 1, dtype=np.int64)
-    total = np.zeros(NUM_CARDS + 1, dtype=np.int64)
-    numbers = np.zeros((NUM_CARDS, 5))
-    points = np.zeros(NUM_CARDS)
+    w = work[0]
+    column = 0 if code == HEURISTIC else 5  # the card counter's expected points
     for j in range(which.shape[0]):
         b = which[j]
         r = table[b]
         seat = current[b]
-        c = _hand_cards(r.hands[seat], legal[j])
+        bits = r.hands[seat]
+        c = 0
+        for k in range(NUM_CARDS):
+            if bits >> k & 1:
+                legal[j, c] = k
+                c += 1
         counts[j, 0] = c
         counts[j, 1] = 1
         top[j, 0] = legal[j, 0]  # a forced move, and the low-card dumper's choice
         if c == 1 or code == LOW_DUMPER:
             continue
         if code in (HEURISTIC, CARD_COUNTER):
-            if code == HEURISTIC:
-                _score_hand(r, seat, players[b], count, total, numbers)
-                for k in range(NUM_CARDS):
-                    points[k] = numbers[k, 0]
-            else:
-                _expected_points(r, seat, players[b], count, total, points)
-            best = points[legal[j, 0]]
+            _score_hand(r, seat, players[b], w)
+            points = w.numbers
+            best = points[legal[j, 0], column]
             for i in range(1, c):
-                best = max(best, points[legal[j, i]])
+                best = max(best, points[legal[j, i], column])
             threshold = best - tolerance
             t = 0
             for i in range(c):
-                if points[legal[j, i]] >= threshold:
+                if points[legal[j, i], column] >= threshold:
                     top[j, t] = legal[j, i]
                     t += 1
             counts[j, 1] = t
             continue
-        length = r.trick_len
         best_rank = 0
-        for i in range(length):
+        for i in range(r.trick_len):
             best_rank = max(best_rank, _RANK[r.trick[i]])
         low = high = under = over = -1  # lowest and highest rank; highest under, lowest over
         for i in range(c):
@@ -426,24 +359,23 @@ def _candidates(which, current, players, table, code, tolerance, legal, top, cou
                 under = action
             if rank > best_rank and (over < 0 or rank < _RANK[over + 1]):
                 over = action
-        if code == TRICK_TAKER:
-            choice = high if length == 0 else (over if over >= 0 else low)
+        if r.trick_len == 0:
+            top[j, 0] = high if code == TRICK_TAKER else low
+        elif code == TRICK_TAKER:
+            top[j, 0] = over if over >= 0 else low
         else:
-            choice = low if length == 0 else (under if under >= 0 else low)
-        top[j, 0] = choice
+            top[j, 0] = under if under >= 0 else low
 
 
 @kernel
-def _fill(which, seats, observations, out, current, players, table, tolerance):
+def _fill(which, seats, observations, out, table, current, players, work):
     """``features.policy_input`` of each decision into ``out[j]``: the observation, then for
     each hand card of the seat to move (ascending, HK-3.1) its feature row in its slot, then
     the ids (−1 past the legal ones). Each float64 column rounds to float32 once; the score
     columns (the score / 50, its gap to the best / 50 clipped to −4 … 0, "is best", the legal
     actions' share of the slots) compute in float32 after the float32 scores."""
-    count = np.zeros(NUM_CARDS + 1, dtype=np.int64)
-    total = np.zeros(NUM_CARDS + 1, dtype=np.int64)
-    numbers = np.zeros((NUM_CARDS, 5))
-    scores = np.zeros(_SLOTS, dtype=np.float32)
+    w = work[0]
+    numbers, scores = w.numbers, w.scores
     fifty = np.float32(50.0)
     for j in range(which.shape[0]):
         b = which[j]
@@ -456,13 +388,8 @@ def _fill(which, seats, observations, out, current, players, table, tolerance):
             continue
         n = players[b]
         r = table[b]
-        _score_hand(r, seat, n, count, total, numbers)
+        base, best_rank = _score_hand(r, seat, n, w)
         length = r.trick_len
-        base = 0
-        best_rank = 0
-        for i in range(length):
-            base += _VALUE[r.trick[i]]
-            best_rank = max(best_rank, _RANK[r.trick[i]])
         bits = r.hands[seat]
         legal = 0
         for k in range(NUM_CARDS):
@@ -495,7 +422,7 @@ def _fill(which, seats, observations, out, current, players, table, tolerance):
         best = scores[0]
         for i in range(1, slot):
             best = max(best, scores[i])
-        threshold = np.float32(best - np.float32(tolerance))
+        threshold = np.float32(best - np.float32(TOLERANCE))
         for i in range(slot):
             f = _OBSERVATION + i * _FEATURES
             row[f + 17] = np.float32(scores[i] / fifty)
