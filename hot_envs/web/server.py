@@ -106,12 +106,7 @@ class BoundedH11Protocol(H11Protocol):
         self._awaiting, self._deadline = state, None
         if state is not None:
             seconds = self.header_seconds if state is h11.IDLE else self.body_seconds
-            self._deadline = self.loop.call_later(seconds, self._drop)
-
-    def _drop(self) -> None:
-        self._deadline = None
-        if not self.transport.is_closing():
-            self.transport.close()
+            self._deadline = self.loop.call_later(seconds, self.transport.close)  # drop it
 
 
 def bounded_protocol(
