@@ -115,7 +115,7 @@ class TableStore:
         with self._lock:
             now = self.clock()
             table = self._tables.get(table_id)
-            if table is not None and self._expired(table_id, table, now):
+            if table is not None and not table.thinking and self._outlived(table_id, table, now):
                 self._drop(table_id)
                 table = None
             if table is None:
@@ -156,11 +156,10 @@ class TableStore:
         if client is not None:
             self._clients[client].move_to_end(table_id)
 
-    def _expired(self, table_id: str, table: Table, now: float) -> bool:
-        if table.thinking:
-            return False
-        age = now - self._used[table_id]
-        return age > (self.finished_seconds if table.over else self.idle_seconds)
+    def _outlived(self, table_id: str, table: Table, now: float) -> bool:
+        """Unused for longer than its lifetime (a finished game's or a live table's)."""
+        lifetime = self.finished_seconds if table.over else self.idle_seconds
+        return now - self._used[table_id] > lifetime
 
     def _expire(self, now: float) -> None:
         """Drop the expired tables. The least recently used of each lifetime come first, so this
@@ -170,8 +169,7 @@ class TableStore:
             while order:
                 table_id = next(iter(order))
                 table = self._tables[table_id]
-                lifetime = self.finished_seconds if table.over else self.idle_seconds
-                if now - self._used[table_id] <= lifetime:
+                if not self._outlived(table_id, table, now):
                     break
                 if table.thinking:
                     self._touch(table_id, table, now)
