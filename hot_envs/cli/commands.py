@@ -45,8 +45,8 @@ from hot_envs.play.terminal import play
 from hot_envs.play.viewer import replay_game, watch
 
 
-def demo(game_name: str, seed: int, players: int | None, every: int) -> dict[str, float]:
-    """Play and render one seeded game with uniformly random legal actions; return rewards."""
+def demo(game_name: str, seed: int, players: int | None, every: int) -> None:
+    """Play and render one seeded game with uniformly random legal actions."""
     game = get_game(game_name)
     env = game.env.env(render_mode="ansi", **game_options(game.name, players))
     env.reset(seed=seed)
@@ -68,10 +68,9 @@ def demo(game_name: str, seed: int, players: int | None, every: int) -> dict[str
     print(env.unwrapped.game.render())
     print("rewards:", ", ".join(f"{a} {r:+g}" for a, r in totals.items()))
     env.close()
-    return totals
 
 
-def evaluate(args: argparse.Namespace) -> dict:
+def evaluate(args: argparse.Namespace) -> None:
     """Round robin of ``args.agents``; print the tables, save files to ``args.out``."""
     from hot_envs.evaluation.batch import load_once
 
@@ -102,10 +101,9 @@ def evaluate(args: argparse.Namespace) -> dict:
         games = write_records(out / "games.jsonl", result.game_records())
         for path in [*save_report(report, out), games]:
             print(f"wrote {path}")
-    return report
 
 
-def run_gauntlet(args: argparse.Namespace) -> dict:
+def run_gauntlet(args: argparse.Namespace) -> None:
     """``hot-envs gauntlet``: :func:`hot_envs.evaluation.gauntlet.gauntlet`, its table and its
     files."""
     from hot_envs.evaluation.batch import load_once
@@ -142,16 +140,12 @@ def run_gauntlet(args: argparse.Namespace) -> dict:
     for name in ("gauntlet.json", "gauntlet.csv", "gauntlet.png") if args.out else ():
         if (Path(args.out) / name).is_file():  # no PNG without matplotlib
             print(f"wrote {Path(args.out) / name}")
-    return result.to_dict()
 
 
 def train(argv: list[str]) -> int:
-    """``hot-envs train [--backend sb3|rllib|openspiel] …`` runs
-    :func:`hot_envs.training.train.main` (sb3, the default: torch and sb3-contrib needed),
-    :func:`hot_envs.training.rllib_train.main` (Ray RLlib),
-    :func:`hot_envs.training.openspiel_rl.main` (OpenSpiel's DQN and NFSP, Deep Monte-Carlo) or
-    the ``main`` another installed package adds as a ``hot_envs.trainers`` entry point
-    (:func:`hot_envs.core.arguments.training_entry`)."""
+    """``hot-envs train [--backend NAME] …`` runs the backend's ``main``: sb3 (the default,
+    :mod:`hot_envs.training.train`), rllib, openspiel or another installed package's
+    ``hot_envs.trainers`` entry point (:func:`hot_envs.core.arguments.training_entry`)."""
     backend, rest = split_backend(argv)
     try:
         train_main = training_entry(backend)
@@ -302,7 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def exploit(args: argparse.Namespace) -> dict:
+def exploit(args: argparse.Namespace) -> None:
     """``hot-envs exploit``: :func:`hot_envs.training.exploit.exploit`, then its table."""
     try:
         best_response = training_entry("exploit")
@@ -331,7 +325,6 @@ def exploit(args: argparse.Namespace) -> dict:
     )
     print(best_response.format_result(result))
     print(f"wrote {Path(result.run).parent}/exploit.json, learning_curve.csv, learning_curve.png")
-    return result.to_dict()
 
 
 def _job_arguments(p: argparse.ArgumentParser, out: str, seed: str) -> None:
