@@ -1,30 +1,22 @@
 """Agents that decide many games of :mod:`hot_envs.batched` at once: :class:`ArrayAgent`.
 
 An *array agent* has ``act_arrays(games, which) -> actions``: for each game index ``which[j]``
-(ascending int64) of an :class:`~hot_envs.batched.ArrayGames`, the action of its seat to move.
-Like every agent it may use only what that seat may know — its observation
-(``games.observe(seats)``), its legal actions (``games.legal_mask()``) and what the game's
-array kernels read of its view — and one array agent serves many games at once, so it keeps no
-per-game memory. The training driver (:mod:`hot_envs.envs.driver`) seats its opponents through
-:func:`as_array_agent`:
+(ascending int64) of an :class:`~hot_envs.batched.ArrayGames`, the action of its seat to move,
+from what that seat may know only (its observation, legal actions and what the game's array
+kernels read of its view), and no per-game memory. :func:`as_array_agent` makes one of any
+agent (the training driver's opponents, the arena's batches):
 
-* an agent with its own ``act_arrays`` — :class:`~hot_envs.agents.checkpoint.CheckpointAgent`
-  (one forward pass for every decision) and :class:`~hot_envs.agents.random_agent.RandomAgent` —
-  is used as it is;
+* an agent with its own ``act_arrays`` (:class:`~hot_envs.agents.checkpoint.CheckpointAgent`,
+  :class:`~hot_envs.agents.random_agent.RandomAgent`) is used as it is;
 * a game's heuristic and each style of its opponent suite (exactly their classes:
-  :class:`~hot_envs.agents.base.KernelAgent`) decide through the game's array kernels (the
-  spec's ``arrays`` module: ``ArrayHeuristic``, ``ArrayStyle``) — the same kernels their
-  ``act`` runs on one game — choosing what their ``act`` chooses and drawing the same numbers,
-  decision by decision; agents of one class and tolerance find their candidates for many games
-  in one call (``candidates``) and each draws its own (:func:`draw_rows`, the arena's
-  batches);
-* any other agent plays through :class:`PerGameAgent`: ``act(observation, view)`` on the
-  per-game engine's state of each game, as the arena plays it.
+  :class:`~hot_envs.agents.base.KernelAgent`) decide through the game's array kernels
+  (``ArrayHeuristic``, ``ArrayStyle`` of the game's ``arrays`` module), choosing what their
+  ``act`` chooses and drawing the same numbers; agents of one class and tolerance find their
+  candidates for many games in one call and each draws its own (:func:`draw_rows`);
+* any other agent plays through :class:`PerGameAgent`, one game at a time.
 
-:class:`ActionScorerInput` is what an action-scoring policy reads, as an object a single-agent
-environment takes (``policy_input=ActionScorerInput(game)``): the environment then emits these
-packed rows in place of its observations, computed for all its games at once from the engine's
-arrays, and knows nothing of the model behind them.
+:class:`ActionScorerInput` is what an action-scoring policy reads, for a single-agent
+environment to emit in place of its observations (``policy_input=ActionScorerInput(game)``).
 """
 
 from __future__ import annotations
@@ -35,7 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from hot_envs.agents.base import Agent, observe
+from hot_envs.agents.base import Agent, draw_rows, observe
 from hot_envs.agents.features import SPECS, policy_input
 from hot_envs.batched import ArrayGames
 from hot_envs.batched.jit import COMPILED
@@ -43,9 +35,9 @@ from hot_envs.core.games import get_game
 
 
 def record(dtype: np.dtype) -> np.ndarray:
-    """A one-record array of ``dtype`` (zeros), as the kernels take a game's table or their
-    scratch: a plain array, which numba's dispatch reads fastest; with ``NUMBA_DISABLE_JIT``
-    a record array, whose fields the kernels, run as Python, read as attributes."""
+    """A one-record array of ``dtype`` (zeros), a game's table or a kernel's scratch: plain
+    (numba's dispatch reads it fastest), a record array with ``NUMBA_DISABLE_JIT`` (the
+    kernels, run as Python, read its fields as attributes)."""
     array = np.zeros(1, dtype=dtype)
     return array if COMPILED else array.view(np.recarray)
 
@@ -102,11 +94,10 @@ HEURISTIC = -1
 
 
 class ArrayScoring:
-    """What a game's ``ArrayHeuristic`` and ``ArrayStyle`` share: a
+    """A game's ``ArrayHeuristic`` (``heuristic`` true) or ``ArrayStyle``: a
     :class:`~hot_envs.agents.base.KernelAgent` of exactly a class that sets its own ``code``
-    (a subclass may decide otherwise), whose kernels give ``candidates`` and whose own
-    generator draws among them as its ``act`` does. ``heuristic``: whether the wrapper takes
-    the game's heuristic (else a style)."""
+    (a subclass may decide otherwise), whose kernels give ``candidates`` and whose generator
+    draws among them as its ``act`` does."""
 
     heuristic: bool
 
@@ -124,17 +115,13 @@ class ArrayScoring:
         self.code = code
 
     def act_arrays(self, games: ArrayGames, which: np.ndarray) -> np.ndarray:
-        """The action of the seat to move in each game ``which[j]`` (int64 ``(k,)``), as
-        ``ScoringAgent.act``: a forced move draws nothing; with ``epsilon`` each choice draws
-        ``rng.random()`` and, below ``epsilon``, a uniform legal move; else the best score,
-        ties within ``tolerance`` drawn. Scores and ties come from the kernels; Python loops
-        only over the decisions that draw."""
+        """The action of the seat to move in each game ``which[j]`` (int64 ``(k,)``), what
+        ``ScoringAgent.act`` plays there with the same draws."""
         return self.agent.draw_many(*self.candidates(games, which))
 
     def candidates(self, games: ArrayGames, which: np.ndarray) -> tuple[np.ndarray, ...]:
-        """``(legal, top, counts)`` of ``ScoringAgent.draw_many``: per decision the legal
-        actions and the best-scored ones; they depend on the agent's class and tolerance
-        only, not on its generator (:func:`draw_rows`)."""
+        """``(legal, top, counts)`` of ``ScoringAgent.draw_many``, which depend on the agent's
+        class and tolerance only, not on its generator (:func:`draw_rows`)."""
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -142,9 +129,8 @@ class ArrayScoring:
 
 
 class PerGameAgent:
-    """An ordinary agent as an array agent: ``act(observation, view)`` for each game in turn,
-    on the per-game engine's state of that game (``State.from_dict(games.state_dict(i))``) —
-    exactly what the agent gets at an arena's table."""
+    """An ordinary agent as an array agent: ``act(observation, view)`` on each game's per-game
+    state in turn, exactly what it gets at an arena's table."""
 
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
@@ -162,26 +148,6 @@ class PerGameAgent:
         return f"PerGameAgent({self.agent!r})"
 
 
-def draw_rows(
-    agents: list[Any], legal: np.ndarray, top: np.ndarray, counts: np.ndarray
-) -> np.ndarray:
-    """``ScoringAgent.draw_many`` with an agent per row: row ``j``'s draws come from
-    ``agents[j]``'s generator and ``epsilon``, rows in order. Scoring agents of one class and
-    tolerance find ``legal``, ``top`` and ``counts`` for many games in one call of their kernels
-    (``candidates``) and each draws what its own ``act`` draws."""
-    chosen = top[:, 0].copy()  # the only best move, or the forced one
-    epsilon = np.array([agent.epsilon for agent in agents], dtype=np.float64)
-    draws = ((epsilon > 0) & (counts[:, 0] > 1)) | (counts[:, 1] > 1)
-    for j in np.flatnonzero(draws).tolist():
-        agent = agents[j]
-        rng = agent.rng
-        if agent.epsilon and rng.random() < agent.epsilon:
-            chosen[j] = legal[j, rng.integers(counts[j, 0])]
-        elif counts[j, 1] > 1:
-            chosen[j] = top[j, rng.integers(counts[j, 1])]
-    return chosen
-
-
 def as_array_agent(game: str, agent: Any) -> ArrayAgent:
     """``agent`` as an array agent for ``game`` (module docstring)."""
     if callable(getattr(agent, "act_arrays", None)):
@@ -196,12 +162,10 @@ def as_array_agent(game: str, agent: Any) -> ArrayAgent:
 
 @dataclass(frozen=True)
 class ActionScorerInput:
-    """The input of the action-scoring policies (``hot_envs.training.policies``,
-    :class:`~hot_envs.agents.scorer.NumpyScorer`) for a single-agent environment to emit
-    (:class:`hot_envs.envs.driver.PolicyInput`): per decision the observation, a feature row per
-    legal action and the actions' ids (:func:`~hot_envs.agents.features.policy_input`) — one
-    decision from its view, or many games of an array engine at once from their arrays, the
-    same numbers."""
+    """The input of the action-scoring policies (:func:`~hot_envs.agents.features.policy_input`)
+    for a single-agent environment to emit (:class:`hot_envs.envs.driver.PolicyInput`): one
+    decision from its view, or many games of an array engine from their arrays, the same
+    numbers."""
 
     game: str
 
@@ -231,8 +195,7 @@ def fill_policy_input(
     out: np.ndarray,
 ) -> None:
     """``out[j]`` = ``features.policy_input(game, observations[j], view)`` of seat ``seats[j]``
-    in game ``which[j]``: the action-scoring policies' packed input, from the game's array
-    kernels (its spec's ``arrays`` module)."""
+    in game ``which[j]``, from the game's array kernels."""
     module = importlib.import_module(get_game(games.game_name).arrays)
     module.fill_policy_input(games, which, seats, observations, out)
 

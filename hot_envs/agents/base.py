@@ -86,21 +86,30 @@ class ScoringAgent:
     def draw_many(self, legal: np.ndarray, top: np.ndarray, counts: np.ndarray) -> np.ndarray:
         """:meth:`act`'s draws for many decisions at once, in order: row ``j`` holds its
         ``counts[j, 0]`` legal actions in ``legal[j]`` and the ``counts[j, 1]`` best-scored of
-        them in ``top[j]`` (a forced move its own best). The actions :meth:`act` would play,
-        drawing the same numbers from the generator; Python runs only for the decisions that
-        draw (array kernels find the rest)."""
-        chosen = top[:, 0].copy()  # the only best move, or the forced one
-        rng, epsilon = self.rng, self.epsilon
-        if epsilon:
-            for j in np.flatnonzero(counts[:, 0] > 1).tolist():
-                if rng.random() < epsilon:
-                    chosen[j] = legal[j, rng.integers(counts[j, 0])]
-                elif counts[j, 1] > 1:
-                    chosen[j] = top[j, rng.integers(counts[j, 1])]
-        else:
-            for j in np.flatnonzero(counts[:, 1] > 1).tolist():
-                chosen[j] = top[j, rng.integers(counts[j, 1])]
-        return chosen
+        them in ``top[j]`` (a forced move its own best); :func:`draw_rows` with this agent in
+        every row."""
+        return draw_rows([self] * len(counts), legal, top, counts)
+
+
+def draw_rows(
+    agents: list[ScoringAgent], legal: np.ndarray, top: np.ndarray, counts: np.ndarray
+) -> np.ndarray:
+    """The actions that ``agents[j].act`` plays in decision ``j`` (``ScoringAgent.draw_many``'s
+    rows), drawing what it draws from its generator, rows in order: a forced move draws
+    nothing; with ``epsilon`` each choice draws ``rng.random()`` and, below ``epsilon``, a
+    uniform legal move; else a uniform one of the best-scored. Python runs only for the
+    decisions that draw (array kernels find the candidates)."""
+    chosen = top[:, 0].copy()  # the only best move, or the forced one
+    epsilon = np.array([agent.epsilon for agent in agents], dtype=np.float64)
+    draws = ((epsilon > 0) & (counts[:, 0] > 1)) | (counts[:, 1] > 1)
+    for j in np.flatnonzero(draws).tolist():
+        agent = agents[j]
+        rng = agent.rng
+        if agent.epsilon and rng.random() < agent.epsilon:
+            chosen[j] = legal[j, rng.integers(counts[j, 0])]
+        elif counts[j, 1] > 1:
+            chosen[j] = top[j, rng.integers(counts[j, 1])]
+    return chosen
 
 
 class KernelAgent(ScoringAgent):

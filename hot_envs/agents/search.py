@@ -1,39 +1,27 @@
 """One determinised search agent for both games: perfect-information Monte Carlo (PIMC).
 
-At each decision the agent knows only its view. It repeatedly
+At each decision the agent, knowing only its view, repeatedly *determinises* (deals the cards
+it cannot see at random, ``State.from_view(view, rng)``), plays every candidate action in that
+world and finishes the game with a rollout policy (random moves by default), scoring the action
+by the rollout's ``returns()[seat]``. The candidates share each determinisation (common random
+numbers), and the budget — ``simulations`` rollouts (deterministic for a seed) or ``seconds``
+per decision — is spent by *sequential halving* (Karnin, Koren & Somekh 2013):
+``ceil(log2 K)`` rounds, each splitting its rollouts evenly over the actions left and keeping
+the better half by mean return. A decision with one legal action costs nothing.
 
-1. *determinises*: deals the cards it cannot see at random (``State.from_view(view, rng)``),
-   giving a full state that agrees with everything it knows;
-2. plays every candidate action in a copy of that state and finishes the game with a fast
-   rollout policy (uniformly random by default);
-3. scores the action by the rollout's ``returns()[seat]``.
-
-The candidates share each determinisation (common random numbers), and the budget is spent by
-*sequential halving* (Karnin, Koren & Somekh 2013): ``ceil(log2 K)`` rounds, each splitting its
-share of the rollouts evenly over the actions left and keeping the better half by mean return.
-This spends most rollouts on the actions that matter, which a flat split over 50 Heiße Luft
-moves would not.
-
-The budget is ``simulations`` rollouts per decision or a wall-clock ``seconds``; with a
-simulation budget the agent is deterministic: the same seed and the same views give the same
-actions. A decision with one legal action costs nothing.
-
-The rollouts run in arrays: a round's determinisations × candidate actions are one batch of
-the game's array engine (:mod:`hot_envs.batched`) — each determinisation loaded once and copied
-to its candidates, who share its later chance events — played on by an *agent* as rollout policy
-(the heuristic, a style, a checkpoint: :func:`~hot_envs.agents.arrays.as_array_agent`) for all
-games at once, then finished by random moves inside the engine's kernels
-(``ArrayGames.finish_randomly``). The rollout policy may instead be any callable
-``policy(state, rng) -> action`` on engine states; such rollouts run one game at a time on the
-per-game engine (:func:`agent_rollout` turns an agent into one, with an optional share
-``epsilon`` of random moves). A slow policy may play only the first ``rollout_plies`` moves of
-each rollout, random moves the rest.
+The rollouts run in arrays: a round's determinisations × candidates are one batch of the game's
+array engine (:mod:`hot_envs.batched`), each determinisation copied to its candidates, played on
+by an *agent* as rollout policy for all games at once
+(:func:`~hot_envs.agents.arrays.as_array_agent`) and finished by random moves in the engine's
+kernels. A callable ``policy(state, rng) -> action`` on engine states instead runs one game at
+a time on the per-game engine (:func:`agent_rollout` makes one of an agent). A slow policy may
+play only the first ``rollout_plies`` moves of each rollout, random moves the rest.
 
 A ``prior`` agent makes the search an *improvement* of that agent: its choice stays in the race
-to the last round and is replaced only by an action whose mean return is higher by ``margin``.
-Where rollouts judge skilled play badly (random rollouts in Heiße Luft), this keeps the prior's
-good moves and still finds its blunders. ``hot_envs.agents.SEARCH_PRESETS`` holds the settings
-the ``search`` spec uses per game.
+to the last round and is replaced only by an action whose mean return is higher by ``margin``,
+which keeps the prior's good moves where rollouts judge skilled play badly (random rollouts in
+Heiße Luft) and still finds its blunders. ``hot_envs.agents.SEARCH_PRESETS`` holds the
+``search`` spec's settings per game.
 """
 
 from __future__ import annotations
@@ -126,14 +114,10 @@ class SearchAgent:
         game: the game, as CLI name (``"heisse-luft"``), engine module or ``State`` class.
         simulations: rollouts per decision (default: :data:`DEFAULT_SIMULATIONS` of the game).
         seconds: a wall-clock budget per decision instead (not reproducible).
-        rollout: the rollout policy: an agent, played in arrays, or a callable
-            ``policy(state, rng) -> action`` on engine states, played one game at a time
-            (default: random moves).
+        rollout: the rollout policy, an agent or a callable (module docstring; default random).
         seed: seeds the determinisations and the rollouts.
-        rollout_plies: if given, the rollout policy plays only the first ``rollout_plies``
-            moves of a rollout and random moves finish it (cheaper than a slow policy to the end).
-        prior: an agent whose choice is the default: it stays in the race to the last round,
-            and another action replaces it only if its mean return is higher by ``margin``.
+        rollout_plies: the rollout policy's moves per rollout, random moves after them.
+        prior, margin: an agent whose choice is the default (module docstring).
         value: scores a finished rollout for a seat (default: ``state.returns()[seat]``).
         array_value: ``value`` for finished games in arrays, ``array_value(games, rows,
             returns) -> values`` (float ``(len(rows), players)``), or its ``"module:name"``;
