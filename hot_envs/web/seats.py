@@ -215,16 +215,12 @@ class Referee:
         self.pool.close()
 
 
-SEARCHES = ("search", "search-strong")  # the specs of a SearchAgent, held to the seat's clock
+SEARCHES = ("search", "search-strong")  # the built-in searches' specs (never a checkpoint)
 
 
 def _table_agent(spec: str, game: str, seed: int | None, seat: SeatAgent) -> Agent:
-    """The agent ``spec`` names, built for a browser table."""
-    if spec.partition(":")[0] in SEARCHES:
-        agent = make_agent(spec, game, seed)
-        if isinstance(agent, SearchAgent):  # it looks at the clock after every batch of rollouts
-            agent.on_rollouts = seat.check_clock
-        return agent
+    """The agent ``spec`` names, built for a browser table: a checkpoint shared, a search held to
+    ``seat``'s clock."""
     if _is_checkpoint_spec(spec):
         try:
             stem = find_checkpoint(spec).resolve()
@@ -234,7 +230,10 @@ def _table_agent(spec: str, game: str, seed: int | None, seat: SeatAgent) -> Age
             return _shared_checkpoint(str(stem), stem.with_suffix(".npz").stat().st_mtime_ns, game)
         except ValueError as error:  # another game's: named as the spec, not where it lies
             raise ValueError(str(error).replace(str(stem), spec)) from None
-    return make_agent(spec, game, seed)
+    agent = make_agent(spec, game, seed)
+    if isinstance(agent, SearchAgent):  # it looks at the clock after every batch of rollouts
+        agent.on_rollouts = seat.check_clock
+    return agent
 
 
 def _quick(spec: str) -> bool:
