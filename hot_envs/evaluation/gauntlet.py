@@ -10,11 +10,9 @@ pool and one openskill rating scale for the agent, the heuristic and every oppon
 (:func:`hot_envs.evaluation.arena.ratings` over all those games).
 
 With ``out`` every finished deal is kept at once in ``OUT/partial/``, under a digest of the
-``hot_envs`` sources (and of a checkpoint's weights), so an interrupted gauntlet picks up where
-it stopped, a larger ``games`` goes on from there, and the heuristic's games are played once for
-every agent measured into the same folder. ``OUT/gauntlet.json``, ``.csv`` and ``.png`` hold
-the result. tqdm, openskill and matplotlib (the eval extra) are optional: without them there is
-no bar, no ratings or no plot.
+``hot_envs`` sources (and of a checkpoint's weights), so a gauntlet resumes and reuses the
+heuristic's games (docs/evaluation.md). tqdm, openskill and matplotlib (the eval extra) are
+optional: without them there is no bar, no ratings or no plot.
 """
 
 from __future__ import annotations

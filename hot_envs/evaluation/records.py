@@ -1,26 +1,13 @@
 """Recorded games: one JSON object per game, one game per line (``games.jsonl``), and replay.
 
-A record holds what it takes to play the game again, action for action::
-
-    {"format": 1, "game": "heisse-karten", "options": {"num_players": 4},
-     "deal_seed": 123, "chance": "stream", "seats": ["heuristic", "random", "random", "random"],
-     "actions": [35, 7, ...], "returns": [1.0, -0.333, -0.333, -0.333],
-     "matchup": 0, "index": 0}
-
-``game`` is the CLI name (:mod:`hot_envs.core.games`); ``options`` are the keyword arguments of
-``State.new`` and ``deal_seed`` its seed; ``chance`` names the source the seed feeds, which
-draws the deal and every later chance event (a reshuffle, HL-3.5; a match's next round, HK-4.4):
-
-* ``"stream"`` (what the arena writes): the games' one source, :mod:`hot_envs.core.chance`, so
-  ``State.new(seed=deal_seed, **options)`` plays the game again, and so does an array engine's
-  row dealt with ``deal([row], [deal_seed])`` (:mod:`hot_envs.batched`);
-* ``"numpy"``: numpy's ``default_rng(deal_seed)``, the engines' source before the stream. A
-  record without ``chance`` was written then and is read as ``"numpy"``; it replays on the
-  per-game engine only.
-
-``seats`` names the agent (spec) in each seat; ``actions`` are the action ids in play order;
-``returns`` the final rewards per seat; ``matchup`` and ``index`` place the game in an arena
-run. :func:`replay` rebuilds every state and checks the record against the rules.
+A record holds what it takes to play the game again, action for action; docs/agents.md
+("Recorded games") gives the format key by key. ``chance`` names the source that ``deal_seed``
+feeds, which draws the deal and every later chance event (a reshuffle, HL-3.5; a match's next
+round, HK-4.4): ``"stream"`` (what the arena writes) is the games' one source,
+:mod:`hot_envs.core.chance`, so the record replays on either engine; a record without ``chance``
+was written before the stream and is read as ``"numpy"``, numpy's ``default_rng(deal_seed)``,
+which replays on the per-game engine only. :func:`replay` rebuilds every state and checks the
+record against the rules.
 """
 
 from __future__ import annotations
