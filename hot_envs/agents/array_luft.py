@@ -439,19 +439,12 @@ def _awarded(r):
 
 
 @kernel
-def _read_table(r, me, three_for_one, w):
-    """What the heuristic reads from seat ``me``'s view of game ``r`` (HL-8) into ``w``
-    (:data:`_WORK`), each stage from our side: its sign (HL-4.2), sums, missing slots and their
-    number, and its terms (heuristic_luft's docstring); per suit, of its cards on no stage
-    (what can still fill slots), their mean value (the middle one if none), variance and
-    count. A stage's stake is our potential's gain plus the opponent's (:func:`_potential`),
-    cut to a sixth when suit counting blocks it (HL-3.1: the stages with fewer open slots,
-    then the lower ones, take the cards off the stages first). Returns the bit sets of our
-    hand, the discard pile, the opponent's shown cards (HL-3.4) and the unseen cards, the
-    number unseen and the opponent's hidden cards."""
-    opp = 1 - me
-    sign, slots, sums, missing, terms = w.sign, w.slots, w.sums, w.missing, w.terms
-    supply, count = w.supply, w.count
+def _stages(r, me, w):
+    """Each stage of game ``r`` from seat ``me``'s side (side 0 ours) into ``w``: its sign
+    (HL-4.2: +1 mountain, −1 lowland, 0 out of play), sums, missing slots by side and suit and
+    their number. Returns the cards on the stages, a bit set (a stage out of play holds none,
+    HL-5.2)."""
+    sign, slots, sums, missing = w.sign, w.slots, w.sums, w.missing
     # each field read once: its every access would be typed and lowered anew
     in_play, terrain, need, have = r.in_play, r.terrain, r.need, r.have
     stage_sums, side_size, sides = r.sums, r.side_size, r.sides
@@ -472,6 +465,24 @@ def _read_table(r, me, three_for_one, w):
             for k in range(side_size[s, side]):
                 on_stage |= np.int64(1) << sides[s, side, k]
         slots[s] = open_slots
+    return on_stage
+
+
+@kernel
+def _read_table(r, me, three_for_one, w):
+    """What the heuristic reads from seat ``me``'s view of game ``r`` (HL-8) into ``w``
+    (:data:`_WORK`), each stage from our side: its sign (HL-4.2), sums, missing slots and their
+    number, and its terms (heuristic_luft's docstring); per suit, of its cards on no stage
+    (what can still fill slots), their mean value (the middle one if none), variance and
+    count. A stage's stake is our potential's gain plus the opponent's (:func:`_potential`),
+    cut to a sixth when suit counting blocks it (HL-3.1: the stages with fewer open slots,
+    then the lower ones, take the cards off the stages first). Returns the bit sets of our
+    hand, the discard pile, the opponent's shown cards (HL-3.4) and the unseen cards, the
+    number unseen and the opponent's hidden cards."""
+    opp = 1 - me
+    sign, slots, sums, missing, terms = w.sign, w.slots, w.sums, w.missing, w.terms
+    supply, count, need = w.supply, w.count, r.need
+    on_stage = _stages(r, me, w)
     for suit in range(4):  # ascending values, summed left to right
         start, end = _SUIT_START[suit], _SUIT_START[suit] + _SUIT_SIZE[suit]
         n = 0
@@ -868,23 +879,6 @@ def _top(n, work, tolerance, top):
 
 
 @kernel
-def _fit(sign, value, side):
-    """How good a card of ``value`` is on ``side`` by the terrain alone, 0–1."""
-    v = value / MAX_VALUE
-    return v if (sign > 0) == (side == 0) else 1.0 - v
-
-
-@kernel
-def _completion(slots, sign, sums, value, side):
-    """+1 if the card completes the stage and wins it (a tie is ours, HL-4.3), −1 if it
-    completes it and loses, 0 if the stage stays open."""
-    if slots != 1:
-        return 0
-    diff = sums[0] - sums[1] + (value if side == 0 else -value)
-    return 1 if sign * diff >= 0 else -1
-
-
-@kernel
 def _surely_lost(s, sign, sums, missing, on_stage):
     """Whether the opponent's side of stage ``s`` is complete and even the best cards of the
     suits our side still needs, among those on no stage, cannot reach a tie."""
@@ -992,8 +986,6 @@ def _style_best(which, t, three_for_one, style, tolerance, work, legal, top, cou
             if r.phase == EXCHANGE:
                 m = min(_throw(style, r.hands[me], target, w.throw), MAX_EXCHANGE)
                 choice = _exchange_choice(w.throw, m, legal[j], n)
-            elif n == 1:
-                choice = STOP_CLAIMING  # HL-6.4 nothing to claim
             elif style == TROPHY_RUSHER:  # the rushed suit first, else the first claim
                 choice = legal[j, 0]
                 for a in range(n - 1):
@@ -1008,23 +1000,7 @@ def _style_best(which, t, three_for_one, style, tolerance, work, legal, top, cou
             counts[j, 1] = 1
             top[j, 0] = choice
             continue
-        on_stage = np.int64(0)
-        for s in range(NUM_STAGES):
-            for side in range(2):
-                for k in range(r.side_size[s, side]):
-                    on_stage |= np.int64(1) << r.sides[s, side, k]
-            if not r.in_play[s]:
-                sign[s] = 0
-                continue
-            sign[s] = 1 if r.terrain[s] == MOUNTAIN else -1
-            open_slots = 0
-            for side in range(2):
-                seat = me ^ side  # side 0 ours
-                sums[s, side] = r.sums[s, seat]
-                for suit in range(4):
-                    missing[s, side, suit] = r.need[s, suit] - r.have[s, seat, suit]
-                    open_slots += missing[s, side, suit]
-            slots[s] = open_slots
+        on_stage = _stages(r, me, w)
         hand = r.hands[me]
         n = 0
         for card in range(NUM_CARDS):
@@ -1037,8 +1013,13 @@ def _style_best(which, t, three_for_one, style, tolerance, work, legal, top, cou
                 for side in range(2):
                     if missing[s, side, _SUIT[card]] <= 0:
                         continue
-                    done = _completion(slots[s], sign[s], sums[s], value, side)
-                    fit = _fit(sign[s], value, side)
+                    done = 0  # +1 the card completes the stage and wins it (a tie ours,
+                    if slots[s] == 1:  # HL-4.3), −1 it completes it and loses
+                        diff = sums[s, 0] - sums[s, 1] + (value if side == 0 else -value)
+                        done = 1 if sign[s] * diff >= 0 else -1
+                    fit = value / MAX_VALUE  # how good the card is there by the terrain, 0–1
+                    if (sign[s] > 0) != (side == 0):
+                        fit = 1.0 - fit
                     if style == BEGINNER:
                         if done != 0:
                             score = 100.0 + (s + 1) if done > 0 else -100.0
