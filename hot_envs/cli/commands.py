@@ -166,7 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="play and render one seeded game with random legal actions")
     p.add_argument("game", choices=sorted(GAMES))
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the deal and moves")
-    p.add_argument("--players", type=int, default=None, help="Heiße Karten: 2–6 players")
+    p.add_argument("--players", type=int, help="Heiße Karten: 2–6 players")
     p.add_argument(
         "--every", type=positive_int, default=10, help="render the table every K actions"
     )
@@ -175,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game", choices=sorted(GAMES))
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help=SPEC_HELP)
     p.add_argument("--games", type=positive_int, default=100, help="games per pair of agents")
-    p.add_argument("--players", type=int, default=None, help="Heiße Karten: 2–6 players")
+    p.add_argument("--players", type=int, help="Heiße Karten: 2–6 players")
     _job_arguments(
         p, "write JSON, CSV, PNG and games.jsonl to this folder", "seed of deals and agents"
     )
@@ -186,17 +186,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game", choices=sorted(GAMES))
     p.add_argument("--agent", required=True, metavar="SPEC", help=SPEC_HELP)
     p.add_argument(
-        "--players", nargs="+", default=None, metavar="N",
+        "--players", nargs="+", metavar="N",
         help="table sizes, or 'all' (default 2; Heiße Karten: 2–6)",
     )  # fmt: skip
     p.add_argument("--games", type=positive_int, default=200, help="games per opponent and size")
     p.add_argument(
-        "--costly-games", type=positive_int, default=None, metavar="N",
+        "--costly-games", type=positive_int, metavar="N",
         help="games against the costly opponents (the search agent), if fewer",
     )  # fmt: skip
-    p.add_argument(
-        "--opponents", nargs="+", default=None, metavar="SPEC", help="default: the whole suite"
-    )
+    p.add_argument("--opponents", nargs="+", metavar="SPEC", help="default: the whole suite")
     _job_arguments(p, "keep the games (resumable), JSON, CSV and PNG", "seed of deals and agents")
 
     p = sub.add_parser(
@@ -214,13 +212,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game", choices=sorted(GAMES))
     p.add_argument("--agent", required=True, metavar="SPEC", help=f"the frozen agent: {SPEC_HELP}")
     budget = p.add_mutually_exclusive_group()
-    budget.add_argument(
-        "--minutes", type=positive_float, default=None, help="minutes of PPO (default 5)"
-    )
+    budget.add_argument("--minutes", type=positive_float, help="minutes of PPO (default 5)")
     budget.add_argument(
         "--steps",
         type=positive_int,
-        default=None,
         help="PPO steps instead of minutes: the same budget for agents of different cost",
     )
     p.add_argument("--players", type=int, default=2, help="table size (Heiße Karten: 2–6)")
@@ -228,14 +223,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--games", type=positive_int, default=1000, help="games of the final measurement"
     )
     _job_arguments(p, "folder (default runs/exploit-GAME-TIME/)", "seed of training and deals")
-    p.add_argument("--config", default=None, help="training config (default the game's)")
+    p.add_argument("--config", help="training config (default the game's)")
     p.add_argument(
         "--curve-games", type=positive_int, default=200, help="games per learning-curve point"
     )
     p.add_argument(
         "--curve-every",
         type=positive_int,
-        default=None,
         metavar="STEPS",
         help="PPO steps between learning-curve points (default: about 5 points)",
     )
@@ -243,18 +237,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("play", help="play against agents in the terminal")
     p.add_argument("game", choices=sorted(GAMES))
     p.add_argument("--opponent", default="heuristic", metavar="SPEC", help=SPEC_HELP)
-    p.add_argument("--players", type=int, default=None, help="Heiße Karten: 2–6 players")
+    p.add_argument("--players", type=int, help="Heiße Karten: 2–6 players")
     p.add_argument("--seat", type=int, default=0, help="your seat (0 moves first)")
-    p.add_argument("--seed", type=non_negative_int, default=None, help="seed (default: random)")
+    p.add_argument("--seed", type=non_negative_int, help="seed (default: random)")
 
     p = sub.add_parser("replay", help="step through a recorded game, or write it as GIF/MP4")
     p.add_argument("records", metavar="RECORDS", help="a games.jsonl file (evaluate/watch --out)")
     p.add_argument(
         "--game", type=non_negative_int, default=0, metavar="K", help="the K-th game, from 0"
     )
-    p.add_argument("--seat", type=int, default=None, help="show this seat (default: to move)")
-    p.add_argument("--gif", default=None, metavar="FILE", help="write an animated GIF")
-    p.add_argument("--mp4", default=None, metavar="FILE", help="write an MP4 (video extra)")
+    p.add_argument("--seat", type=int, help="show this seat (default: to move)")
+    p.add_argument("--gif", metavar="FILE", help="write an animated GIF")
+    p.add_argument("--mp4", metavar="FILE", help="write an MP4 (video extra)")
     p.add_argument("--fps", type=float, default=2.0, help="animation frames (moves) per second")
 
     p = sub.add_parser(
@@ -262,10 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("game", choices=sorted(GAMES))
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help=SPEC_HELP)
-    p.add_argument("--seed", type=non_negative_int, default=None, help="seed (default: random)")
+    p.add_argument("--seed", type=non_negative_int, help="seed (default: random)")
     p.add_argument("--delay", type=float, default=1.0, help="seconds between moves")
-    p.add_argument("--seat", type=int, default=None, help="show this seat (default: to move)")
-    p.add_argument("--out", default=None, help="keep the game in DIR/games.jsonl")
+    p.add_argument("--seat", type=int, help="show this seat (default: to move)")
+    p.add_argument("--out", help="keep the game in DIR/games.jsonl")
     p.add_argument("--browser", action="store_true", help="on the browser table (web extra)")
     _web_arguments(p)
 
@@ -329,12 +323,12 @@ def exploit(args: argparse.Namespace) -> None:
 
 def _job_arguments(p: argparse.ArgumentParser, out: str, seed: str) -> None:
     """The long jobs' (evaluate, gauntlet, exploit) --out, --seed, --workers and --quiet."""
-    p.add_argument("--out", default=None, help=out)
+    p.add_argument("--out", help=out)
     p.add_argument("--seed", type=non_negative_int, default=0, help=seed)
     # The arena's default: every core, but where games play in batches on the array engines one
     # process per full batch (hot_envs.evaluation.arena.play_tasks).
     workers = "processes (default: all cores, but in batches as many as have a full batch each)"
-    p.add_argument("--workers", type=positive_int, default=None, help=workers)
+    p.add_argument("--workers", type=positive_int, help=workers)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
