@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from hot_envs.batched.base import ArrayGames, bit_count, check_num_games
-from hot_envs.batched.jit import COMPILED, kernel, on_disk
+from hot_envs.batched.jit import COMPILED, kernel
 from hot_envs.batched.streams import below, shuffle
 from hot_envs.heisse_karten import serialize
 from hot_envs.heisse_karten.encoding import LAYOUT, MAX_SET_ASIDE
@@ -499,13 +499,6 @@ def _returns(points, n, rounds, score_mode, out, b):
         return
     for s in range(n):
         out[b, s] = 1.0 / winners if points[s] == best else -1.0 / (n - winners)
-
-
-def compiled() -> bool:
-    """Whether the engine's step kernel is in numba's disk cache
-    (:func:`~hot_envs.batched.jit.on_disk`); False: the first step compiles the engine's
-    kernels."""
-    return on_disk(_apply)
 
 
 @kernel

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from hot_envs.batched.base import ArrayGames, bit_count
-from hot_envs.batched.jit import kernel, on_disk
+from hot_envs.batched.jit import kernel
 from hot_envs.batched.streams import below, shuffle
 from hot_envs.heisse_luft import serialize
 from hot_envs.heisse_luft.encoding import LAYOUT, MAX_SIDE_SUM
@@ -744,13 +744,6 @@ def _end_game(r, winner):
 
 
 # -- kernels: the contract ------------------------------------------------------------------------
-
-
-def compiled() -> bool:
-    """Whether the engine's step kernel is in numba's disk cache
-    (:func:`~hot_envs.batched.jit.on_disk`); False: the first step compiles the engine's
-    kernels."""
-    return on_disk(_apply)
 
 
 @kernel

@@ -244,12 +244,21 @@ def _play_tasks(
 
         workers = max(1, min(os.cpu_count() or 1, len(tasks) // BATCH))
     workers = min(workers, len(tasks)) if tasks else 1
-    from hot_envs.evaluation.batch import announce_compiling, load_compiler
+    from hot_envs.evaluation.batch import compiled_kernels, load_compiler
 
-    if tasks:
-        announce_compiling(tasks[0][0])  # here, before any worker: the line comes once
     load_compiler()  # numba's implementations, once, before any worker is forked
+    if tasks:
+        # the game's kernels here, before any worker: the workers inherit them
+        with compiled_kernels(tasks[0][0]):
+            _play_compiled(tasks, workers, on_group, bar)
 
+
+def _play_compiled(
+    tasks: list[tuple],
+    workers: int,
+    on_group: Callable[[int, list[GameRecord]], None],
+    bar: Any,
+) -> None:
     def finished(position: int, group: list[GameRecord]) -> None:
         on_group(position, group)
         if bar is not None:

@@ -28,18 +28,18 @@ The time of a call is shared equally by the decisions it made (``GameRecord.seco
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from hot_envs import batched
-from hot_envs.agents.arrays import PerGameAgent, as_array_agent, draw_rows
+from hot_envs.agents.arrays import PerGameAgent, as_array_agent, draw_rows, fill_policy_input
 from hot_envs.batched import jit
 from hot_envs.core.games import get_game
 
@@ -363,14 +363,58 @@ def _form(games: Any, agent: Any, forms: dict[int, Any]) -> Any:
     return entry[1]
 
 
-def announce_compiling(game: str) -> None:
-    """Before the arena plays ``game``: one line on stderr when its array engine is not
-    compiled on disk yet (:func:`hot_envs.batched.jit.announce_compiling`), so that a first
-    run says why it waits. Once per install: the kernels are cached once compiled."""
+@contextmanager
+def compiled_kernels(game: str) -> Iterator[None]:
+    """While the arena plays ``game``: its kernels compiled or loaded first, here (a worker
+    forked inside inherits them), and one line on stderr while they compile
+    (:func:`hot_envs.batched.jit.announcing`) — a first run after install says why it waits.
+
+    The groups (:func:`hot_envs.batched.jit.compile_groups`): the heuristic's decisions and the
+    policy input (:func:`compile_decisions`, the longer: they share the heuristic's scores),
+    then the engine and the ratings (:func:`compile_engine`). What no group calls (a style's
+    kernel, the checkpoints' first layer) compiles or loads when first needed, the line
+    coming then if it has not come."""
     description = get_game(game)
-    engine = importlib.import_module(description.batched.partition(":")[0])
-    if not engine.compiled():
-        jit.announce_compiling(f"{description.title}'s kernels", description.compile_seconds)
+    with jit.announcing(f"{description.title}'s kernels", description.compile_seconds):
+        jit.compile_groups(
+            [(f"{__name__}:{group.__name__}", description.name) for group in _GROUPS]
+        )
+        yield
+
+
+def compile_decisions(game: str) -> None:
+    """The heuristic's candidates and the policy input of one decision (what the game's
+    heuristic and its checkpoints decide with), on a fresh deal."""
+    from hot_envs.agents import make_agent
+    from hot_envs.agents.features import SPECS
+
+    games, which = _one_game(game)
+    as_array_agent(game, make_agent("heuristic", game, 0)).candidates(games, which)
+    observations = np.zeros((1, games.observation_size), dtype=np.float32)
+    packed = np.zeros((1, SPECS[game].input_size), dtype=np.float32)
+    fill_policy_input(games, which, games.current_player[which], observations, packed)
+
+
+def compile_engine(game: str) -> None:
+    """The engine's observation, legal actions and step, and the ratings' kernel, each called
+    once on a fresh deal."""
+    from hot_envs.evaluation.rating_kernel import compile_ratings
+
+    games, which = _one_game(game)
+    games.observe(rows=which)
+    mask = games.legal_mask()
+    games.step(mask.argmax(axis=1), np.ones(1, dtype=bool))
+    compile_ratings()
+
+
+_GROUPS = (compile_decisions, compile_engine)
+
+
+def _one_game(game: str) -> tuple[batched.ArrayGames, np.ndarray]:
+    """One game of ``game`` dealt as the arena deals it, and its index."""
+    games = batched.make(game, 1)
+    games.load_state(0, get_game(game).engine.State.new(seed=0))
+    return games, np.zeros(1, dtype=np.int64)
 
 
 def load_compiler() -> None:

@@ -99,3 +99,11 @@ def rate_games(order, agents, ranks, seats, mu, sigma, beta, kappa, tau):
                     n += 1
             mu[a] = m / n
             sigma[a] = v / n
+
+
+def compile_ratings() -> None:
+    """:func:`rate_games` compiled (or loaded from numba's disk cache) for the arrays the arena
+    rates with (:func:`hot_envs.evaluation.arena.ratings`): one two-seat game rated."""
+    one = np.zeros(1, dtype=np.int64)
+    pair = np.array([[0, 1]], dtype=np.int64)
+    rate_games(one, pair, pair, one + 2, np.zeros(2), np.ones(2), 1.0, 1e-4, 0.1)
