@@ -24,15 +24,11 @@ A checkpoint ``NAME`` is three files side by side:
   ``evaluation``      win rates with 95 % intervals
   ==================  ===========================================================================
 
-:class:`CheckpointAgent` runs the policy in numpy: ``logits = MLP(observation)``, illegal actions
-masked out, then the argmax (``MaskablePPO.predict(deterministic=True)`` picks the same) or, with
-``sample=True``, a draw from the masked softmax. Loading and playing a checkpoint needs numpy
-alone: this module imports neither torch nor the training code. What works on a trained model —
-writing the three files (``export_checkpoint``), a numpy snapshot of it (``numpy_policy``) and
-``SB3Agent``, which plays the ``.zip`` through ``MaskablePPO.predict`` — is
-:mod:`hot_envs.training.export` (the train extra). Every file is written beside its place and
-renamed into it (:func:`atomic_file`), so a crash while writing leaves the old file or the new
-one, never a part.
+:class:`CheckpointAgent` runs the policy in numpy alone (no torch, no training code): the masked
+logits' argmax (what ``MaskablePPO.predict(deterministic=True)`` picks) or, with ``sample=True``,
+a draw from the masked softmax. Exporting a trained model and ``SB3Agent`` (the ``.zip`` through
+``MaskablePPO.predict``) are :mod:`hot_envs.training.export`. Every file is written beside its
+place and renamed into it (:func:`atomic_file`): a crash leaves the old file or the new one.
 """
 
 from __future__ import annotations
@@ -60,10 +56,8 @@ FORMAT_VERSION = 1
 
 
 def read_metadata(path: str | Path, game: str | None = None) -> dict[str, Any]:
-    """The checkpoint's JSON metadata, checked against this hot_envs (and ``game`` if given).
-
-    Raises ``FileNotFoundError`` for a missing file and ``ValueError`` naming the problem for
-    anything else: not JSON, not a checkpoint, another game, another observation layout."""
+    """The checkpoint's JSON metadata, checked against this hot_envs (and ``game`` if given):
+    ``FileNotFoundError`` for a missing file, ``ValueError`` naming any other problem."""
     stem = find_checkpoint(path)
     file = stem.with_suffix(".json")
     if not file.is_file():
@@ -118,19 +112,13 @@ def read_metadata(path: str | Path, game: str | None = None) -> dict[str, Any]:
 class NumpyPolicy:
     """The masked MLP policy in numpy: ``layers`` are ``(weight (out, in), bias)`` pairs.
 
-    The weights are laid out once, at load, for :meth:`legal_logits` — one decision at a time,
-    as an agent plays — where each numpy call costs a few tenths of a microsecond and reading the
-    weights most of the rest (``benchmarks/inference.py``). All float32, C-contiguous:
-
-    * the first layer ``(in, out)``: row ``i`` is input ``i``'s contribution, so a sparse
-      observation (about a tenth of it is non-zero) reads only the rows of its non-zero entries;
-    * the other hidden layers ``(in + 1, out)`` and the output layer ``(actions, in + 1)`` carry
-      their bias as an extra input row / column, and each layer's input is a preallocated buffer
-      whose last entry is a constant 1: the bias is added inside the matrix product;
-    * the output layer keeps one row per action, so only the legal actions' logits are computed.
-
-    The buffers make one policy object unsafe to share between threads; pickling (to another
-    process) rebuilds it from :attr:`layers`, as the buffers are views of one another."""
+    The weights are laid out at load for :meth:`legal_logits`, one decision at a time
+    (``benchmarks/inference.py``), float32 and C-contiguous: the first layer ``(in, out)``, so
+    that a sparse observation reads only its non-zero entries' rows; the other hidden layers
+    ``(in + 1, out)`` and the output ``(actions, in + 1)`` with the bias as an extra row /
+    column against a buffer's constant last 1; the output one row per action, so that only the
+    legal actions' logits are computed. The buffers make a policy unsafe to share between
+    threads; pickling rebuilds it from :attr:`layers`."""
 
     def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], activation: str) -> None:
         self.activation = activation
@@ -240,10 +228,7 @@ def _load_layers(stem: Path, meta: dict[str, Any]) -> list[tuple[np.ndarray, np.
 
 
 class CheckpointAgent:
-    """A trained policy as an agent, numpy only. Use :meth:`load`.
-
-    ``act`` plays the argmax of the masked logits, or with ``sample=True`` a draw from the masked
-    softmax (seeded by ``seed``)."""
+    """A trained policy as an agent, numpy only (module docstring). Use :meth:`load`."""
 
     def __init__(
         self,
@@ -266,13 +251,9 @@ class CheckpointAgent:
         sample: bool = False,
         seed: Seed = None,
     ) -> CheckpointAgent:
-        """The checkpoint at ``path`` (``NAME`` or any of its three files), or the shipped one of
-        that name (``heisse_luft_v0``, ``heisse_karten_v0``: :mod:`hot_envs.agents.shipped`), as
-        an agent.
-
-        ``game`` checks that it is for that game. Missing files raise ``FileNotFoundError``,
-        corrupt or mismatched ones ``ValueError``. (The ``.zip`` through ``MaskablePPO``, with
-        torch: ``hot_envs.training.export.SB3Agent.load``.)"""
+        """The checkpoint at ``path`` (``NAME`` or any of its files) or the shipped one of that
+        name (:mod:`hot_envs.agents.shipped`) as an agent, checked to be for ``game`` if given:
+        ``FileNotFoundError`` for missing files, ``ValueError`` for corrupt or mismatched ones."""
         stem = find_checkpoint(path)
         meta = read_metadata(stem, game)
         activation = meta["network"]["activation"]
@@ -313,10 +294,7 @@ class CheckpointAgent:
 
     def act_arrays(self, games: Any, which: np.ndarray) -> np.ndarray:
         """The seat to move's action in games ``which`` of an array engine
-        (:mod:`hot_envs.agents.arrays`), in one forward pass: what :meth:`act` plays on each of
-        them one by one (the argmax, or with ``sample=True`` one draw per row from its
-        masked softmax). An action-scoring policy reads its packed input, made by the game's
-        array kernels."""
+        (:mod:`hot_envs.agents.arrays`) in one forward pass: what :meth:`act` plays on each."""
         which = np.asarray(which, dtype=np.int64)
         observations = games.observe(rows=which)  # of the seat to move
         if not isinstance(self.policy, NumpyScorer):
@@ -347,15 +325,14 @@ def draw(logits: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def load_agent(
     path: str | Path, game: str | None = None, seed: Seed = None, sample: bool = False
 ) -> CheckpointAgent:
-    """The numpy agent of checkpoint ``path`` (what ``make_agent`` uses for a checkpoint file)."""
+    """:meth:`CheckpointAgent.load`, as ``make_agent`` calls it."""
     return CheckpointAgent.load(path, game=game, sample=sample, seed=seed)
 
 
 @contextlib.contextmanager
 def atomic_file(path: str | Path) -> Iterator[IO[bytes]]:
     """A binary file to write ``path`` through: a temporary file beside it, flushed to disk and
-    renamed to ``path`` when the block ends without an error (``os.replace`` is atomic, so
-    readers see the old file or the new one); after an error it is deleted."""
+    renamed to ``path`` (atomically) when the block ends without an error, else deleted."""
     path = Path(path)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
@@ -388,13 +365,11 @@ def write_checkpoint(
     metadata: dict[str, Any] | None = None,
     model: Callable[[IO[bytes]], Any] | None = None,
 ) -> Path:
-    """Write checkpoint ``path``: ``NAME.npz`` (``arrays``) and ``NAME.json``, and with ``model``
-    also ``NAME.zip`` (``model(file)`` writes it: a training backend's own model, for further
-    training). The JSON's format, ``game``, observation layout, action count, ``network`` and
-    ``files`` are filled in; ``options`` (default ``"any"``) and the other ``metadata`` keys
-    (``training``, ``evaluation``, …) are copied. Every file is replaced atomically, the model
-    first and the JSON last, and the result is checked by reading its metadata back. Both
-    training backends export through this. Returns the stem."""
+    """Write checkpoint ``path`` (returns its stem): ``NAME.npz`` (``arrays``), ``NAME.json`` and,
+    with ``model``, ``NAME.zip`` (``model(file)`` writes a training backend's model). The JSON's
+    format, game, observation layout, action count, ``network`` and ``files`` are filled in, the
+    other ``metadata`` copied (``options`` default ``"any"``). Each file is replaced atomically,
+    the JSON last, and its metadata read back as a check."""
     stem = checkpoint_stem(path)
     stem.parent.mkdir(parents=True, exist_ok=True)
     engine = get_game(game).engine

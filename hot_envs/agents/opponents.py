@@ -2,29 +2,24 @@
 
 Every seat but the learner's is played by an agent drawn from a pool: each new game draws, for
 every such seat independently, one entry with probability ``weight / total weight``. An entry is
-an agent (used as is, shared by the seats and games that draw it), an agent spec string for
-:func:`hot_envs.agents.make_agent` or a factory ``f(seed) -> agent``; specs and factories are
-built once, on first use, seeded from the drawing env's generator.
+an agent (used as is), an agent spec for :func:`hot_envs.agents.make_agent` or a factory
+``f(seed) -> agent``; specs and factories are built on first use, seeded from the env's
+generator.
 
 **The self-play league** (:class:`League`) is the roster and sampling rule of both training
-backends (:mod:`hot_envs.training.league` for SB3, :mod:`hot_envs.training.rllib_league` for
-RLlib): fixed opponents with weights, and snapshots of the learner. A share ``snapshot_share`` of
-the opponent draws goes to the snapshots, split evenly over the newest ``max_snapshots`` (adding
-one more drops the oldest); the rest goes to the fixed opponents in proportion to their weights.
-Without snapshots yet the fixed opponents get every draw; without fixed opponents (or with
-weights that sum to 0) the snapshots do. :meth:`League.weights` gives every opponent's
-probability; each opponent seat of an episode draws from them independently.
+backends: fixed opponents with weights, and snapshots of the learner. A share
+``snapshot_share`` of the draws goes to the snapshots, split evenly over the newest
+``max_snapshots``, the rest to the fixed opponents by weight; without snapshots (or fixed
+weight) the other side gets every draw (:meth:`League.weights`).
 
 *Prioritised fictitious self-play* (``pfsp``, AlphaStar's rule): the snapshot share is split
-∝ (1 − score)², with score the learner's recent score against that snapshot
-(:meth:`League.record`; ½ before any), so the snapshots the learner still loses to are met most.
-With ``pfsp_fixed`` the fixed opponents' share is split by the same rule, each ∝ its weight ·
-(1 − score)²: over a pool of styles, the ones the learner handles worst are met most.
+∝ (1 − score)², score the learner's recent score against the snapshot (:meth:`League.record`;
+½ before any); with ``pfsp_fixed`` the fixed opponents' share too, each ∝ weight · (1 − score)².
 
-*Curriculum.* A fixed opponent with ``curriculum`` (meant for ``heuristic``) is played as
-``heuristic:ε``. After a window of episodes against it, :meth:`League.adapt_epsilon` lowers ε by
-``epsilon_step`` if the learner's score was above ``win_high`` and raises it if below ``win_low``
-(within ``[epsilon_min, 1]``), so the learner keeps meeting an opponent it beats now and then.
+*Curriculum.* A fixed opponent with ``curriculum`` (meant for ``heuristic``) plays as
+``heuristic:ε``; :meth:`League.adapt_epsilon` lowers ε by ``epsilon_step`` after a window with
+the learner's score above ``win_high`` and raises it below ``win_low`` (within
+``[epsilon_min, 1]``), so the learner keeps meeting an opponent it beats now and then.
 """
 
 from __future__ import annotations
@@ -59,10 +54,8 @@ def _entry(item: Opponent | OpponentSource | tuple, index: int) -> Opponent:
 
 
 class OpponentPool:
-    """Weighted opponents for the non-learner seats (sampling rule in the module docstring).
-
-    Entries can be changed between episodes — a self-play league adds snapshots and moves
-    weights with :meth:`set` and :meth:`remove` (through ``VecEnv.env_method`` in training)."""
+    """Weighted opponents for the non-learner seats (module docstring), changed between episodes
+    with :meth:`set` and :meth:`remove` (a league's snapshots and weights)."""
 
     def __init__(self, entries: Iterable[Opponent | OpponentSource | tuple] = ("random",)) -> None:
         self.entries: dict[str, Opponent] = {}
@@ -103,9 +96,8 @@ class OpponentPool:
         return names[rng.choice(len(names), p=weights / weights.sum())]
 
     def rebuild(self) -> None:
-        """Build every entry anew on its next use, seeded then: what a seeded reset needs, so
-        that the same seed replays the opponents' moves too (an agent given as an object is
-        kept as it is)."""
+        """Build every entry anew on its next use (an agent object is kept), so that a seeded
+        reset replays the opponents' moves too."""
         self._built.clear()
 
     def agent(self, name: str, game: str, rng: np.random.Generator) -> Agent:
@@ -149,9 +141,8 @@ class FixedOpponent:
 
 @dataclass(kw_only=True)
 class LeagueRules:
-    """How a league draws (module docstring): the snapshots' share and how many stay, the
-    curriculum's ε, and prioritised fictitious self-play. Keyword arguments of :class:`League`,
-    and the keys of a training config's ``[league]`` section."""
+    """How a league draws (module docstring): keyword arguments of :class:`League` and the keys
+    of a training config's ``[league]`` section."""
 
     snapshot_share: float = 0.5
     max_snapshots: int = 5
@@ -239,8 +230,8 @@ class League(LeagueRules):
         return dropped
 
     def record(self, name: str, score: float) -> None:
-        """Note the learner's recent ``score`` in [0, 1] against opponent ``name`` (the mean over
-        a window of episodes, which the backend keeps): what PFSP weighs that opponent by."""
+        """Note the learner's recent ``score`` in [0, 1] against opponent ``name`` (PFSP's
+        weight)."""
         if name not in self.names():
             raise ValueError(f"no opponent {name!r} in the league: {self.names()}")
         if not 0.0 <= score <= 1.0:
@@ -257,8 +248,7 @@ class League(LeagueRules):
         return self.epsilon != old
 
     def state(self) -> dict[str, Any]:
-        """What changes as the league goes on (ε, the snapshots, the scores), for :meth:`restore`
-        in a resumed run; plain lists, dicts and numbers."""
+        """What changes as the league goes on (ε, snapshots, scores), for :meth:`restore`."""
         return {
             "epsilon": self.epsilon,
             "snapshots": list(self.snapshots),
@@ -266,8 +256,7 @@ class League(LeagueRules):
         }
 
     def restore(self, state: dict[str, Any]) -> None:
-        """Go on from :meth:`state`. Only the snapshots are required: a backend that keeps no
-        scores or ε (RLlib's) saves the roster alone, and the league keeps its own."""
+        """Go on from :meth:`state` (only the snapshots are required: RLlib saves no more)."""
         self.snapshots = list(state["snapshots"])
         self.scores = dict(state.get("scores", self.scores))
         self.epsilon = state.get("epsilon", self.epsilon)

@@ -4,22 +4,11 @@ rules (HK-3, HK-4 in docs/rules.md), not tuned against any trained policy. All s
 view, play at every table size (2–6) and share :class:`~hot_envs.agents.base.ScoringAgent`: a
 seeded generator, an optional share ``epsilon`` of random moves, ties broken at random.
 
-======================  ==========================================================================
-spec                    how it plays
-======================  ==========================================================================
-``low-dumper``          always plays its lowest card (by number), whatever the trick
-``trick-taker``         takes every trick it can: the cheapest card that beats the trick so far;
-                        leads its strongest card
-``trick-avoider``       never takes a trick it can avoid: the biggest card that stays under the
-                        trick's best; leads its weakest card
-``card-counter``        counts the cards (the view's ``played``) and plays the card with the most
-                        expected points for this trick alone, no thought for later tricks
-======================  ==========================================================================
-
-Each decides through the kernels of :mod:`hot_envs.agents.array_karten` (its ``code`` there):
-one game from its view in ``act``, many games of the array engine at once, with the same moves
-and draws, through :class:`~hot_envs.agents.array_karten.ArrayStyle`
-(:func:`hot_envs.agents.arrays.as_array_agent`: the arena's batches, the training driver).
+Their specs: ``low-dumper`` (:class:`LowCardDumper`), ``trick-taker``
+(:class:`GreedyTrickTaker`), ``trick-avoider`` (:class:`TrickAvoider`) and ``card-counter``
+(:class:`CardCounter`). Each decides through the kernels of :mod:`hot_envs.agents.array_karten`
+(its ``code`` there), one game from its view or many at once
+(:class:`~hot_envs.agents.array_karten.ArrayStyle`), with the same moves and draws.
 """
 
 from __future__ import annotations

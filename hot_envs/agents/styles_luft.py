@@ -4,27 +4,12 @@ rules (HL-3 … HL-6 in docs/rules.md), not tuned against any trained policy. Al
 own view and share :class:`~hot_envs.agents.base.ScoringAgent` (a seeded generator, an optional
 share ``epsilon`` of random moves, ties broken at random).
 
-======================  ==========================================================================
-spec                    how it plays
-======================  ==========================================================================
-``beginner``            simple beginner's advice: finish a stage it will surely win, never finish
-                        one it loses, throw low cards onto stages it will lose anyway, else good
-                        cards on its own side (low in lowland, high on mountains)
-``stage-finisher``      always works on the stage nearest completion, finishing stages as soon as
-                        it wins them
-``trophy-rusher``       picks the free trophy it is nearest to and plays only for the stages that
-                        carry its suit
-``high-hoarder``        keeps its high cards (J, Q, K): plays its lowest card that fits, a high
-                        one only to win a stage or when nothing else fits
-======================  ==========================================================================
-
-Every one claims a trophy whenever it can (HL-6) and, when stuck (HL-3.4), throws the cards its
-style values least.
-
-Each decides through the kernels of :mod:`hot_envs.agents.array_luft` (its ``code`` there): one
-game from its view in ``act``, many games of the array engine at once, with the same moves and
-draws, through :class:`~hot_envs.agents.array_luft.ArrayStyle`
-(:func:`hot_envs.agents.arrays.as_array_agent`: the arena's batches, the training driver).
+Their specs: ``beginner`` (:class:`BeginnerAdvice`), ``stage-finisher``
+(:class:`GreedyStageFinisher`), ``trophy-rusher`` (:class:`TrophyRusher`) and ``high-hoarder``
+(:class:`HighCardHoarder`). Every one claims a trophy whenever it can (HL-6) and, when stuck
+(HL-3.4), throws the cards its style values least. Each decides through the kernels of
+:mod:`hot_envs.agents.array_luft` (its ``code`` there), one game from its view or many at once
+(:class:`~hot_envs.agents.array_luft.ArrayStyle`), with the same moves and draws.
 """
 
 from __future__ import annotations
