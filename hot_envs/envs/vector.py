@@ -34,7 +34,7 @@ give the same games; ``deal_seeds[i]`` is the seed of game ``i``'s deal (an arra
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -42,9 +42,8 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from hot_envs.agents.opponents import Opponent, OpponentPool, OpponentSource
 from hot_envs.core.games import DEFAULT_GAME
-from hot_envs.envs.driver import ROTATE, DrivenEnv, Driver, DriverOptions, FromDriver, PolicyInput
+from hot_envs.envs.driver import DrivenEnv, Driver, FromDriver
 
 
 class VectorSingleAgentEnv(DrivenEnv, VectorEnv):
@@ -68,28 +67,10 @@ class VectorSingleAgentEnv(DrivenEnv, VectorEnv):
         game: str = DEFAULT_GAME,
         num_envs: int = 16,
         *,
-        opponents: OpponentPool | Iterable[Opponent | OpponentSource | tuple] | None = None,
-        learner_seat: int | str = ROTATE,
-        players: int | Sequence[int] | None = None,
-        num_players: int | Sequence[int] | None = None,
-        game_options: dict[str, Any] | None = None,
-        shaping: float = 0.0,
-        policy_input: PolicyInput | None = None,
-        critic_state: bool = False,
         seed: int | None = None,
+        **options: Any,
     ) -> None:
-        options = DriverOptions.of(
-            game,
-            opponents=opponents,
-            learner_seat=learner_seat,
-            players=players,
-            num_players=num_players,
-            game_options=game_options,
-            shaping=shaping,
-            policy_input=policy_input,
-            critic_state=critic_state,
-        )
-        self.driver = Driver(options, num_envs)
+        self.driver = Driver(game, num_envs, **options)
         self.num_envs = num_envs
         self.single_observation_space = self.driver.observation_space
         self.single_action_space = spaces.Discrete(self.engine.NUM_ACTIONS)
