@@ -27,6 +27,7 @@ import socket
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
+from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -70,11 +71,8 @@ class SameOrigin:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        named: dict[str, list[str]] = {}
-        for name, value in scope["headers"]:
-            named.setdefault(name.decode("latin-1").lower(), []).append(value.decode("latin-1"))
-        doubled = [name for name in SINGLE_HEADERS if len(named.get(name, ())) > 1]
-        headers = {name: values[-1] for name, values in named.items()}
+        headers = Headers(scope=scope)
+        doubled = [name for name in SINGLE_HEADERS if len(headers.getlist(name)) > 1]
         if doubled:
             refusal = 400, f"a request carries one {doubled[0].title()} header, not several"
         else:
@@ -84,7 +82,7 @@ class SameOrigin:
         status, message = refusal
         await JSONResponse({"error": message}, status_code=status)(scope, receive, send)
 
-    def refusal(self, scope: Scope, headers: dict[str, str]) -> tuple[int, str] | None:
+    def refusal(self, scope: Scope, headers: Headers) -> tuple[int, str] | None:
         """(status, message) for a request the rules refuse, else None."""
         host = headers.get("host", "")
         if not self._own_host(host):
