@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from hot_envs.core.engine import ChanceSource, GameState
-from hot_envs.core.games import GAMES, get_game
+from hot_envs.core.games import get_game
 from hot_envs.evaluation.arena import derive_seed, game_options
 from hot_envs.evaluation.records import play_record
 from hot_envs.web.seats import SeatAgent
@@ -43,8 +43,7 @@ SEAT_BYTES = 4 * 2**10  # an agent seat (a checkpoint's weights are shared, coun
 # A search seat (measured 8-9 KiB): its generators, prior, rollout agent and last decision's
 # values; its rollout arrays (up to tens of MiB) go after each decision (SeatAgent.forget).
 SEARCH_SEAT_BYTES = 12 * 2**10
-MOVE_BYTES = 8  # an action and its mover
-STATE_BYTES = {game.name: game.web_state_bytes for game in GAMES.values()}  # a state, its `last`
+MOVE_BYTES = 8  # an action and its mover (a state and its `last`: the game's web_state_bytes)
 
 
 class RequestError(ValueError):
@@ -205,13 +204,12 @@ class Table:
         """Bytes the table holds, an upper bound (the store's memory budget adds these up). The
         seat names count as what they are: a request chose them (their length is checked, but
         a replay's seats are any strings of that length)."""
-        state = STATE_BYTES[self.game.name]
         return (
             TABLE_BYTES
             + sum(SEARCH_SEAT_BYTES if a.search else SEAT_BYTES for a in self.agents.values())
             + sum(map(sys.getsizeof, self.seats))
             + MOVE_BYTES * len(self.actions)
-            + state * (1 + len(self.kept))
+            + self.game.web_state_bytes * (1 + len(self.kept))
         )
 
     # -- what a browser may ask ------------------------------------------------------------------
