@@ -6,9 +6,8 @@ headers (h11's ``max_incomplete_event_size``) and the connections it serves at o
 that sends half its headers, or half its body, and then waits is held forever — nor the
 connections of one client: one address that opens as many as the server serves and sends
 nothing shuts everyone else out. So the server runs uvicorn's h11 protocol (its ``http``
-setting) with bounds of its own (:class:`BoundedH11Protocol`): two read deadlines, past either
-the connection is dropped, and a number of connections per client address, past which a new
-one is dropped as soon as it is made (docs/web.md, "Limits").
+setting) with bounds of its own, read deadlines and connections per client:
+:class:`BoundedH11Protocol` (docs/web.md, "Limits").
 """
 
 from __future__ import annotations
