@@ -66,10 +66,9 @@ def anchored(
     weight: float = WEIGHT,
     prior: str = "heuristic",
 ) -> AnchoredAgent:
-    """The agent spec ``anchored[:WEIGHT[:POLICY]]`` (``hot_envs.agents.anchored:anchored`` with
-    the defaults): ``policy`` (a checkpoint file or a shipped checkpoint's name; default: the
-    game's shipped checkpoint) anchored to ``prior`` (an agent of the game's description, the
-    heuristic by default) with ``weight``. ``ValueError`` if ``policy`` names no checkpoint."""
+    """The agent spec ``anchored[:WEIGHT[:POLICY]]``: ``policy`` (a checkpoint; default the
+    game's shipped one) anchored to ``prior`` (an agent of the game's description) with
+    ``weight``. ``ValueError`` if ``policy`` names no checkpoint."""
     policy = policy or get_game(game).checkpoint
     try:
         network = CheckpointAgent.load(policy, game=game, seed=seed)
@@ -99,15 +98,11 @@ def compile_anchor(
     with ``following``, only where the player does not lead the trick (``columns.leading``).
 
     Each weight adds one unit to every hidden layer of the scorer (two to the first, for tanh
-    with a table size or ``following``): the first reads the gap, the column that flags N
-    players and the one that flags leading, the next ones pass it on, the output adds it with
-    the weight; no other unit reads them. Where it is off (another table size; leading, with
-    ``following``) the term is exactly 0, so the policy's logits are exactly as before (for tanh
-    and a scorer of one hidden layer, to float32 rounding);
-    where it is on, ReLU passes the gap exactly and tanh to within 0.1 % and 5e-4 times the
-    weight (its input scaled down by 128 and the output weight up). Weights must be finite and
-    >= 0, the table sizes ones the features flag: ``ValueError`` otherwise, or for arrays of
-    another shape."""
+    with a table size or ``following``), read by no other unit. Where the term is off the
+    logits are exactly as before (for tanh and one hidden layer, to float32 rounding); where it
+    is on, ReLU passes the gap exactly and tanh to within 0.1 % and 5e-4 times the weight.
+    ``ValueError`` for weights not finite and >= 0, table sizes the features do not flag, or
+    arrays of another shape."""
     weights = dict(weights)
     for players, weight in weights.items():
         if not (isinstance(weight, int | float) and math.isfinite(weight) and weight >= 0):

@@ -2,13 +2,10 @@
 
 An agent is any object with ``act(observation, view) -> action id``: ``observation`` is the
 environment's dict for the acting player (``{"observation", "action_mask"}``) and ``view`` the
-engine's view dict of that player (``State.view(seat)``). An agent may use either, and never sees
-more: search agents build full states with ``State.from_view``. Agents sit in any seat of either
-game; ``reset`` (optional) is called at the start of every game.
-
-:func:`decide` is the one step of every loop that runs agents on an engine state (the arena, the
-RLlib env's fixed agents, the terminal game): the agent gets exactly what the environment would
-give it — :func:`observe`'s dict and the view — and returns an action id.
+engine's view dict of that player (``State.view(seat)``); it never sees more (search agents deal
+the rest with ``State.from_view``). ``reset`` (optional) is called at the start of every game.
+:func:`decide` is the step of every loop that runs agents on an engine state: the agent gets
+exactly what the environment would give it.
 """
 
 from __future__ import annotations
@@ -54,10 +51,8 @@ def legal_actions(observation: dict[str, np.ndarray], view: dict[str, Any]) -> l
 
 
 class ScoringAgent:
-    """The scaffolding rule-based agents share: a seeded generator, a share ``epsilon`` of
-    uniformly random moves (for curricula), forced moves played at once, and a seeded random
-    choice among the best-scored actions (:class:`KernelAgent`). Subclasses implement
-    :meth:`choose`."""
+    """What rule-based agents share: a seeded generator, a share ``epsilon`` of uniformly random
+    moves (for curricula), forced moves played at once; subclasses implement :meth:`choose`."""
 
     tolerance = 1e-9  # scores this close to the best count as equally good
 
@@ -113,13 +108,11 @@ def draw_rows(
 
 
 class KernelAgent(ScoringAgent):
-    """A scoring agent decided by its game's array kernels (the game's ``arrays`` module,
-    :mod:`hot_envs.agents.arrays`): the heuristic and each style of the opponent suite. One
-    implementation serves a view here — the kernels run on a one-game record written from the
-    view alone (``view_top``) — and many games at once there (``ArrayHeuristic``,
-    ``ArrayStyle``), with the same best-scored actions; :meth:`choose` draws among them as
-    :meth:`draw_many` does. ``game`` names the game, ``code`` the agent in its kernels (a class
-    that does not set ``code`` itself is not decided in arrays: it may decide otherwise)."""
+    """A scoring agent decided by its game's array kernels (:mod:`hot_envs.agents.arrays`): the
+    heuristic and each style of the opponent suite, on a one-game record written from the view
+    (``view_top``) or on many games at once, the same best-scored actions drawn alike. ``game``
+    names the game, ``code`` the agent in its kernels (a subclass that does not set ``code``
+    itself may decide otherwise)."""
 
     game: ClassVar[str]
     code: ClassVar[int]

@@ -1,16 +1,13 @@
 """Action features: one vector per legal action, for policies that score actions (DouZero-style).
 
-An MLP over the one-hot observation must learn every (card, stage, side) output of Heiße Luft
-separately. An *action-scoring* policy instead describes each legal action by a feature vector —
-what the card is, where it goes, what it does to the stage, what the stage is worth — and one
-shared network turns (state embedding, action features) into that action's logit, so what is
-learnt about one card or stage carries to all. The features are computed from the player's
-``view`` only (the same information the observation holds, docs/rules.md HL-8 / HK-5), with the
-heuristics' own arithmetic: stakes, chances to win a stage or a trick, and the heuristic's score
-of the action, so a policy can start where the heuristic is and learn where to differ. The game's
-array kernels compute them (:mod:`hot_envs.agents.array_luft`, :mod:`~hot_envs.agents.array_karten`:
-``fill_policy_input`` for many games at once, ``view_policy_input`` for one view), the one
-implementation beside the heuristics'.
+An *action-scoring* policy describes each legal action by a feature vector — what the card is,
+where it goes, what it does to the stage, what the stage is worth — and one shared network turns
+(state embedding, action features) into its logit, so what is learnt about one card or stage
+carries to all (an MLP over the observation learns every output separately). The features come
+from the player's ``view`` only (HL-8, HK-5) with the heuristics' own arithmetic — stakes,
+chances, the heuristic's score — so a policy can start where the heuristic is. The game's array
+kernels compute them (:mod:`hot_envs.agents.array_luft`, :mod:`~hot_envs.agents.array_karten`),
+for one view or many games at once.
 
 :func:`policy_input` packs one decision for such a policy into a single flat float32 vector:
 
@@ -93,9 +90,8 @@ HK_ANCHOR = AnchorColumns(18, {n: n + 6 for n in range(2, 7)}, leading=0)  # anc
 
 
 def view_features(view: dict[str, Any], legal: Sequence[int]) -> np.ndarray:
-    """The feature rows of ``legal`` (the view's legal actions, ascending) in ``view``'s
-    position, for the game the view is of."""
-    return _rows(get_game(view["game"]).name, view, legal)
+    """:func:`action_features` for the game the view is of."""
+    return action_features(view["game"], view, legal)
 
 
 # ---------------------------------------------------------------------- packing
@@ -108,8 +104,17 @@ SPECS = {
 
 def action_features(game: str, view: dict[str, Any], legal: Sequence[int]) -> np.ndarray:
     """The feature rows of ``legal`` (the view's legal actions, ascending) in ``view``'s
-    position."""
-    return _rows(get_game(game).name, view, legal)
+    position, cut from its packed input (the rows of one decision belong together: the best
+    score, the number of legal actions)."""
+    legal = [int(action) for action in legal]
+    if legal != sorted(view["legal_actions"]):
+        raise ValueError(
+            f"legal must be the view's legal actions in ascending order, not {legal}"[:200]
+        )
+    spec = SPECS[get_game(game).name]
+    start = spec.observation_size
+    packed = policy_input(game, np.zeros(start, dtype=np.float32), view)
+    return packed[start : start + len(legal) * spec.size].reshape(len(legal), spec.size).copy()
 
 
 def policy_input(game: str, observation: np.ndarray, view: dict[str, Any]) -> np.ndarray:
@@ -145,18 +150,3 @@ __all__ = [
     "policy_input",
     "unpack",
 ]
-
-
-def _rows(game: str, view: dict[str, Any], legal: Sequence[int]) -> np.ndarray:
-    """The feature rows of ``view``'s legal actions (``legal``: all of them, ascending), cut
-    from its packed input: the rows of one decision belong together (the best score, the
-    number of legal actions)."""
-    legal = [int(action) for action in legal]
-    if legal != sorted(view["legal_actions"]):
-        raise ValueError(
-            f"legal must be the view's legal actions in ascending order, not {legal}"[:200]
-        )
-    spec = SPECS[game]
-    start = spec.observation_size
-    packed = policy_input(game, np.zeros(start, dtype=np.float32), view)
-    return packed[start : start + len(legal) * spec.size].reshape(len(legal), spec.size).copy()
