@@ -1,20 +1,14 @@
 """Gymnasium ids of the single-agent view, one per game (docs/environments.md, "One learner
-against opponents").
-
-``import hot_envs`` calls :func:`register`, after which
+against opponents"). ``import hot_envs`` calls :func:`register`, after which
 
 >>> import gymnasium
 >>> env = gymnasium.make("hot_envs/HeisseKarten-v0", players=2, opponents=["heuristic"])
 
-makes a :class:`hot_envs.envs.single_agent.SingleAgentEnv` of that game; every keyword argument
-is the env's own (``opponents``, ``learner_seat``, ``players``, ``game_options``, ``shaping``,
-``seed``, ``render_mode``, ``policy_input``, ``critic_state``), and an unknown one is a
-``TypeError`` naming it. ``gymnasium.make_vec(ID, num_envs=n, ...)`` makes the batched
-:class:`hot_envs.envs.vector.VectorSingleAgentEnv` (the id's vector entry point: n games in one
-process, the opponents' moves batched, a finished game replaced in the same ``step``);
-``vectorization_mode="sync"`` or ``"async"`` gives Gymnasium's own vector envs over n
-``SingleAgentEnv``. Registering costs nothing: the entry points are strings, imported when the
-first env is made.
+makes a :class:`hot_envs.envs.single_agent.SingleAgentEnv` of that game with the env's own
+keyword arguments, and ``gymnasium.make_vec(ID, num_envs=n, ...)`` the batched
+:class:`hot_envs.envs.vector.VectorSingleAgentEnv` (``vectorization_mode="sync"`` or ``"async"``:
+Gymnasium's own vector envs over n ``SingleAgentEnv``). Registering costs nothing: the entry
+points are strings, imported when the first env is made.
 """
 
 from __future__ import annotations

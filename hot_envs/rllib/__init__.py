@@ -1,19 +1,12 @@
-"""Ray RLlib (new API stack) for both games: a turn-based ``MultiAgentEnv`` and a masked PPO
-``RLModule``.
+"""Ray RLlib (new API stack) for both games: a turn-based ``MultiAgentEnv``
+(:class:`hot_envs.rllib.env.TurnBasedEnv`) and a masked PPO ``RLModule``
+(:mod:`hot_envs.rllib.module`). docs/rllib.md explains the pieces.
 
 Needs the ``rllib`` extra (``pip install -e ".[rllib]"``); ``import hot_envs`` never imports Ray.
 Training on them lives with the rest of training: the script ``training/rllib_train.py``
 (``hot-envs train GAME --backend rllib``), its league, export and run folders
 (:mod:`hot_envs.training.rllib_league`, :mod:`hot_envs.training.rllib_export`,
-:mod:`hot_envs.training.rllib_runs`). docs/rllib.md explains the pieces.
-
-======================================  ======================================================
-module                                  what it holds
-======================================  ======================================================
-:mod:`hot_envs.rllib.env`               :class:`TurnBasedEnv`: obs only for the seat to move,
-                                        every seat's reward at the end, illegal actions counted
-:mod:`hot_envs.rllib.module`            :class:`MaskedPPOTorchRLModule`, :class:`FixedAgentRLModule`
-======================================  ======================================================
+:mod:`hot_envs.training.rllib_runs`).
 """
 
 from __future__ import annotations
