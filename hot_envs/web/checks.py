@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from hot_envs.agents.shipped import shipped_names
-from hot_envs.core.games import get_game
 from hot_envs.evaluation.records import chance_source, check_record
 from hot_envs.web.tables import HUMAN, RequestError, Table, new_seed, short
 
@@ -80,7 +79,9 @@ def _builtin(spec: str) -> bool:
 def new_table(body: dict, allowed: Iterable[str] = ()) -> Table:
     """A played or watched table from ``{"game", "seats": [spec …], "seed"?}``."""
     _check_keys(body, required={"game", "seats"}, optional={"seed"})
-    game = _game(body["game"])
+    game = body["game"]
+    if not isinstance(game, str):
+        raise RequestError(400, f"game must be a name, not {short(game)}")
     seats = body["seats"]
     if not isinstance(seats, list) or not 2 <= len(seats) <= 6:
         raise RequestError(400, f"seats must be a list of 2–6 agent specs, not {short(seats)}")
@@ -92,7 +93,7 @@ def new_table(body: dict, allowed: Iterable[str] = ()) -> Table:
         raise RequestError(400, f"seed must be an int 0 ≤ seed < 2**63, not {short(seed)}")
     try:
         return Table(game, seats, seed)
-    except ValueError as error:  # player counts, agent specs, checkpoint files
+    except ValueError as error:  # the game's name, player counts, agent specs, checkpoint files
         raise RequestError(400, str(error)) from None
 
 
@@ -142,15 +143,6 @@ def _check_sizes(record: object) -> None:
                     f"cannot replay the record: its {short(key)} holds an integer of "
                     f"{item.bit_length()} bits; a record's numbers fit in 64 bits",
                 )
-
-
-def _game(name: object) -> str:
-    if not isinstance(name, str):
-        raise RequestError(400, f"game must be a name, not {short(name)}")
-    try:
-        return get_game(name).name
-    except ValueError as error:
-        raise RequestError(400, str(error)) from None
 
 
 def _check_keys(body: object, required: set[str], optional: set[str] = frozenset()) -> None:
