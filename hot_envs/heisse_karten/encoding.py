@@ -113,29 +113,30 @@ def encode(state: State, player: int) -> np.ndarray:
     if options["target"] is not None:
         ones.append(_TARGET_MATCH)
 
-    # Seat-indexed values in relative order: the player first, then the seats after it.
-    scores = state.scores[player:] + state.scores[:player]
-    totals = state.totals[player:] + state.totals[:player]
-    hands = state.hands[player:] + state.hands[:player]
-    scale = options["target"] or BLACK_SUM * options["rounds"]  # the total scale
-    tricks_taken = sum(map(len, state.taken)) // n
-    whole = [score / BLACK_SUM for score in scores]
-    whole += [  # clipped to [-1, 1]
-        total / scale if -scale <= total <= scale else (1.0 if total > 0 else -1.0)
-        for total in totals
-    ]
-    whole += [len(hand) / HAND_SIZE for hand in hands]
-    whole += [
-        state.draw_pile_size / NUM_CARDS,
-        len(state.set_aside) / MAX_SET_ASIDE,
-        min(1.0, tricks_taken / TRICKS_PER_ROUND[n]),
-        state.round / options["rounds"],
-    ]
-
     obs = np.zeros(LAYOUT.size, dtype=np.float32)
     obs.put(ones, 1.0)  # put: faster than obs[ones] = 1.0 for a list of indices
-    obs[_WHOLE[n]] = whole
+    obs[_WHOLE[n]] = whole_values(state, player)  # relative seats: the player first
     return obs
+
+
+def whole_values(state: State, first: int) -> list[float]:
+    """The values of the pieces written whole, in their order (:data:`_WHOLE`, and the full
+    state's): the scores, totals and hand sizes of the seats from ``first`` on, then the draw
+    pile, the set-aside cards, the tricks done and the match round."""
+    n, options = state.num_players, state.options
+    scale = options["target"] or BLACK_SUM * options["rounds"]  # the total scale
+    whole = [score / BLACK_SUM for score in state.scores[first:] + state.scores[:first]]
+    whole += [  # clipped to [-1, 1]
+        total / scale if -scale <= total <= scale else (1.0 if total > 0 else -1.0)
+        for total in state.totals[first:] + state.totals[:first]
+    ]
+    whole += [len(hand) / HAND_SIZE for hand in state.hands[first:] + state.hands[:first]]
+    return whole + [
+        state.draw_pile_size / NUM_CARDS,
+        len(state.set_aside) / MAX_SET_ASIDE,
+        min(1.0, sum(map(len, state.taken)) // n / TRICKS_PER_ROUND[n]),
+        state.round / options["rounds"],
+    ]
 
 
 def action_mask(state: State, player: int) -> np.ndarray:

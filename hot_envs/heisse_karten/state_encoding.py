@@ -17,14 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from hot_envs.core.observation import ObservationLayout, Piece
-from hot_envs.heisse_karten.encoding import MAX_SET_ASIDE, PLAYER_COUNTS, SEATS
-from hot_envs.heisse_karten.facts import (
-    BLACK_SUM,
-    HAND_SIZE,
-    MIN_PLAYERS,
-    NUM_CARDS,
-    TRICKS_PER_ROUND,
-)
+from hot_envs.heisse_karten.encoding import MAX_SET_ASIDE, PLAYER_COUNTS, SEATS, whole_values
+from hot_envs.heisse_karten.facts import BLACK_SUM, HAND_SIZE, MIN_PLAYERS, NUM_CARDS
 from hot_envs.heisse_karten.state import State
 
 STATE_LAYOUT = ObservationLayout(
@@ -125,22 +119,8 @@ def encode_state(state: State) -> np.ndarray:
     if options["reward_mode"] == "score":
         ones.append(_SCORE_REWARDS)
 
-    scale = options["target"] or BLACK_SUM * options["rounds"]  # the observation's total scale
-    whole = [score / BLACK_SUM for score in state.scores]
-    whole += [  # clipped to [-1, 1]
-        total / scale if -scale <= total <= scale else (1.0 if total > 0 else -1.0)
-        for total in state.totals
-    ]
-    whole += [len(hand) / HAND_SIZE for hand in state.hands]
-    whole += [
-        len(pile) / NUM_CARDS,
-        len(state.set_aside) / MAX_SET_ASIDE,
-        min(1.0, sum(map(len, state.taken)) // n / TRICKS_PER_ROUND[n]),
-        state.round / options["rounds"],
-    ]
-
     vector = np.zeros(STATE_LAYOUT.size, dtype=np.float32)
     vector.put(ones, 1.0)  # put: faster than vector[ones] = 1.0 for a list of indices
     vector.put(order_index, order_value)
-    vector[_WHOLE[n]] = whole
+    vector[_WHOLE[n]] = whole_values(state, 0)  # the observation's values, seat 0 first
     return vector
