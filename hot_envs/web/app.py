@@ -212,20 +212,16 @@ async def _server_error(request: Request, error: Exception) -> Response:
     return _error(500, f"the server failed: {type(error).__name__}: {error}")
 
 
-def rules_text() -> str | None:
-    """docs/rules.md: in a wheel as ``hot_envs.guide`` (the build ships docs/rules.md there), in a
-    source checkout or an editable install from docs/ itself; None if neither has it."""
-    try:
-        return resources.files("hot_envs.guide").joinpath("rules.md").read_text(encoding="utf-8")
-    except (ModuleNotFoundError, FileNotFoundError):
-        return CHECKOUT_RULES.read_text(encoding="utf-8") if CHECKOUT_RULES.is_file() else None
-
-
 async def rules_page(request: Request) -> Response:
-    """docs/rules.md as a page, so the table's rule ids (``/rules#HL-4.3``) are a click away."""
-    text = rules_text()
-    if text is None:
-        return _error(404, "the rules (docs/rules.md) are missing from this installation")
+    """docs/rules.md as a page, so the table's rule ids (``/rules#HL-4.3``) are a click away: in a
+    wheel as ``hot_envs.guide`` (the build ships docs/rules.md there), in a source checkout or an
+    editable install from docs/ itself."""
+    try:
+        text = resources.files("hot_envs.guide").joinpath("rules.md").read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError):
+        if not CHECKOUT_RULES.is_file():
+            return _error(404, "the rules (docs/rules.md) are missing from this installation")
+        text = CHECKOUT_RULES.read_text(encoding="utf-8")
     try:
         import markdown
 
