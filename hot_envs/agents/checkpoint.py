@@ -46,7 +46,7 @@ import numpy as np
 from hot_envs.agents.activations import ACTIVATIONS
 from hot_envs.agents.arrays import fill_policy_input
 from hot_envs.agents.features import ActionRows, unpack
-from hot_envs.agents.scorer import ARCHITECTURE, NumpyScorer
+from hot_envs.agents.scorer import ARCHITECTURE, NumpyScorer, read_layers
 from hot_envs.agents.shipped import checkpoint_stem, find_checkpoint
 from hot_envs.core.engine import Seed, make_rng
 from hot_envs.core.games import get_game
@@ -209,20 +209,15 @@ def _load_arrays(stem: Path) -> dict[str, np.ndarray]:
 
 
 def _load_layers(stem: Path, meta: dict[str, Any]) -> list[tuple[np.ndarray, np.ndarray]]:
-    file = stem.with_suffix(".npz")
     arrays = _load_arrays(stem)
-    layers = []
-    size = meta["observation"]["size"]
-    for i in range(len(arrays) // 2):
-        w, b = arrays.get(f"layer_{i}.weight"), arrays.get(f"layer_{i}.bias")
-        if w is None or b is None or w.ndim != 2 or w.shape != (b.shape[0], size):
-            raise ValueError(f"checkpoint weights {file}: layer {i} is missing or misshapen")
-        layers.append((w.astype(np.float32), b.astype(np.float32)))
-        size = w.shape[0]
-    if not layers or size != meta["num_actions"] or len(arrays) != 2 * len(layers):
+    try:
+        layers = read_layers(arrays, "layer", meta["observation"]["size"])
+    except ValueError as error:
+        raise ValueError(f"checkpoint weights {stem}.npz: {error}") from None
+    if layers[-1][0].shape[0] != meta["num_actions"] or len(arrays) != 2 * len(layers):
         raise ValueError(
-            f"checkpoint weights {file} do not form an MLP from {meta['observation']['size']} "
-            f"observations to {meta['num_actions']} actions"
+            f"checkpoint weights {stem}.npz do not form an MLP from "
+            f"{meta['observation']['size']} observations to {meta['num_actions']} actions"
         )
     return layers
 

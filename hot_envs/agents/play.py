@@ -1,9 +1,8 @@
 """Play one game with agents through a PettingZoo AEC environment.
 
-The smallest loop that keeps the protocol: each agent gets its own observation and its own view
-(``env.unwrapped.view(agent)``), nothing more; tests and quick checks use it.
-:func:`hot_envs.agents.base.decide` is the same step for code that drives an engine ``State``
-directly, as the arena (:mod:`hot_envs.evaluation.arena`) does, for speed.
+The smallest loop that keeps the protocol (each agent gets its own observation and view,
+nothing more), for tests and quick checks; :func:`hot_envs.agents.base.decide` is the same step
+on an engine ``State``.
 """
 
 from __future__ import annotations

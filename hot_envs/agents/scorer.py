@@ -32,9 +32,9 @@ class NumpyScorer:
         self.game = game
         self.activation = activation
         self._act = ACTIVATIONS[activation]
-        self.state = _layers(arrays, "state", self.spec.observation_size)
+        self.state = read_layers(arrays, "state", self.spec.observation_size)
         embedding = self.state[-1][0].shape[0]
-        self.scorer = _layers(arrays, "scorer", embedding + self.spec.size)
+        self.scorer = read_layers(arrays, "scorer", embedding + self.spec.size)
         if self.scorer[-1][0].shape[0] != 1:
             raise ValueError("the scorer's last layer must have one output")
         # The first scorer layer split into its embedding and feature parts (in, out).
@@ -168,17 +168,21 @@ def diagonal_blocks(weight: np.ndarray) -> list[tuple[slice, slice]]:
     return blocks
 
 
-def _layers(arrays: dict[str, np.ndarray], prefix: str, size: int) -> list[tuple[np.ndarray, ...]]:
-    """``prefix_0``, ``prefix_1``, … as float32 ``(weight, bias)`` pairs, shapes checked."""
+def read_layers(
+    arrays: dict[str, np.ndarray], prefix: str, size: int
+) -> list[tuple[np.ndarray, ...]]:
+    """``prefix_0``, ``prefix_1``, … of a checkpoint's arrays as float32 ``(weight, bias)``
+    pairs, each reading the last one's output (the first ``size`` inputs): ``ValueError``
+    otherwise."""
     layers = []
     i = 0
     while f"{prefix}_{i}.weight" in arrays:
         w, b = arrays[f"{prefix}_{i}.weight"], arrays.get(f"{prefix}_{i}.bias")
         if b is None or w.ndim != 2 or b.shape != (w.shape[0],) or w.shape[1] != size:
-            raise ValueError(f"the {prefix} layer {i} is missing or misshapen")
+            raise ValueError(f"{prefix}_{i} is missing or misshapen")
         layers.append((w.astype(np.float32), b.astype(np.float32)))
         size = w.shape[0]
         i += 1
     if not layers:
-        raise ValueError(f"no {prefix} layers")
+        raise ValueError(f"no {prefix}_0.weight")
     return layers

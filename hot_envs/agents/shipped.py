@@ -1,16 +1,11 @@
 """Where a checkpoint is: a path on disk, or the name of one that ships with hot_envs.
 
-The package holds the trained policies of the repository's ``checkpoints/`` folder as the
-package ``hot_envs.checkpoints``: ``NAME.npz`` + ``NAME.json`` (the ``NAME.zip`` training models
-stay in the repository), so ``CheckpointAgent.load("heisse_luft_v0")`` and the agent spec
-``heisse_luft_v0`` work from any folder, installed from a wheel or editable. A path that exists
-wins over a shipped name.
-
-Earlier shipped policies stay loadable by name too, so a comparison against them can be repeated:
-``checkpoints/earlier/NAME_YYYY_MM_DD.npz`` + ``.json`` is the policy ``NAME`` as shipped on that
-date (:func:`earlier_names`, e.g. ``heisse_karten_v0_2026_11_30``), a later one of
-the same date with its time of day too (``NAME_YYYY_MM_DD_HHMM``, UTC); the opponent suite
-(docs/evaluation.md) plays them.
+The package ``hot_envs.checkpoints`` holds the repository's ``checkpoints/`` policies
+(``NAME.npz`` + ``NAME.json``; the ``.zip`` training models stay in the repository), so
+``CheckpointAgent.load("heisse_luft_v0")`` and the agent spec ``heisse_luft_v0`` work from any
+folder; a path that exists wins over a shipped name. Earlier shipped policies stay loadable by
+name, ``checkpoints/earlier/NAME_YYYY_MM_DD`` (``_HHMM`` UTC for a later one of the same date),
+e.g. ``heisse_karten_v0_2026_11_30`` (:func:`earlier_names`).
 """
 
 from __future__ import annotations
@@ -32,16 +27,16 @@ def checkpoint_stem(path: str | Path) -> Path:
 
 def shipped_names() -> list[str]:
     """The names of the checkpoints that ship with hot_envs, e.g. ``heisse_luft_v0``."""
-    return sorted(
-        file.stem for file in SHIPPED.glob("*.json") if file.with_suffix(".npz").is_file()
-    )
+    return _names(SHIPPED)
 
 
 def earlier_names() -> list[str]:
     """The names of earlier shipped policies, by date: ``heisse_karten_v0_2026_11_30`` …"""
-    return sorted(
-        file.stem for file in EARLIER.glob("*.json") if file.with_suffix(".npz").is_file()
-    )
+    return _names(EARLIER)
+
+
+def _names(folder: Path) -> list[str]:
+    return sorted(file.stem for file in folder.glob("*.json") if file.with_suffix(".npz").is_file())
 
 
 def is_checkpoint(path: str | Path) -> bool:

@@ -2,14 +2,10 @@
 compiled steps over a batch: the first layer reading only the observations' non-zero entries, and
 the action scorer's additions to its action rows (:func:`add_rows`).
 
-About a tenth of an observation is non-zero (a sixth in Heiße Karten's late tricks), so a dense
-``observations @ weight`` spends most of its work on zeros. One decision at a time the policies
-already gather the rows of the non-zero entries; :func:`first_layer` does the same for a whole
-batch in one compiled kernel (numba: :mod:`hot_envs.batched.jit`), each output row the sum of
-the weight rows where its observation is non-zero: half the CPU time of the dense product in
-Heiße Luft's batches, two fifths in Heiße Karten's. Without numba it is the dense product.
-Either way the sums are those of the float32 products in another order than BLAS's: the outputs
-agree to rounding, as the batched and the one-at-a-time products already did.
+About a tenth of an observation is non-zero, so :func:`first_layer` sums, in one compiled
+kernel, the weight rows where each observation is non-zero: half the CPU time of the dense
+product in Heiße Luft's batches, two fifths in Heiße Karten's (without numba: the dense
+product). The float32 sums are BLAS's in another order: the outputs agree to rounding.
 """
 
 from __future__ import annotations

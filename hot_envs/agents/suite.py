@@ -1,14 +1,11 @@
 """The opponent suite per game: agents of clearly different styles that a policy is judged
-against (``hot-envs gauntlet``, :mod:`hot_envs.evaluation.gauntlet`), split into a **training pool**
-and a
-**held-out pool** (docs/evaluation.md).
+against (``hot-envs gauntlet``), split into a **training pool** and a **held-out pool**
+(docs/evaluation.md).
 
-Training may use anything in the training pool as an opponent or a teacher; nothing in the
-held-out pool is ever either, so a policy's share against the held-out pool says how it plays
-against styles it never met. The search agent is in the training pool at both budgets: it is a
-teacher (distillation). The budgets are kept small, so a gauntlet runs on two cores (the
-``search`` spec's default budget, 400 / 600 rollouts a decision, costs 0.3–0.45 s a decision —
-hours per opponent); ``costly`` marks the opponents a gauntlet may play fewer games against.
+Training may use anything in the training pool as an opponent or a teacher (the search agent,
+at small budgets, is one); nothing in the held-out pool is ever either, so a policy's share
+against it says how it plays against styles it never met. ``costly`` marks the opponents a
+gauntlet may play fewer games against.
 """
 
 from __future__ import annotations
