@@ -30,9 +30,8 @@ def write_docs_frames(folder: str | Path) -> list[Path]:
         for _ in range(moves):
             if state.is_terminal():  # the heuristics changed: show the end
                 break
-            state.apply(
-                decide(agents[state.current_player], game.engine, state, state.current_player)
-            )
+            mover = state.current_player
+            state.apply(decide(agents[mover], game.engine, state, mover))
         picture(state).save(folder / name, optimize=True)
         paths.append(folder / name)
     return paths
