@@ -85,17 +85,19 @@ _PHASE = LAYOUT.offset("phase")
 _TROPHY_ROLE = LAYOUT.offset("trophy_role")
 _TO_MOVE = LAYOUT.offset("to_move")
 _THREE_FOR_ONE = LAYOUT.offset("three_for_one")
-# The pieces written whole at every call, in the order encode() lists their values.
-_WHOLE = np.array(
-    LAYOUT.indices("opponent_hand_size")
-    + LAYOUT.indices("prizes_won")
-    + LAYOUT.indices("trophy_cards")
-    + LAYOUT.indices("prize_deck_counts")
-    + LAYOUT.indices("prize_deck_size")
-    + LAYOUT.indices("draw_pile_size")
-    + LAYOUT.indices("pass_streak")
-    + LAYOUT.indices("turn_progress")
+# The pieces the observation and the full state write whole at every call, in the order of
+# whole_values(); the observation's start with these two.
+WHOLE_PIECES = (
+    "prizes_won",
+    "trophy_cards",
+    "prize_deck_counts",
+    "prize_deck_size",
+    "draw_pile_size",
+    "turn_progress",
 )
+_WHOLE = [
+    i for name in ("opponent_hand_size", "pass_streak", *WHOLE_PIECES) for i in LAYOUT.indices(name)
+]
 _PRIZE_DIVISORS = SUIT_SIZES * 4  # prizes_won and trophy_cards: [me, opponent] × suit each
 
 
@@ -203,18 +205,21 @@ def encode(state: State, player: int) -> np.ndarray:
     if state.options["three_for_one"]:
         ones.append(_THREE_FOR_ONE)
 
-    won, paid, deck = state.prizes_won, state.trophy_cards, state.prize_deck
-    whole = [len(state.hands[opp]) / HAND_SIZE]
-    whole += map(truediv, won[me] + won[opp] + paid[me] + paid[opp], _PRIZE_DIVISORS)
-    whole += [deck.count(suit) / size for suit, size in enumerate(SUIT_SIZES)]
-    whole += [len(deck) / 40, len(state.draw_pile) / NUM_CARDS, state.pass_streak]
-    whole.append(min(state.turn / state.options["turn_limit"], 1.0))
-
     obs = np.zeros(SIZE, dtype=np.float32)
     obs.put(ones, 1.0)  # put: faster than obs[ones] = 1.0 for a list of indices
     obs.put(index, value)
-    obs[_WHOLE] = whole
+    obs[_WHOLE] = [len(state.hands[opp]) / HAND_SIZE, state.pass_streak, *whole_values(state, me)]
     return obs
+
+
+def whole_values(state: State, me: int) -> list[float]:
+    """The values of :data:`WHOLE_PIECES`, seat ``me``'s first where a piece is per seat."""
+    won, paid, deck = state.prizes_won, state.trophy_cards, state.prize_deck
+    whole = list(map(truediv, won[me] + won[1 - me] + paid[me] + paid[1 - me], _PRIZE_DIVISORS))
+    whole += [deck.count(suit) / size for suit, size in enumerate(SUIT_SIZES)]
+    whole += [len(deck) / 40, len(state.draw_pile) / NUM_CARDS]
+    whole.append(min(state.turn / state.options["turn_limit"], 1.0))
+    return whole
 
 
 def action_mask(state: State, player: int) -> np.ndarray:

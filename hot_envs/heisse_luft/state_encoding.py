@@ -13,13 +13,12 @@ drawn next is 1 and every card in the pile is above 0.
 
 from __future__ import annotations
 
-from operator import truediv
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from hot_envs.core.observation import ObservationLayout, Piece
-from hot_envs.heisse_luft.encoding import StageOffsets, stage_entries
+from hot_envs.heisse_luft.encoding import WHOLE_PIECES, StageOffsets, stage_entries, whole_values
 from hot_envs.heisse_luft.facts import (
     DRAW,
     NUM_CARDS,
@@ -84,22 +83,13 @@ _DISCARD_PILE = STATE_LAYOUT.offset("discard_pile")
 _STAGES = StageOffsets.of(STATE_LAYOUT)  # the observation's stage pieces, seat 0 first
 _PRIZE_DECK = STATE_LAYOUT.offset("prize_deck")
 _TROPHIES = [STATE_LAYOUT.offset("trophies", s) for s in (0, 1)]
-_PASS_STREAK = STATE_LAYOUT.offset("pass_streak")
 _PHASE = STATE_LAYOUT.offset("phase")
 _CURRENT_PLAYER = STATE_LAYOUT.offset("current_player")
 _TROPHY_WINNER = STATE_LAYOUT.offset("trophy_winner")
 _WINNER = STATE_LAYOUT.offset("winner")
 _THREE_FOR_ONE = STATE_LAYOUT.offset("three_for_one")
-# The pieces written whole at every call, in the order encode_state() lists their values.
-_WHOLE = np.array(
-    STATE_LAYOUT.indices("prize_deck_counts")
-    + STATE_LAYOUT.indices("prize_deck_size")
-    + STATE_LAYOUT.indices("draw_pile_size")
-    + STATE_LAYOUT.indices("prizes_won")
-    + STATE_LAYOUT.indices("trophy_cards")
-    + STATE_LAYOUT.indices("turn_progress")
-)
-_PRIZE_DIVISORS = SUIT_SIZES * 4  # prizes_won and trophy_cards: seat 0, seat 1 × suit each
+# The pieces written whole at every call: the pass streak, then the observation's (whole_values).
+_WHOLE = [i for name in ("pass_streak", *WHOLE_PIECES) for i in STATE_LAYOUT.indices(name)]
 
 
 def encode_state(state: State) -> np.ndarray:
@@ -121,9 +111,6 @@ def encode_state(state: State) -> np.ndarray:
 
     for seat in (0, 1):
         ones += [_TROPHIES[seat] + suit for suit in state.trophies[seat]]
-    if state.pass_streak:
-        index.append(_PASS_STREAK)
-        value.append(state.pass_streak)
     ones.append(_PHASE + state.phase)
     if state.current_player is not None:
         ones.append(_CURRENT_PLAYER + state.current_player)
@@ -134,14 +121,8 @@ def encode_state(state: State) -> np.ndarray:
     if state.options["three_for_one"]:
         ones.append(_THREE_FOR_ONE)
 
-    won, paid = state.prizes_won, state.trophy_cards
-    whole = [deck.count(suit) / size for suit, size in enumerate(SUIT_SIZES)]
-    whole += [len(deck) / NUM_PRIZES, len(pile) / NUM_CARDS]
-    whole += map(truediv, won[0] + won[1] + paid[0] + paid[1], _PRIZE_DIVISORS)
-    whole.append(min(state.turn / state.options["turn_limit"], 1.0))
-
     vector = np.zeros(STATE_SIZE, dtype=np.float32)
     vector.put(ones, 1.0)  # put: faster than vector[ones] = 1.0 for a list of indices
     vector.put(index, value)
-    vector[_WHOLE] = whole
+    vector[_WHOLE] = [state.pass_streak, *whole_values(state, 0)]  # seat 0 first
     return vector
