@@ -166,21 +166,11 @@ class DrivenEnv:
 class Driver:
     """``num_envs`` games, one learner seat each, against a pool (module docstring).
 
-    ``game`` and ``options``: a :class:`DriverOptions`, or its fields as arguments, as the envs
-    take them. Bad arguments fail here: one game is dealt per player count."""
+    ``game`` and ``options``: the fields of :class:`DriverOptions`, as the envs take them. Bad
+    arguments fail here: one game is dealt per player count."""
 
-    def __init__(
-        self,
-        game: str | DriverOptions = DEFAULT_GAME,
-        num_envs: int = 1,
-        **options: Any,
-    ) -> None:
-        if isinstance(game, DriverOptions):
-            if options:
-                raise TypeError("give DriverOptions or their fields, not both")
-            self.options = game
-        else:
-            self.options = DriverOptions.of(game, **options)
+    def __init__(self, game: str = DEFAULT_GAME, num_envs: int = 1, **options: Any) -> None:
+        self.options = DriverOptions.of(game, **options)
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, not {num_envs!r}")
         self.num_envs = num_envs

@@ -49,7 +49,7 @@ from hot_envs.agents.opponents import Opponent, OpponentPool, OpponentSource
 from hot_envs.core.engine import GameState
 from hot_envs.core.games import DEFAULT_GAME
 from hot_envs.core.scoring import shaping_potential
-from hot_envs.envs.driver import ROTATE, DrivenEnv, Driver, DriverOptions, PolicyInput
+from hot_envs.envs.driver import ROTATE, DrivenEnv, Driver, PolicyInput
 
 __all__ = [
     "ROTATE",
@@ -91,8 +91,9 @@ class SingleAgentEnv(DrivenEnv, gymnasium.Env):
         seed: int | None = None,
         render_mode: str | None = None,
     ) -> None:
-        options = DriverOptions.of(
+        self.driver = Driver(
             game,
+            1,
             opponents=opponents,
             learner_seat=learner_seat,
             players=players,
@@ -102,7 +103,6 @@ class SingleAgentEnv(DrivenEnv, gymnasium.Env):
             policy_input=policy_input,
             critic_state=critic_state,
         )
-        self.driver = Driver(options, 1)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "
