@@ -41,7 +41,7 @@ CONNECTIONS_PER_CLIENT = 100  # at once from one address; past it a new one is d
 
 class BoundedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with the server's own bounds (one subclass per server, made by
-    :func:`bounded_protocol`):
+    :class:`Server`; tests give it short deadlines):
 
     * it drops a connection whose request does not arrive in time: its headers within
       ``header_seconds`` of the connection (or of the answer before), its body within
@@ -108,28 +108,6 @@ class BoundedH11Protocol(H11Protocol):
             self._deadline = self.loop.call_later(seconds, self.transport.close)  # drop it
 
 
-def bounded_protocol(
-    header_seconds: float = HEADER_SECONDS,
-    body_seconds: float = BODY_SECONDS,
-    per_client: int = CONNECTIONS_PER_CLIENT,
-    proxies: Iterable[str] = (),
-) -> type[BoundedH11Protocol]:
-    """:class:`BoundedH11Protocol` with these bounds (tests use short deadlines) and a count of
-    connections of its own."""
-    if not min(header_seconds, body_seconds) > 0:
-        raise ValueError("the read deadlines must be positive")
-    if isinstance(per_client, bool) or not isinstance(per_client, int) or per_client < 1:
-        raise ValueError(f"connections per client must be a positive int, not {per_client!r}")
-    attributes = {
-        "header_seconds": header_seconds,
-        "body_seconds": body_seconds,
-        "per_client": per_client,
-        "proxies": frozenset(proxies),
-        "open": Counter(),
-    }
-    return type("BoundedH11Protocol", (BoundedH11Protocol,), attributes)
-
-
 class Server:
     """A uvicorn server running ``app`` in a background thread; ``url`` is where it listens
     (with the real port when 0 asked for a free one). ``behind_proxy``: a proxy on this machine
@@ -149,6 +127,11 @@ class Server:
         max_connections: int = MAX_CONNECTIONS,
         connections_per_client: int = CONNECTIONS_PER_CLIENT,
     ) -> None:
+        if not min(header_seconds, body_seconds) > 0:
+            raise ValueError("the read deadlines must be positive")
+        n = connections_per_client
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"connections per client must be a positive int, not {n!r}")
         self.app = app
         # log_config=None: uvicorn leaves the process's logging as it is (its own dictConfig would
         # close and replace every handler the host program set up); warnings still reach stderr.
@@ -167,12 +150,14 @@ class Server:
         # The addresses uvicorn takes X-Forwarded-For from (its forwarded_allow_ips).
         trusted = config.forwarded_allow_ips if behind_proxy else []
         trusted = trusted.split(",") if isinstance(trusted, str) else trusted
-        config.http = bounded_protocol(
-            header_seconds,
-            body_seconds,
-            connections_per_client,
-            proxies=[address.strip() for address in trusted],
-        )
+        bounds = {  # and a count of connections of this server's own
+            "header_seconds": header_seconds,
+            "body_seconds": body_seconds,
+            "per_client": connections_per_client,
+            "proxies": frozenset(address.strip() for address in trusted),
+            "open": Counter(),
+        }
+        config.http = type("BoundedH11Protocol", (BoundedH11Protocol,), bounds)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)
         self._thread.start()
