@@ -197,8 +197,8 @@ def train_apprentice(
             optimizer.step()
             total += loss.item() * len(rows)
         figures = judge(model, held, targets, training.value_weight)
-        loss = total / max(len(train), 1)
-        history.append({"epoch": epoch + 1, "stage": stage, "loss": loss, **figures})
+        mean = total / max(len(train), 1)
+        history.append({"epoch": epoch + 1, "stage": stage, "loss": mean, **figures})
         if not len(held):  # nothing to stop by: every epoch
             continue
         if figures["held_loss"] < best_loss - 1e-6:
