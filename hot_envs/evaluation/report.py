@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -98,9 +99,7 @@ def check_out_dir(out: str | Path) -> Path:
     out = Path(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".hot_envs_write_test"
-        probe.write_text("")
-        probe.unlink()
+        tempfile.TemporaryFile(dir=out).close()  # a file can be written there
     except OSError as error:
         raise ValueError(f"cannot write results to {str(out)!r}: {error.strerror}") from None
     return out
