@@ -45,12 +45,7 @@ class CardGameEnv(AECEnv):
 
     def __init__(self, render_mode: str | None = None, **options: Any) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']} or None, "
-                f"not {render_mode!r}"
-            )
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
         self.game_options = options
         # Deal one game now: bad options fail here, and the seat count comes from the engine.
         self.game: GameState = self.engine.new(seed=0, **options)
@@ -169,6 +164,13 @@ class CardGameEnv(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+def check_render_mode(render_mode: str | None, modes: list[str]) -> str | None:
+    """``render_mode`` if it is one of ``modes`` or ``None``, else a ``ValueError`` naming them."""
+    if render_mode is not None and render_mode not in modes:
+        raise ValueError(f"render_mode must be one of {modes} or None, not {render_mode!r}")
+    return render_mode
 
 
 def observation_space(layout: ObservationLayout, num_actions: int) -> spaces.Dict:

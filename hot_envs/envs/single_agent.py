@@ -50,6 +50,7 @@ from hot_envs.core.engine import GameState
 from hot_envs.core.games import DEFAULT_GAME
 from hot_envs.core.scoring import shaping_potential
 from hot_envs.envs.driver import ROTATE, DrivenEnv, Driver, PolicyInput
+from hot_envs.envs.env_base import check_render_mode
 
 __all__ = [
     "ROTATE",
@@ -103,12 +104,7 @@ class SingleAgentEnv(DrivenEnv, gymnasium.Env):
             policy_input=policy_input,
             critic_state=critic_state,
         )
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']} or None, "
-                f"not {render_mode!r}"
-            )
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
         self.observation_space = self.driver.observation_space
         self.action_space = spaces.Discrete(self.engine.NUM_ACTIONS)
         self._initial_seed = seed
