@@ -6,15 +6,10 @@ its own Python games (``open_spiel/python/games``) do. The pyspiel state holds o
 everything: legal actions, returns, the player to move, the deals and the reshuffle of HL-3.5.
 There is no second rule book here.
 
-Chance is *explicit* (``EXPLICIT_STOCHASTIC``): every outcome the engine draws is a chance node.
-The engine deals (HL-2, HK-2.2), reshuffles (HL-3.5) and draws a random first seat (HL-2.5, HK-2.4)
-from its chance source (``hot_envs.core.engine.ChanceSource``); here that source is an
-:class:`_Outcomes`, which hands out the outcomes the chance nodes chose, one item of a shuffle at
-a time (the last forced). The engine's own dealing code stays the one rule book. OpenSpiel's
-serialization (``serialize_game_and_state``, which ``random_sim_test`` checks) needs this: a
-sampled-stochastic game must hand OpenSpiel its generator's state, which Python games cannot. A
-player's action that makes the engine shuffle (the round a Heiße Karten match deals next, a
-reshuffle while drawing) becomes a chance node with that action pending; the action is applied
+Chance is *explicit* (``EXPLICIT_STOCHASTIC``; docs/openspiel.md, "The chance mode is explicit",
+says why): the engine's chance source is an :class:`_Outcomes`, which hands out the outcomes the
+chance nodes chose, one item of a shuffle at a time (the last forced). A player's action that
+makes the engine shuffle becomes a chance node with that action pending; the action is applied
 once its outcomes are chosen.
 """
 
