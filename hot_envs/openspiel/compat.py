@@ -1,21 +1,13 @@
 """Shimmy's way from OpenSpiel back to PettingZoo, with three of its slips put right
-(docs/openspiel.md, "Through Shimmy and back").
+(docs/openspiel.md, "Through Shimmy and back", shows each with the games it breaks).
 
 ``shimmy.OpenSpielCompatibilityV0`` (Shimmy 2.0.1) turns any OpenSpiel game into a PettingZoo AEC
-environment, but:
-
-* it counts every chance outcome, and the first node, toward the game's ``max_game_length`` and
-  truncates the game beyond it; OpenSpiel's ``max_game_length`` counts decisions only (chance
-  outcomes are not included, ``Game::MaxGameLength``). A deal of many cards is cut off at once:
-  Heiße Karten after its first card, OpenSpiel's own ``kuhn_poker`` after its first bet, and a
-  game of exactly ``max_game_length`` decisions (tic-tac-toe's nine moves) ends truncated;
-* at the end it adds the last move's rewards a second time to every player still in the game when
-  the first one leaves (tic-tac-toe's win comes back as +1 and -2);
-* its ``reset`` loads the game again by name, so the parameters of a game passed as ``env`` are
-  lost (``python_heisse_karten(players=2)`` becomes four players under two agents).
-
-:class:`OpenSpielCompatibility` is that environment with the three put right and nothing else
-changed; it works for any OpenSpiel game.
+environment, but it counts chance outcomes (and the first node) toward ``max_game_length``, which
+counts decisions only (``Game::MaxGameLength``), and truncates the game beyond it; at the end it
+adds the last move's rewards a second time to the players still in the game when the first one
+leaves; and its ``reset`` loads the game again by name, losing the parameters of a game passed as
+``env``. :class:`OpenSpielCompatibility` is that environment with the three put right and nothing
+else changed; it works for any OpenSpiel game.
 """
 
 from __future__ import annotations
