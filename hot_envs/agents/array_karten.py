@@ -101,19 +101,15 @@ def card_scores(games: ArrayHeisseKarten, which: Any) -> np.ndarray:
 def fill_policy_input(
     games: ArrayHeisseKarten, which: Any, seats: Any, observations: np.ndarray, out: np.ndarray
 ) -> None:
-    """``out[j]`` = the packed policy input (``features.policy_input``) of seat ``seats[j]`` in
-    game ``which[j]`` (float32 ``(k, SPEC.input_size)``) given its observation
-    ``observations[j]``. The seat has legal actions — its hand (HK-3.1) — only where it is the
-    seat to move; otherwise its row is the observation and the empty slots' −1 ids."""
+    """:func:`hot_envs.agents.arrays.fill_policy_input` on Heiße Karten's array engine: a seat
+    not to move has no legal actions (its row the observation and −1 ids)."""
     args = policy_input_args(games, which, seats, observations, out, ArrayHeisseKarten)
     _fill(*args, out, games.table, games._current, games.players, record(_WORK))
 
 
 class ArrayHeuristic(ArrayScoring):
     """The heuristic (exactly :class:`~hot_envs.agents.heuristic_karten.HeisseKartenHeuristic`)
-    deciding for the seat to move in many games at once: :meth:`act_arrays` plays what
-    ``agent.act`` plays, decision by decision in the order given, drawing the same numbers
-    from ``agent.rng``."""
+    deciding many games at once (:class:`~hot_envs.agents.arrays.ArrayScoring`)."""
 
     heuristic = True
 
@@ -126,8 +122,7 @@ class ArrayHeuristic(ArrayScoring):
 
 
 class ArrayStyle(ArrayHeuristic):
-    """A style of :mod:`~hot_envs.agents.styles_karten` deciding for the seat to move in many
-    games at once, as :class:`ArrayHeuristic` decides for the heuristic."""
+    """A style of :mod:`~hot_envs.agents.styles_karten` deciding many games at once."""
 
     heuristic = False
 

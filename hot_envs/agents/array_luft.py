@@ -166,10 +166,8 @@ def play_scores(games: ArrayHeisseLuft, which: Any) -> np.ndarray:
 def fill_policy_input(
     games: ArrayHeisseLuft, which: Any, seats: Any, observations: Any, out: np.ndarray
 ) -> None:
-    """``out[j]`` = the packed policy input (``features.policy_input``) of seat ``seats[j]`` in
-    game ``which[j]`` (float32 ``(k, SPEC.input_size)``) given its observation
-    ``observations[j]``. The seat has legal actions only where it is the seat to move;
-    otherwise its row is the observation and the empty slots' −1 ids."""
+    """:func:`hot_envs.agents.arrays.fill_policy_input` on Heiße Luft's array engine: a seat
+    not to move has no legal actions (its row the observation and −1 ids)."""
     args = policy_input_args(games, which, seats, observations, out, ArrayHeisseLuft)
     three_for_one = bool(games.options["three_for_one"])
     _fill(*args, out, games.table, three_for_one, record(_WORK))
@@ -177,9 +175,7 @@ def fill_policy_input(
 
 class ArrayHeuristic(ArrayScoring):
     """The heuristic (exactly :class:`~hot_envs.agents.heuristic_luft.HeisseLuftHeuristic`)
-    deciding for the seat to move in many games at once: :meth:`act_arrays` plays what
-    ``agent.act`` plays, decision by decision in the order given, drawing the same numbers
-    from ``agent.rng`` (an exchange's one choice draws nothing)."""
+    deciding many games at once (:class:`~hot_envs.agents.arrays.ArrayScoring`)."""
 
     heuristic = True
 
@@ -191,10 +187,7 @@ class ArrayHeuristic(ArrayScoring):
 
 
 class ArrayStyle(ArrayHeuristic):
-    """A style of :mod:`~hot_envs.agents.styles_luft` deciding for the seat to move in many
-    games at once: what its ``act`` plays, decision by decision in the order given, drawing the
-    same numbers from ``agent.rng`` (ties among its best-scored placements, ``epsilon``'s
-    draws)."""
+    """A style of :mod:`~hot_envs.agents.styles_luft` deciding many games at once."""
 
     heuristic = False
 
@@ -204,10 +197,8 @@ def view_game(view: dict[str, Any]) -> tuple[np.ndarray, bool]:
     whether three cards of an awarded suit count as one (HL-6.2): the viewing seat's hand,
     the opponent's hand size and shown cards, the stages, the discard pile, the prize cards,
     the trophies and the exchange's picks — nothing the seat cannot see (HL-8). Each thread
-    has its own table, rewritten at each call (making a record array anew costs more than the
-    decision): valid until the thread's next call. Only the words the view fills are written,
-    each stage's from a cache (a Python int costs as much to convert as the kernel's work on
-    it)."""
+    has its own table, rewritten at each call (valid until the thread's next call); only the
+    words the view fills are written, each stage's from a cache."""
     scratch = _SCRATCH.__dict__
     if "table" not in scratch:
         scratch["table"], scratch["work"] = record(RECORD), record(_WORK)
@@ -352,8 +343,9 @@ def view_policy_input(observation: np.ndarray, view: dict[str, Any]) -> np.ndarr
 
 
 def _view_decision(view: dict[str, Any]) -> Any:
-    """The kernel of the view's decision, a placement or another: a first decision from a view
-    compiles only its own kind (:func:`_decision`)."""
+    """The kernel of the view's decision, a placement or another, called from Python: a first
+    decision compiles only its kind, and numba optimises a kernel's callees again with it (a
+    level less is a first decision faster)."""
     return _placements if view["phase"] == PHASES[PLAY] else _other_decision
 
 
@@ -612,9 +604,7 @@ def _decision(t, g, three_for_one, work):
     ``w.numbers[i, 3]`` the heuristic's score of each: a placement's (:func:`_placements`), 1
     for the exchange pick or "done" that the heuristic's exchange takes
     (:func:`_exchange_choice`) and 0 for the others, a trophy decision's
-    :func:`_trophy_scores`. Returns ``n``. The two kinds are kernels of their own, called
-    from Python for one view: numba optimises and emits a kernel's callees again with it, so
-    a level less is a first decision faster."""
+    :func:`_trophy_scores`. Returns ``n``."""
     if t[g].phase == PLAY:
         return _placements(t, g, three_for_one, work)
     return _other_decision(t, g, three_for_one, work)

@@ -34,9 +34,7 @@ when it can throw a red card under the trick's best card; red (negative) cards a
 tricks somebody else will win — the bigger the red card, the better the moment; high black cards
 wait for valuable tricks (a 48 always wins, so it waits for a trick that carries black points).
 The weights (``KEEP``, ``TEMPO``, ``LEAD_BLACK_BONUS``) live beside the kernels that compute the
-scores, :mod:`hot_envs.agents.array_karten`, the one implementation: a decision from a view runs
-them on that one game, many games run them at once. They were tuned in heuristic-against-heuristic
-matches (two players) and against random players (three to six).
+scores, :mod:`hot_envs.agents.array_karten`.
 
 ``epsilon`` is the probability of a uniformly random legal move instead (for curricula).
 """

@@ -47,11 +47,9 @@ leaves us the best potential against the opponent's. The one reason not to claim
 awards a suit whose prizes, three for one, would let the opponent claim their second trophy right
 after (HL-6.4 lets the other player claim next) — unless the claim itself is our second trophy.
 
-The weights (``SHARE_POWER``, ``PRIZE_WEIGHT``, ``BLOCKED_FACTOR``, ``KEEP_COST``, …) live beside
-the kernels that compute the scores, :mod:`hot_envs.agents.array_luft`, the one implementation: a
-decision from a view runs them on that one game, many games run them at once. They were tuned in
-heuristic-against-heuristic matches. ``epsilon`` is the probability of a uniformly random legal
-move instead (for curricula).
+The weights (``SHARE_POWER``, ``PRIZE_WEIGHT``, …) live beside the kernels that compute the
+scores, :mod:`hot_envs.agents.array_luft`. ``epsilon`` is the probability of a uniformly random
+legal move instead (for curricula).
 """
 
 from __future__ import annotations
