@@ -281,54 +281,44 @@ class State:
     def draw_pile_size(self) -> int:
         return len(self._draw_pile)
 
-    def _trick_pairs(self) -> list[list[int]]:
+    def _public(self) -> dict:
+        """What every seat sees (HK-5), in the state dict and in every view: ``taken`` too (each
+        taken card was seen when played and the trick's winner is public), ``totals``, ``round``
+        and ``options``."""
         n = self.num_players
-        return [[(self.leader + i) % n, card] for i, card in enumerate(self.trick)]
-
-    def to_dict(self) -> dict:
-        """The full state as a JSON-compatible dict (the schema :meth:`from_dict` reads, plus
-        ``round``)."""
         return {
             "game": GAME_NAME,
-            "num_players": self.num_players,
+            "num_players": n,
             "current_player": self.current_player,
             "leader": self.leader,
+            "trick": [[(self.leader + i) % n, card] for i, card in enumerate(self.trick)],
+            "played": [[seat, card] for seat, card in self.played],
+            "taken": [pile.copy() for pile in self.taken],
+            "totals": self.totals.copy(),
+            "round": self.round,
+            "options": dict(self.options),
+        }
+
+    def to_dict(self) -> dict:
+        """The full state as a JSON-compatible dict (the schema :meth:`from_dict` reads)."""
+        return {
+            **self._public(),
             "hands": [hand.copy() for hand in self.hands],
             "draw_pile": self._draw_pile[::-1],
             "set_aside": self.set_aside.copy(),
-            "trick": self._trick_pairs(),
-            "taken": [pile.copy() for pile in self.taken],
-            "played": [[seat, card] for seat, card in self.played],
-            "options": dict(self.options),
-            "totals": self.totals.copy(),
-            "round": self.round,
         }
 
     def view(self, player: int) -> dict:
-        """What ``player`` may know (HK-5) as a JSON-compatible dict.
-
-        Besides the keys both games' views share it holds ``taken`` (every taken card was seen
-        when played and the trick's winner is public, HK-5), ``totals``, ``round`` and
-        ``options``.
-        """
+        """What ``player`` may know (HK-5) as a JSON-compatible dict."""
         player = serialize.check_int(player, "player", 0, self.num_players - 1)
         return {
-            "game": GAME_NAME,
+            **self._public(),
             "player": player,
-            "num_players": self.num_players,
-            "current_player": self.current_player,
-            "leader": self.leader,
             "hand": self.hands[player].copy(),
             "hand_sizes": [len(hand) for hand in self.hands],
             "draw_pile_size": len(self._draw_pile),
             "set_aside_count": len(self.set_aside),
-            "trick": self._trick_pairs(),
-            "played": [[seat, card] for seat, card in self.played],
-            "taken": [pile.copy() for pile in self.taken],
             "scores": self.scores.copy(),
-            "totals": self.totals.copy(),
-            "round": self.round,
-            "options": dict(self.options),
             "legal_actions": self.legal_actions() if player == self.current_player else [],
         }
 
