@@ -87,9 +87,10 @@ def announcing(what: str, seconds: int) -> Iterator[None]:
         yield
 
 
-Group = tuple[str, ...]
-"""A group of kernels: ``("module:function", *arguments)``, a call (str arguments) that
-compiles or loads its kernels by calling each once."""
+Group = tuple[Any, ...]
+"""A group of kernels: ``("module:function", *arguments)``, a call that compiles or loads its
+kernels by calling each once; its arguments literals (str, int, bool: ``repr`` writes them as
+Python reads them back)."""
 
 
 def compile_groups(groups: Sequence[Group]) -> None:

@@ -249,7 +249,7 @@ def _play_tasks(
     load_compiler()  # numba's implementations, once, before any worker is forked
     if tasks:
         # the game's kernels here, before any worker: the workers inherit them
-        with compiled_kernels(tasks[0][0]):
+        with compiled_kernels(tasks):
             _play_compiled(tasks, workers, on_group, bar)
 
 

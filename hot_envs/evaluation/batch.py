@@ -364,35 +364,41 @@ def _form(games: Any, agent: Any, forms: dict[int, Any]) -> Any:
 
 
 @contextmanager
-def compiled_kernels(game: str) -> Iterator[None]:
-    """While the arena plays ``game``: its kernels compiled or loaded first, here (a worker
-    forked inside inherits them), and one line on stderr while they compile
-    (:func:`hot_envs.batched.jit.announcing`) — a first run after install says why it waits.
+def compiled_kernels(tasks: Sequence[tuple]) -> Iterator[None]:
+    """While the arena plays ``tasks`` (``play_group``'s arguments, one game): the game's
+    kernels compiled or loaded first, here (a worker forked inside inherits them), and one line
+    on stderr while they compile (:func:`hot_envs.batched.jit.announcing`) — a first run after
+    install says why it waits.
 
-    The groups (:func:`hot_envs.batched.jit.compile_groups`): the heuristic's decisions and the
-    policy input (:func:`compile_decisions`, the longer: they share the heuristic's scores),
-    then the engine and the ratings (:func:`compile_engine`). What no group calls (a style's
-    kernel, the checkpoints' first layer) compiles or loads when first needed, the line
-    coming then if it has not come."""
-    description = get_game(game)
+    The groups (:func:`hot_envs.batched.jit.compile_groups`): the heuristic's decisions, with
+    the policy input where a lineup names a checkpoint (:func:`compile_decisions`, the longer:
+    the two share the heuristic's scores), then the engine and the ratings
+    (:func:`compile_engine`). What no group calls (a style's kernel, the checkpoints' first
+    layer) compiles or loads when first needed, the line coming then if it has not come."""
+    from hot_envs.agents.shipped import is_checkpoint
+
+    description = get_game(tasks[0][0])
+    specs = {spec for task in tasks for spec in task[1] if isinstance(spec, str)}
+    policy_input = any(is_checkpoint(spec) for spec in specs)
+    decisions = (f"{__name__}:compile_decisions", description.name, policy_input)
+    engine = (f"{__name__}:compile_engine", description.name)
     with jit.announcing(f"{description.title}'s kernels", description.compile_seconds):
-        jit.compile_groups(
-            [(f"{__name__}:{group.__name__}", description.name) for group in _GROUPS]
-        )
+        jit.compile_groups([decisions, engine])
         yield
 
 
-def compile_decisions(game: str) -> None:
-    """The heuristic's candidates and the policy input of one decision (what the game's
-    heuristic and its checkpoints decide with), on a fresh deal."""
+def compile_decisions(game: str, policy_input: bool) -> None:
+    """The heuristic's candidates of one decision on a fresh deal, and the policy input
+    (checkpoints decide with it) of that decision if ``policy_input``."""
     from hot_envs.agents import make_agent
     from hot_envs.agents.features import SPECS
 
     games, which = _one_game(game)
     as_array_agent(game, make_agent("heuristic", game, 0)).candidates(games, which)
-    observations = np.zeros((1, games.observation_size), dtype=np.float32)
-    packed = np.zeros((1, SPECS[game].input_size), dtype=np.float32)
-    fill_policy_input(games, which, games.current_player[which], observations, packed)
+    if policy_input:
+        observations = np.zeros((1, games.observation_size), dtype=np.float32)
+        packed = np.zeros((1, SPECS[game].input_size), dtype=np.float32)
+        fill_policy_input(games, which, games.current_player[which], observations, packed)
 
 
 def compile_engine(game: str) -> None:
@@ -405,9 +411,6 @@ def compile_engine(game: str) -> None:
     mask = games.legal_mask()
     games.step(mask.argmax(axis=1), np.ones(1, dtype=bool))
     compile_ratings()
-
-
-_GROUPS = (compile_decisions, compile_engine)
 
 
 def _one_game(game: str) -> tuple[batched.ArrayGames, np.ndarray]:
