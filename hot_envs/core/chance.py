@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import operator
 import os
-from typing import Any
 
 M1, A1 = 2147483563, 40014
 M2, A2 = 2147483399, 40692
@@ -44,20 +43,6 @@ def stream_of(seed: int) -> tuple[int, int]:
     return words[0] % (M1 - 1) + 1, words[1] % (M2 - 1) + 1
 
 
-def check_seed(seed: Any) -> int:
-    """``seed`` as a plain int if it is one in ``0 .. 2⁶⁴ - 1`` (a bool is not); else a
-    ``TypeError`` or ``ValueError`` saying why."""
-    try:
-        value = None if isinstance(seed, bool) else operator.index(seed)
-    except TypeError:
-        value = None
-    if value is None:
-        raise TypeError(f"seed must be an int, not {seed!r}")
-    if not 0 <= value <= _MASK64:
-        raise ValueError(f"seed must be an int from 0 to 2**64 - 1, not {value}")
-    return value
-
-
 class Stream:
     """One game's chance source (``hot_envs.core.engine.ChanceSource``): L'Ecuyer's generator in
     two ints, drawing exactly what the array kernels draw from the same state.
@@ -76,10 +61,19 @@ class Stream:
 
     @classmethod
     def seeded(cls, seed: int | None = None) -> Stream:
-        """The stream of the int ``seed`` (:func:`stream_of`); ``None``: fresh entropy."""
+        """The stream of the int ``seed`` in ``0 .. 2⁶⁴ - 1`` (:func:`stream_of`; a bool is a
+        ``TypeError``, a seed out of range a ``ValueError``); ``None``: fresh entropy."""
         if seed is None:
             seed = int.from_bytes(os.urandom(8), "little")
-        return cls(*stream_of(check_seed(seed)))
+        try:
+            value = None if isinstance(seed, bool) else operator.index(seed)
+        except TypeError:
+            value = None
+        if value is None:
+            raise TypeError(f"seed must be an int, not {seed!r}")
+        if not 0 <= value <= _MASK64:
+            raise ValueError(f"seed must be an int from 0 to 2**64 - 1, not {value}")
+        return cls(*stream_of(value))
 
     @property
     def state(self) -> tuple[int, int]:
