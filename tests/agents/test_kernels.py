@@ -7,6 +7,9 @@ decisions (test_golden_decisions.py)."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -278,3 +281,33 @@ def test_threads_deciding_at_once_decide_as_one_thread_does(game):
     with ThreadPoolExecutor(4) as pool:
         together = list(pool.map(decide, range(4)))
     assert together == alone
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not batched.COMPILED, reason="nothing compiles with NUMBA_DISABLE_JIT")
+def test_a_first_placement_from_a_view_compiles_the_placements_kernel_alone():
+    """The heuristic's first decision of a game, a placement, is quick after install: it calls
+    the placements' kernel from Python, and no exchange, trophy, style or batch kernel is
+    compiled (or loaded) for it."""
+    code = """if True:
+        import json
+        import hot_envs.heisse_luft as engine
+        from hot_envs.agents import array_luft, make_agent
+        from hot_envs.agents.base import observe
+        state = engine.State.new(seed=0)
+        seat = state.current_player
+        assert len(state.legal_actions()) > 1
+        view = state.view(seat)
+        make_agent("heuristic", "heisse-luft", 0).act(observe(engine, state, seat), view)
+        names = ["_placements", "_other_decision", "_decision", "_style_best", "_best", "_fill"]
+        print(json.dumps({name: len(getattr(array_luft, name).signatures) for name in names}))
+    """
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(found.stdout) == {
+        "_placements": 1,
+        "_other_decision": 0,
+        "_decision": 0,
+        "_style_best": 0,
+        "_best": 0,
+        "_fill": 0,
+    }
