@@ -28,6 +28,7 @@ import numpy as np
 from hot_envs.agents.base import Agent
 from hot_envs.agents.checkpoint import CheckpointAgent
 from hot_envs.agents.features import AnchorColumns
+from hot_envs.agents.scorer import layer_count
 from hot_envs.core.games import get_game
 
 WEIGHT = 6.0  # the default weight on the prior's move: the shipped Heiße Karten policy's teacher
@@ -114,12 +115,12 @@ def compile_anchor(
     if activation not in ("tanh", "relu"):
         raise ValueError(f"cannot compile an anchor into {activation!r} units")
     out = {name: np.array(value, dtype=np.float32) for name, value in arrays.items()}
-    hidden = _layers(out, "scorer") - 1
+    hidden = layer_count(out, "scorer") - 1
     last = out.get(f"scorer_{hidden}.weight")
     if hidden < 1 or last is None or last.shape[0] != 1:
         raise ValueError("not an action scorer's arrays: scorer_0 … scorer_L, one output")
     first = out["scorer_0.weight"]
-    features = first.shape[1] - out[f"state_{_layers(out, 'state') - 1}.bias"].shape[0]
+    features = first.shape[1] - out[f"state_{layer_count(out, 'state') - 1}.bias"].shape[0]
     if not 0 <= columns.gap < features:
         raise ValueError(f"the gap column {columns.gap} is outside {features} features")
     tanh = activation == "tanh"
@@ -155,7 +156,3 @@ def compile_anchor(
             [out[f"scorer_{hidden}.weight"], np.float32([scale * reads])]
         )
     return out
-
-
-def _layers(arrays: Mapping[str, np.ndarray], prefix: str) -> int:
-    return sum(1 for name in arrays if name.startswith(f"{prefix}_") and name.endswith(".bias"))

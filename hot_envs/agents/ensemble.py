@@ -1,16 +1,13 @@
 """Several action scorers as one network: the weighted mean of their logits.
 
 :func:`compile_ensemble` lays the networks of k action scorers of one game side by side in one
-network of the same architecture: the first layer of each MLP stacks theirs (they all read the
-same input), every later layer is block-diagonal (no unit reads another member's units), the
-scorer's first layer reads each member's part of the embedding and the shared action features,
-and the last layer adds the members' outputs times their weights (which sum to 1). So each
-legal move's logit is ``sum_i w_i * logit_i``: the policy is the normalised product
-``prod_i pi_i ** w_i`` of the members' policies, a product of experts. A critic, where the
-arrays carry one, is averaged the same way. The result is an ordinary checkpoint: the numpy
-agent runs it — finding the block-diagonal layers and multiplying block by block, so it costs
-what the members cost together (:func:`hot_envs.agents.scorer.diagonal_blocks`) — and the
-``.zip`` trains on (``python -m hot_envs.training.ensemble``).
+network of the same architecture: each MLP's first layer stacks theirs, every later layer is
+block-diagonal, the scorer's first layer reads each member's part of the embedding and the
+shared action features, and the last adds the members' outputs times their weights (summing
+to 1). Each legal move's logit is ``sum_i w_i * logit_i``, the policy the normalised product
+``prod_i pi_i ** w_i`` (a product of experts); a critic is averaged the same way. The result is
+an ordinary checkpoint, which the numpy agent runs block by block
+(:func:`hot_envs.agents.scorer.diagonal_blocks`) at the members' cost together.
 """
 
 from __future__ import annotations
@@ -18,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+
+from hot_envs.agents.scorer import layer_count
 
 # The MLPs of an action scorer's arrays: (prefix, whether its last layer is the weighted output).
 # "critic" and "value" are the training model's critic (hot_envs.training.ensemble); the
@@ -48,7 +47,7 @@ def compile_ensemble(
     out: dict[str, np.ndarray] = {}
     embeddings = [_width(m, "state") for m in arrays]
     for prefix, weighted in _NETWORKS:
-        counts = {_count(m, prefix) for m in arrays}
+        counts = {layer_count(m, prefix) for m in arrays}
         if counts == {0} and prefix == "critic":
             continue
         if len(counts) != 1 or 0 in counts:
@@ -81,12 +80,8 @@ def compile_ensemble(
     return out
 
 
-def _count(arrays: Mapping[str, np.ndarray], prefix: str) -> int:
-    return sum(1 for k in arrays if k.startswith(f"{prefix}_") and k.endswith(".bias"))
-
-
 def _width(arrays: Mapping[str, np.ndarray], prefix: str) -> int:
-    last = _count(arrays, prefix) - 1
+    last = layer_count(arrays, prefix) - 1
     if last < 0:
         raise ValueError(f"a member without its {prefix} network")
     return len(arrays[f"{prefix}_{last}.bias"])

@@ -9,6 +9,7 @@ checkpoint's ``.npz``: ``state_I.weight``/``.bias`` and ``scorer_I.weight``/``.b
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -166,6 +167,11 @@ def diagonal_blocks(weight: np.ndarray) -> list[tuple[slice, slice]]:
             row, col = r + 1, int(reach[r])
     blocks.append((slice(row, out), slice(col, size)))
     return blocks
+
+
+def layer_count(arrays: Mapping[str, np.ndarray], prefix: str) -> int:
+    """How many layers ``prefix_0``, ``prefix_1``, … a checkpoint's arrays hold (by bias)."""
+    return sum(1 for name in arrays if name.startswith(f"{prefix}_") and name.endswith(".bias"))
 
 
 def read_layers(
