@@ -192,10 +192,17 @@ def _cards(x: Any, where: str) -> list[int]:
     return [_card(code, where) for code in _list(x, where, most=NUM_CARDS)]
 
 
-def _suit(letter: Any, where: str) -> int:
-    if not isinstance(letter, str) or len(letter) != 1 or letter not in SUITS:
-        raise ValueError(f"{where}: {letter!r} is not a suit letter (H, D, C, S)")
-    return SUITS.index(letter)
+def _suits(x: Any, where: str) -> list[int]:
+    letters = _list(x, where)
+    for letter in letters:
+        if not isinstance(letter, str) or len(letter) != 1 or letter not in SUITS:
+            raise ValueError(f"{where}: {letter!r} is not a suit letter (H, D, C, S)")
+    return [SUITS.index(letter) for letter in letters]
+
+
+def _per_seat(x: Any, where: str, read: Callable[[Any, str], Any]) -> list:
+    """Two entries, seat 0's and seat 1's, each ``read`` as ``where[seat]``."""
+    return [read(entry, f"{where}[{p}]") for p, entry in enumerate(_list(x, where, 2))]
 
 
 def check_seat(x: Any, where: str, allow_none: bool = False) -> int | None:
@@ -234,11 +241,8 @@ def _read_stage(state: Table, i: int, d: Any) -> None:
         raise ValueError(f"{where}.in_play must be a bool, not {d['in_play']!r}")
     if d["terrain"] not in TERRAINS:
         raise ValueError(f"{where}.terrain must be 'lowland' or 'mountain', not {d['terrain']!r}")
-    prizes = [_suit(s, f"{where}.prizes") for s in _list(d["prizes"], f"{where}.prizes")]
-    sides = [
-        _cards(s, f"{where}.sides[{j}]")
-        for j, s in enumerate(_list(d["sides"], f"{where}.sides", 2))
-    ]
+    prizes = _suits(d["prizes"], f"{where}.prizes")
+    sides = _per_seat(d["sides"], f"{where}.sides", _cards)
     size = STAGE_SIZES[i] if d["in_play"] else 0
     if len(prizes) != size:
         raise ValueError(f"{where} must hold {size} prize cards, not {len(prizes)}")
@@ -330,21 +334,18 @@ def read_state_dict(state: Table, d: dict) -> None:
     if over and state.current_player is not None:
         raise ValueError("current_player must be null when the phase is 'over'")
 
-    state.hands = [
-        sorted(_cards(h, f"hands[{p}]")) for p, h in enumerate(_list(d["hands"], "hands", 2))
-    ]
+    state.hands = [sorted(hand) for hand in _per_seat(d["hands"], "hands", _cards)]
     for p in (0, 1):
         if len(state.hands[p]) > HAND_SIZE:
             raise ValueError(f"hands[{p}] holds {len(state.hands[p])} cards; at most {HAND_SIZE}")
     state.draw_pile = _cards(d["draw_pile"], "draw_pile")[::-1]
     state.discard_pile = _cards(d["discard_pile"], "discard_pile")[::-1]
-    state.prize_deck = [_suit(s, "prize_deck") for s in _list(d["prize_deck"], "prize_deck")][::-1]
+    state.prize_deck = _suits(d["prize_deck"], "prize_deck")[::-1]
     for i, stage in enumerate(_list(d["stages"], "stages", NUM_STAGES)):
         _read_stage(state, i, stage)
     _check_every_card_once(state)
 
-    prizes_won = _list(d["prizes_won"], "prizes_won", 2)
-    state.prizes_won = [_counts(prizes_won[p], f"prizes_won[{p}]") for p in (0, 1)]
+    state.prizes_won = _per_seat(d["prizes_won"], "prizes_won", _counts)
     _read_trophies(state, d)
     _check_prize_totals(state)
 
@@ -358,16 +359,12 @@ def read_state_dict(state: Table, d: dict) -> None:
 
 
 def _read_trophies(state: Table, d: dict) -> None:
-    trophies = _list(d["trophies"], "trophies", 2)
-    state.trophies = [
-        [_suit(s, f"trophies[{p}]") for s in _list(trophies[p], f"trophies[{p}]")] for p in (0, 1)
-    ]
+    state.trophies = _per_seat(d["trophies"], "trophies", _suits)
     claimed = state.trophies[0] + state.trophies[1]
     if len(set(claimed)) != len(claimed):
         raise ValueError(f"a trophy is claimed twice: {d['trophies']} (HL-6.1)")
     if "trophy_cards" in d:
-        cards = _list(d["trophy_cards"], "trophy_cards", 2)
-        state.trophy_cards = [_counts(cards[p], f"trophy_cards[{p}]") for p in (0, 1)]
+        state.trophy_cards = _per_seat(d["trophy_cards"], "trophy_cards", _counts)
     else:
         state.trophy_cards = [[0] * 4, [0] * 4]
         for p in (0, 1):
@@ -389,8 +386,8 @@ def _read_phase(state: Table, d: dict) -> None:
     """The phase-specific keys, checked against the phase."""
     p = state.current_player
     selection = _cards(d.get("exchange_selection") or [], "exchange_selection")
-    revealed = _list(d.get("revealed_cards") or [[], []], "revealed_cards", 2)
-    state.revealed = [set(_cards(revealed[q], f"revealed_cards[{q}]")) for q in (0, 1)]
+    revealed = _per_seat(d.get("revealed_cards") or [[], []], "revealed_cards", _cards)
+    state.revealed = [set(cards) for cards in revealed]
     for q in (0, 1):
         if not state.revealed[q] <= set(state.hands[q]):
             raise ValueError(f"revealed_cards[{q}] lists cards that are not in hands[{q}]")
@@ -466,8 +463,8 @@ def _seen_cards(view: dict) -> tuple[set[str], int]:
     for i, stage in enumerate(_list(view["stages"], "stages", NUM_STAGES)):
         if not isinstance(stage, dict) or "sides" not in stage:
             raise ValueError(f"stages[{i}] must be a dict with the key 'sides'")
-        for j, side in enumerate(_list(stage["sides"], f"stages[{i}].sides", 2)):
-            seen.update(_cards(side, f"stages[{i}].sides[{j}]"))
+        for side in _per_seat(stage["sides"], f"stages[{i}].sides", _cards):
+            seen.update(side)
     hand_size = _int(view["opponent_hand_size"], "opponent_hand_size", len(known), HAND_SIZE)
     return {CARD_CODES[c] for c in seen}, hand_size - len(known)
 
