@@ -94,12 +94,9 @@ class State:
     def new(cls, seed: EngineSeed = None, num_players: int = 4, **options: Any) -> State:
         """A freshly dealt game for ``num_players`` (2–6). ``options`` (keywords, as in the module
         docstring): first_leader, reward_mode, rounds, target; an unknown one is a ``ValueError``.
-
-        Every chance event comes from ``seed``'s chance source: an int seeds the game's
-        :class:`~hot_envs.core.chance.Stream` (the array engine's row seeded with the same int
-        deals the same rounds), ``None`` a fresh one; a numpy Generator, or any other chance
-        source (``hot_envs.core.engine.ChanceSource``), is used (and advanced) as is.
-        """
+        Every chance event comes from ``seed``'s chance source
+        (:func:`~hot_envs.core.engine.make_chance`: an int's stream deals the rounds that the
+        array engine's row seeded with it does)."""
         num_players = serialize.check_num_players(num_players)
         state = cls(num_players, make_chance(seed))
         state.options = serialize.resolve_options(num_players, state._rng, **options)

@@ -78,11 +78,9 @@ class State(Table):
     @classmethod
     def new(cls, seed: EngineSeed = None, **options: Any) -> State:
         """A freshly dealt game (HL-2). ``options``: three_for_one, starting_player, turn_limit.
-
-        Every chance event of the game comes from ``seed``'s chance source: an int seeds the
-        game's :class:`~hot_envs.core.chance.Stream` (the array engine's row seeded with the same
-        int deals and reshuffles the same cards), ``None`` a fresh one; a numpy Generator or any
-        other ``ChanceSource`` is used (and advanced) as is."""
+        Every chance event of the game comes from ``seed``'s chance source
+        (:func:`~hot_envs.core.engine.make_chance`: an int's stream deals and reshuffles the cards
+        that the array engine's row seeded with it does)."""
         state = cls(serialize.check_options(options), make_chance(seed))
         rng = state._rng
         # HL-2.2 shuffle the prize deck and fill stages 1–4 from the top.
