@@ -71,21 +71,17 @@ class _LazyObservation(Mapping):
     """The environment's observation dict, encoded only if an agent looks at it."""
 
     def __init__(self, engine: ModuleType, state: GameState, seat: int) -> None:
-        self._engine, self._state, self._seat = engine, state, seat
+        self._encode = {"observation": engine.encode, "action_mask": engine.action_mask}
+        self._state, self._seat = state, seat
         self._cache: dict[str, np.ndarray] = {}
 
     def __getitem__(self, key: str) -> np.ndarray:
         if key not in self._cache:
-            if key == "observation":
-                self._cache[key] = self._engine.encode(self._state, self._seat)
-            elif key == "action_mask":
-                self._cache[key] = self._engine.action_mask(self._state, self._seat)
-            else:
-                raise KeyError(key)
+            self._cache[key] = self._encode[key](self._state, self._seat)
         return self._cache[key]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(("observation", "action_mask"))
+        return iter(self._encode)
 
     def __len__(self) -> int:
         return 2
