@@ -76,24 +76,24 @@ _PLAYED_BY_SEAT = {
     n: [[_PLAYED[(seat - player) % n] for seat in range(n)] for player in range(n)]
     for n in PLAYER_COUNTS
 }
-# num_players and seats: the same for every state with n players.
-_PLAYER_COUNT_ONES = {
-    n: [LAYOUT.offset("num_players", n - MIN_PLAYERS)] + LAYOUT.indices("seats")[:n]
-    for n in PLAYER_COUNTS
-}
-# The pieces written whole, in the order encode() lists their values (relative seats 0..n-1).
-_WHOLE = {
-    n: np.array(
-        LAYOUT.indices("scores")[:n]
-        + LAYOUT.indices("totals")[:n]
-        + LAYOUT.indices("hand_sizes")[:n]
-        + LAYOUT.indices("draw_pile")
-        + LAYOUT.indices("set_aside")
-        + LAYOUT.indices("tricks_done")
-        + LAYOUT.indices("match_round")
-    )
-    for n in PLAYER_COUNTS
-}
+
+
+def per_player_count(
+    layout: ObservationLayout, draw_pile: str, set_aside: str
+) -> tuple[dict[int, list[int]], dict[int, np.ndarray]]:
+    """Per player count n, where ``layout`` (the observation's or the full state's, which name
+    the pile sizes ``draw_pile`` and ``set_aside``) has the entries that are 1 in every n-player
+    state (num_players, seats), and the indices of the values :func:`whole_values` gives."""
+    ones, whole = {}, {}
+    for n in PLAYER_COUNTS:
+        ones[n] = [layout.offset("num_players", n - MIN_PLAYERS)] + layout.indices("seats")[:n]
+        seats = [i for name in ("scores", "totals", "hand_sizes") for i in layout.indices(name)[:n]]
+        rest = (draw_pile, set_aside, "tricks_done", "match_round")
+        whole[n] = np.array(seats + [i for name in rest for i in layout.indices(name)])
+    return ones, whole
+
+
+_PLAYER_COUNT_ONES, _WHOLE = per_player_count(LAYOUT, "draw_pile", "set_aside")
 
 
 def encode(state: State, player: int) -> np.ndarray:

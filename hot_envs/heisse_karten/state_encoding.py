@@ -17,8 +17,14 @@ from __future__ import annotations
 import numpy as np
 
 from hot_envs.core.observation import ObservationLayout, Piece
-from hot_envs.heisse_karten.encoding import MAX_SET_ASIDE, PLAYER_COUNTS, SEATS, whole_values
-from hot_envs.heisse_karten.facts import BLACK_SUM, HAND_SIZE, MIN_PLAYERS, NUM_CARDS
+from hot_envs.heisse_karten.encoding import (
+    MAX_SET_ASIDE,
+    PLAYER_COUNTS,
+    SEATS,
+    per_player_count,
+    whole_values,
+)
+from hot_envs.heisse_karten.facts import BLACK_SUM, HAND_SIZE, NUM_CARDS
 from hot_envs.heisse_karten.state import State
 
 STATE_LAYOUT = ObservationLayout(
@@ -73,24 +79,7 @@ _FIRST_LEADER = STATE_LAYOUT.offset("first_leader")
 _TRICK_POSITION = STATE_LAYOUT.offset("trick_position")
 _TARGET_MATCH = STATE_LAYOUT.offset("target_match")
 _SCORE_REWARDS = STATE_LAYOUT.offset("score_rewards")
-# num_players and seats: the same for every state with n players.
-_PLAYER_COUNT_ONES = {
-    n: [STATE_LAYOUT.offset("num_players", n - MIN_PLAYERS)] + STATE_LAYOUT.indices("seats")[:n]
-    for n in PLAYER_COUNTS
-}
-# The pieces written whole, in the order encode_state() lists their values (seats 0..n-1).
-_WHOLE = {
-    n: np.array(
-        STATE_LAYOUT.indices("scores")[:n]
-        + STATE_LAYOUT.indices("totals")[:n]
-        + STATE_LAYOUT.indices("hand_sizes")[:n]
-        + STATE_LAYOUT.indices("draw_pile_size")
-        + STATE_LAYOUT.indices("set_aside_size")
-        + STATE_LAYOUT.indices("tricks_done")
-        + STATE_LAYOUT.indices("match_round")
-    )
-    for n in PLAYER_COUNTS
-}
+_PLAYER_COUNT_ONES, _WHOLE = per_player_count(STATE_LAYOUT, "draw_pile_size", "set_aside_size")
 
 
 def encode_state(state: State) -> np.ndarray:
