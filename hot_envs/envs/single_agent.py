@@ -65,15 +65,10 @@ __all__ = [
 
 
 class SingleAgentEnv(DrivenEnv, gymnasium.Env):
-    """One learner seat against a pool of opponents (module docstring: spaces, rewards, rules):
-    the one-game view of :class:`hot_envs.envs.driver.Driver`, which plays and scores the game.
-
-    Arguments: ``game`` (default :data:`hot_envs.core.games.DEFAULT_GAME`, Heiße Luft) and the
-    options of :class:`~hot_envs.envs.driver.DriverOptions` as keywords: ``opponents`` (default
-    ``["random"]``), ``learner_seat``, ``players`` (or ``num_players``, as the AEC env names it),
-    ``game_options``, ``shaping``, ``policy_input``, ``critic_state``; ``seed`` (seeds the first
-    ``reset`` without a seed); ``render_mode``.
-    """
+    """One learner seat against a pool of opponents (module docstring): the one-game view of
+    :class:`hot_envs.envs.driver.Driver`, which plays and scores the game. The arguments are the
+    options of :class:`~hot_envs.envs.driver.DriverOptions`, ``seed`` (for the first ``reset``
+    without one) and ``render_mode``."""
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 

@@ -47,13 +47,9 @@ from hot_envs.envs.driver import DrivenEnv, Driver, FromDriver
 
 
 class VectorSingleAgentEnv(DrivenEnv, VectorEnv):
-    """``num_envs`` games, one learner seat each, batched opponents (module docstring).
-
-    Arguments as :class:`~hot_envs.envs.single_agent.SingleAgentEnv`: ``game``; ``num_envs``;
-    the options of :class:`~hot_envs.envs.driver.DriverOptions` as keywords (``opponents``:
-    an :class:`~hot_envs.agents.opponents.OpponentPool` or its entries, batched agents too);
-    ``seed`` (for the first ``reset`` without one).
-    """
+    """``num_envs`` games, one learner seat each, batched opponents (module docstring). The
+    other arguments as :class:`~hot_envs.envs.single_agent.SingleAgentEnv`'s (the options of
+    :class:`~hot_envs.envs.driver.DriverOptions` as keywords, ``seed``), ``render_mode`` aside."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
     games = FromDriver()

@@ -58,10 +58,9 @@ class WorkerError(RuntimeError):
 
 class SubprocVectorSingleAgentEnv(VectorEnv):
     """``num_envs`` games of :class:`VectorSingleAgentEnv` over ``workers`` processes, this one
-    included (module docstring). ``game``, ``num_envs``, ``seed`` and ``arguments`` (``opponents``,
-    ``learner_seat``, ``players``, ``game_options``, ``shaping``, ``policy_input``,
-    ``critic_state``) as ``VectorSingleAgentEnv``; ``start_method`` of :mod:`multiprocessing`
-    (default ``forkserver`` where available, else ``spawn``)."""
+    included (module docstring). The other arguments as ``VectorSingleAgentEnv``'s;
+    ``start_method`` of :mod:`multiprocessing` (default ``forkserver`` where available, else
+    ``spawn``)."""
 
     metadata = VectorSingleAgentEnv.metadata
 
