@@ -3,10 +3,9 @@
 ``num_envs`` games side by side, one *learner* seat in each, every other seat played by an agent
 of an :class:`~hot_envs.agents.opponents.OpponentPool`. The driver deals a game, plays the
 opponents until the learner's turn, applies the learners' actions and scores the games that end
-(returns, winners, win share, success, shaping rewards), once for every env over it, as Pgx's
-``core.Env`` is one step that its users batch: :class:`~hot_envs.envs.single_agent.SingleAgentEnv`
-(one game), :class:`~hot_envs.envs.vector.VectorSingleAgentEnv` (a Gymnasium batch) and the
-worker-process and stable-baselines3 envs over that batch.
+(returns, winners, win share, success, shaping rewards), once for every env over it (as Pgx's
+``core.Env``): :class:`~hot_envs.envs.single_agent.SingleAgentEnv` is its one-game view,
+:class:`~hot_envs.envs.vector.VectorSingleAgentEnv` its Gymnasium batch.
 
 The games are rows of the game's array engine (:mod:`hot_envs.batched`). The opponents move in
 rounds: the games whose seat to move is played by one agent are decided in one ``act_arrays``
@@ -21,8 +20,6 @@ Each new game draws its player count, its deal seed (``deal_seeds[i]``: the game
 the learner's seat and its opponents from the game's generator (a position set up instead gets
 its chance source from it), so the same generator gives the same game however many games the
 driver plays. Each opponent a new game seats starts afresh (its ``reset()``, where it has one).
-:meth:`Driver.step` gives the batch's rewards as float32, :meth:`Driver.step_one` one game's step
-as Python values.
 
 >>> driver = Driver("heisse-karten", num_envs=2, players=3)
 >>> driver.reset([np.random.default_rng(0), np.random.default_rng(1)])

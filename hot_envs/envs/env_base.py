@@ -74,13 +74,8 @@ class CardGameEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Deal a new game, or set up ``options["state"]`` (a ``State.to_dict()`` dict; other
-        option keys are ignored, as Gymnasium does).
-
-        All randomness of the episode comes from the env's seeded generator: it draws the game's
-        deal seed, and the game takes its chance events from that seed's stream
-        (:mod:`hot_envs.core.chance`), as ``State.new(seed=deal_seed)`` and an array engine's row
-        dealt with it do.
-        """
+        option keys are ignored, as Gymnasium does). The env's seeded generator draws the game's
+        deal seed, whose stream gives every chance event (:mod:`hot_envs.core.chance`)."""
         if seed is not None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
         if options and "state" in options:

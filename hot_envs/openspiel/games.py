@@ -413,15 +413,11 @@ _HIDDEN = ("hands", "draw_pile", "prize_deck", "set_aside")
 
 
 class Observer:
-    """OpenSpiel's Python observer (``open_spiel/python/observation.py``) for both games.
-
-    The tensor is the environment's observation, the same floats (``encode``), with the pieces
-    of the game's ``LAYOUT`` as named views in ``dict``; it is given for the observing player's
-    private information and the public information together (the default observation and the
-    information state). Strings: the table as the player sees it (the engine's ``render``); the
-    information state adds every action so far (all actions are public, HL-8, HK-5); the public
-    observation is the table with no hand, the private one the lines only the player sees.
-    """
+    """OpenSpiel's Python observer (``open_spiel/python/observation.py``) for both games
+    (docs/openspiel.md, "Tensors, strings and their layout"): the tensor is the environment's
+    observation (``encode``, the ``LAYOUT`` pieces as views in ``dict``), given for the private and
+    public information together; the strings are the engine's ``render``, the information state's
+    with every action so far (all actions are public, HL-8, HK-5)."""
 
     def __init__(self, engine: Any, iig_obs_type, params) -> None:
         if params:
