@@ -13,7 +13,9 @@ one-game record written from the view. Three measurements, each in fresh interpr
   more in an AEC game, with ``NUMBA_CACHE_DIR`` an empty temporary folder (**cold**: the
   kernels compile) and again with that folder filled (**cached**: the kernels load);
 * **evaluate** — wall seconds of ``hot-envs evaluate heisse-luft --agents heisse_luft_v0
-  heuristic --games N --workers 1`` (the arena's batches), cold cache and cached.
+  heuristic --games N --workers 1`` (the arena's batches), cold cache and cached, and the CPU
+  seconds of the command with the processes it waited for (a cold cache compiles on two cores:
+  :func:`hot_envs.batched.jit.compile_groups`).
 
 ``--before PATH`` runs every measurement also on a checkout of earlier code (e.g. ``git worktree
 add /tmp/before COMMIT``), by ``PYTHONPATH=PATH``, the two taking turns so that a busy machine
@@ -30,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -121,15 +124,23 @@ def run(code: str, path: Path, args: list[str], cache: str | None = None) -> Any
     return json.loads(result.stdout)
 
 
-def evaluate(path: Path, games: int, cache: str) -> float:
-    """Wall seconds of ``hot-envs evaluate`` (module docstring) on the code at ``path``."""
+def evaluate(path: Path, games: int, cache: str) -> tuple[float, float]:
+    """Wall and CPU seconds of ``hot-envs evaluate`` (module docstring) on the code at
+    ``path``, the CPU's of the command and the processes it waited for."""
     command = [sys.executable, "-m", "hot_envs.cli", "evaluate", "heisse-luft"]
     command += ["--agents", "heisse_luft_v0", "heuristic", "--games", str(games)]
     command += ["--workers", "1", "--quiet"]
     env = {**os.environ, "PYTHONPATH": str(path), "NUMBA_CACHE_DIR": cache}
+    before = _children_cpu()
     start = time.perf_counter()
     subprocess.run(command, cwd=tempfile.gettempdir(), env=env, capture_output=True, check=True)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, _children_cpu() - before
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's finished children so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def measure(codes: dict[str, Path], repeats: int, games: int) -> dict[str, dict[str, Any]]:
@@ -147,7 +158,8 @@ def measure(codes: dict[str, Path], repeats: int, games: int) -> dict[str, dict[
         with tempfile.TemporaryDirectory() as cache:
             cold = evaluate(path, games, cache)
             cached = evaluate(path, games, cache)
-        runs[name]["evaluate heisse-luft"] = {"cold": cold, "cached": cached}
+        runs[name]["evaluate heisse-luft"] = {"cold": cold[0], "cached": cached[0]}
+        runs[name]["evaluate heisse-luft CPU"] = {"cold": cold[1], "cached": cached[1]}
     return runs
 
 

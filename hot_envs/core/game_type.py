@@ -59,8 +59,8 @@ class Game:
     checkpoint: str = ""  # the shipped checkpoint's name (an agent spec)
     learning_speed: int = 0  # rough env steps a second of the default training config
     # About how long an arena run's kernels (the engine's, the agents', the policy input's) take
-    # to compile with an empty numba cache (docs/benchmarks.md, "Rule-based agents deciding one
-    # game at a time"): the arena's one line on a first run says so.
+    # to compile on two cores with an empty numba cache (docs/benchmarks.md, "Rule-based agents
+    # one game at a time"): the arena's one line on a first run says so.
     compile_seconds: int = 0
 
     @property

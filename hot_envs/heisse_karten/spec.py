@@ -52,7 +52,7 @@ GAME = Game(
         "array_value": "hot_envs.batched.heisse_karten:rollout_values",
     },
     search_simulations=4000,  # a random rollout costs about 0.06 ms
-    compile_seconds=15,
+    compile_seconds=10,
     features="hot_envs.agents.features:view_features",
     batched="hot_envs.batched.heisse_karten:ArrayHeisseKarten",
     arrays="hot_envs.agents.array_karten",

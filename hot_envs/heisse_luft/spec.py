@@ -50,7 +50,7 @@ GAME = Game(
         "margin": 0.1,
     },
     search_simulations=1000,  # a random rollout costs about 0.4 ms
-    compile_seconds=30,
+    compile_seconds=15,
     features="hot_envs.agents.features:view_features",
     batched="hot_envs.batched.heisse_luft:ArrayHeisseLuft",
     arrays="hot_envs.agents.array_luft",
