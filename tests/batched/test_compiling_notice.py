@@ -17,8 +17,8 @@ from hot_envs.core.games import GAMES
 
 RUN = """if True:
     from hot_envs.evaluation.arena import play_match
-    play_match("heisse-karten", ["heuristic", "random"], 2, workers=1)
-"""
+    play_match("heisse-karten", ["heuristic", "random", "low-dumper"], 12, workers=2)
+"""  # two workers forked after the arena's kernels, each compiling the style's: one line
 GROUPS = """if True:
     from numba.core import event
     from hot_envs.batched import jit
