@@ -72,14 +72,9 @@ class PolicyInput(Protocol):
 @dataclass(frozen=True)
 class DriverOptions:
     """What the games of a :class:`Driver` are: the keyword arguments of the driver and every env
-    over it. ``game``: any spelling :func:`hot_envs.core.games.get_game` takes; ``opponents``: an
-    :class:`OpponentPool`, or its entries (agents, specs, factories, ``(source, weight)`` pairs;
-    default ``["random"]``); ``learner_seat``: a seat or ``"rotate"``; ``players`` (or
-    ``num_players``, as the AEC env names it): a player count, or counts drawn uniformly per game;
-    ``game_options``: engine options such as ``turn_limit`` (not the player count); ``shaping``:
-    coefficient c of the potential-based shaping (0: off); ``policy_input``: a policy's
-    :class:`PolicyInput`; ``critic_state``: the full state after the policy's entries (module
-    docstring)."""
+    over it, each explained in docs/environments.md ("One learner against opponents"). ``players``
+    may be given as ``num_players`` (:meth:`of`); ``policy_input`` and ``critic_state`` are what
+    the learners' rows hold (module docstring)."""
 
     game: str = DEFAULT_GAME
     opponents: OpponentPool | Iterable[Opponent | OpponentSource | tuple] | None = None

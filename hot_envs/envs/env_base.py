@@ -115,7 +115,9 @@ class CardGameEnv(AECEnv):
             return
         self.game.apply(action)  # a refused action raises here, before anything changed
         self._cumulative_rewards[agent] = 0.0
-        self._set_rewards()
+        returns = self._step_returns()
+        for i, a in enumerate(self.agents):
+            self.rewards[a] = float(returns[i]) if returns else 0.0
         if self.game.is_terminal():
             ended = self.truncations if self.game.is_truncated() else self.terminations
             for a in self.agents:
@@ -125,11 +127,6 @@ class CardGameEnv(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
-
-    def _set_rewards(self) -> None:
-        returns = self._step_returns()
-        for i, a in enumerate(self.agents):
-            self.rewards[a] = float(returns[i]) if returns else 0.0
 
     def _step_returns(self) -> list[float] | None:
         """This step's rewards: the engine's returns when the game ends, else ``None`` (0 each)."""

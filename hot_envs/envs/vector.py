@@ -1,30 +1,22 @@
-"""Many games in one process, one learner seat in each: :class:`VectorSingleAgentEnv`
-(docs/environments.md, "One learner, many games").
+"""Many games in one process, one learner seat in each: :class:`VectorSingleAgentEnv`, the
+vectorised :class:`~hot_envs.envs.single_agent.SingleAgentEnv` (docs/environments.md, "One
+learner, many games", has the table of its observations, masks, rewards and options).
 
-The vectorised :class:`~hot_envs.envs.single_agent.SingleAgentEnv`: a Gymnasium ``VectorEnv``
-over :class:`hot_envs.envs.driver.Driver` (which plays and scores the games, the opponents'
-moves batched). ``step(actions)`` plays the learner's action in every game, then every other
-seat until each game is back at its learner (or over); :mod:`hot_envs.envs.vector_sb3` hands it
-to stable-baselines3 as one ``VecEnv``. :meth:`VectorSingleAgentEnv.action_masks` gives the
-``(num_envs, num_actions)`` bool masks; observations, rewards and opponents are as in
-``SingleAgentEnv``, the games' entries batched.
+A Gymnasium ``VectorEnv`` over :class:`hot_envs.envs.driver.Driver`, which plays and scores the
+games, the opponents' moves batched; :mod:`hot_envs.envs.vector_sb3` hands it to
+stable-baselines3 as one ``VecEnv``. An illegal learner action raises ``ValueError`` before any
+game moves.
 
-## Episode end, autoreset
 A finished game is replaced by a new deal in the same ``step`` (``metadata["autoreset_mode"]`` is
 ``SAME_STEP``): the returned observation is the new game's first decision, and ``info`` holds
 ``final_obs`` (``(num_envs, obs_dim)``: the learner's last observation of the finished games, 0
 elsewhere) and ``final_info`` (an object array: the final info ``SingleAgentEnv`` ends with, or
 ``None``), each with its bool mask ``_final_obs`` / ``_final_info``. Every ``info`` also has
-``learner_seat`` and ``num_players`` per game. An illegal learner action raises ``ValueError``
-before any game moves.
+``learner_seat`` and ``num_players`` per game.
 
-## Opponents and seeding
-:meth:`set_opponent` / :meth:`remove_opponent` change the pool while training (a league adds
-snapshots); a game keeps its opponents until it ends. Entries are shared by every game that draws
-them, so they must not keep per-game memory (no agent of hot_envs does). ``reset(seed=s)`` gives
-every game its own generator (``SeedSequence(s).spawn``): the same seed, pool and learner actions
-give the same games; ``deal_seeds[i]`` is the seed of game ``i``'s deal (an array engine's
-``deal([0], [deal_seeds[i]])`` deals it again).
+Pool entries are shared by every game that draws them, so they must not keep per-game memory (no
+agent of hot_envs does). ``reset(seed=s)`` gives every game its own generator
+(``SeedSequence(s).spawn``): the same seed, pool and learner actions give the same games.
 
 >>> env = VectorSingleAgentEnv("heisse-karten", num_envs=4, players=[2, 6], seed=0)
 >>> observations, info = env.reset()

@@ -175,17 +175,20 @@ class SubprocVectorSingleAgentEnv(VectorEnv):
     def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
         """Call method ``name`` of every worker's ``VectorSingleAgentEnv``: one result per
         worker."""
-        return tuple(
-            self._exchange([("call", cloudpickle.dumps((name, args, kwargs)))] * self.workers)
-        )
+        return self._run(lambda env: getattr(env, name)(*args, **kwargs))
 
     def get_attr(self, name: str) -> tuple[Any, ...]:
         """Attribute ``name`` of every worker's ``VectorSingleAgentEnv``: one per worker."""
-        return tuple(self._exchange([("get_attr", name)] * self.workers))
+        return self._run(lambda env: getattr(env, name))
 
     def set_attr(self, name: str, value: Any) -> None:
         """Set attribute ``name`` to ``value`` in every worker."""
-        self._exchange([("set_attr", cloudpickle.dumps((name, value)))] * self.workers)
+        self._run(lambda env: setattr(env, name, value))
+
+    def _run(self, function: Any) -> tuple[Any, ...]:
+        """``function(env)`` with every worker's ``VectorSingleAgentEnv`` (sent by cloudpickle):
+        one result per worker."""
+        return tuple(self._exchange([("run", cloudpickle.dumps(function))] * self.workers))
 
     def close_extras(self, **kwargs: Any) -> None:
         """End the workers (they finish the command in hand; after 5 s they are terminated)."""
@@ -319,18 +322,10 @@ def _answer(env: VectorSingleAgentEnv, command: str, data: Any, observations: np
         seed, options = data
         observations[:], info = env.reset(seed=seed, options=options)
         return info
-    if command == "call":
-        name, args, kwargs = pickle.loads(data)
-        result = getattr(env, name)(*args, **kwargs)
+    if command == "run":
+        result = pickle.loads(data)(env)
         pickle.dumps(result)  # an unpicklable result fails here, as the worker's error
         return result
-    if command == "get_attr":
-        value = getattr(env, data)
-        pickle.dumps(value)
-        return value
-    if command == "set_attr":
-        setattr(env, *pickle.loads(data))
-        return None
     raise ValueError(f"unknown worker command {command!r}")
 
 
