@@ -6,23 +6,13 @@ stay cheap. Hands are kept sorted. The draw pile is stored with its top card *la
 (``list.pop()`` draws); the dict format lists it top card first. The trick holds cards only: the
 i-th card was played by seat ``leader + i``.
 
-Decisions the rules leave open (also in ``docs/rules.md``, "Settled points"):
+Where the rules leave a point open, the engine does what docs/rules.md settles (the deal of
+HK-2.2/2.3, the rewards of HK-4.3, the matches of HK-4.4, "Settled points"). Beyond them:
 
-* Dealing (HK-2.2): one shuffle of the 48 cards; seat *s* gets cards ``8s … 8s+7`` of it, the
-  rest is the draw pile, top first. With 5 players the top 3 cards of that pile are set aside
-  (HK-2.3). ``first_leader="random"`` is drawn from the state's generator before the first deal.
-* Matches (HK-4.4): option ``rounds`` is the number of rounds; with a ``target`` it is the round
-  cap instead (default 100), so a match ends after the round in which a total reaches the target,
-  or after ``rounds`` rounds, whichever comes first. Either way the totals decide (HK-4.2); a match
-  that hits the cap is not truncated. The next round is dealt by the action that ends a round, so
-  the state never rests between rounds; ``round_finished`` and :meth:`round_returns` report the
-  round that action ended. Round *r*'s first leader is ``first_leader + r`` (seat order).
+* The next round of a match is dealt by the action that ends a round, so the state never rests
+  between rounds; ``round_finished`` and :meth:`round_returns` report the round that action ended.
 * ``totals`` hold the finished rounds' scores (the last round's too once the match is over);
   ``scores`` are the current round's.
-* Rewards (HK-4.3) with ``reward_mode="score"``: each seat gets its total minus the mean of the
-  other seats' totals, divided by ``SCORE_SCALE * rounds played`` (300 per round: random play
-  stays inside [-1, 1] in 99 % of 4-player rounds, about 90 % of 2-player rounds; nothing is
-  clipped). These rewards sum to zero as well.
 * The chance source (an int seed's :class:`~hot_envs.core.chance.Stream`, the array engine's
   too) is used only to deal (and to draw a random first leader). ``clone`` shares it and each
   copy takes a private copy of it before its first use, so clones deal identical rounds.
@@ -92,8 +82,8 @@ class State:
 
     @classmethod
     def new(cls, seed: EngineSeed = None, num_players: int = 4, **options: Any) -> State:
-        """A freshly dealt game for ``num_players`` (2–6). ``options`` (keywords, as in the module
-        docstring): first_leader, reward_mode, rounds, target; an unknown one is a ``ValueError``.
+        """A freshly dealt game for ``num_players`` (2–6). ``options`` (keywords, HK-2.4, HK-4.3,
+        HK-4.4): first_leader, reward_mode, rounds, target; an unknown one is a ``ValueError``.
         Every chance event comes from ``seed``'s chance source
         (:func:`~hot_envs.core.engine.make_chance`: an int's stream deals the rounds that the
         array engine's row seeded with it does)."""

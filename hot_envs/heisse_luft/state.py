@@ -3,17 +3,9 @@
 The state is plain Python lists of small ints, so that ``legal_actions``/``apply`` and ``clone``
 stay cheap. Piles are stored with their top card *last* (``list.pop()`` draws); the dict format
 (:mod:`hot_envs.heisse_luft.serialize`) lists them top card first. Sides are indexed by seat
-(``sides[stage][0]`` is player_0's side); action ids name sides relative to the mover.
-
-Decisions the rules leave open (also in ``docs/rules.md``, "Settled points"):
-
-* ``turn`` counts finished turns of HL-3 and is increased right after the turn's draw (or when a
-  stuck turn ends), before a completed stage is flown; the turn limit (HL-7.3) is checked when the
-  next turn would start, so a flight's trophy phase always runs to its end.
-* A stuck player with an empty hand (only reachable from a hand-made position) has nothing to
-  exchange: the stuck turn ends at once.
-* Choosing as many exchange cards as the hand holds leaves only "exchange done" legal; choosing a
-  fourth card ends the choice by itself (HL-3.4).
+(``sides[stage][0]`` is player_0's side); action ids name sides relative to the mover. Where the
+rules leave a point open, the engine does what docs/rules.md settles (HL-3.4, HL-3.6, HL-7.3 and
+"Settled points").
 """
 
 from __future__ import annotations
