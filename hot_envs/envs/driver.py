@@ -231,7 +231,6 @@ class Driver:
         self._all = np.arange(num_envs)
         # Buffers reused by every step: the learners' rows and masks.
         self.observations = np.zeros((num_envs, *self.observation_space.shape), dtype=np.float32)
-        self._actor_rows = self.observations[:, : self.actor_size]  # a view: what actors read
         self.masks = np.zeros((num_envs, num_actions), dtype=np.int8)
 
     # ------------------------------------------------------------------ the loop
@@ -328,30 +327,35 @@ class Driver:
     def observe(self) -> None:
         """``observations`` and ``masks``: every learner's input and legal actions now (no legal
         action where its game is over)."""
-        arrays, seats = self.arrays, self.seats
-        observed = arrays.observe(seats)
-        to_move = arrays.current_player == seats
-        np.copyto(self.masks, arrays.legal_mask() & to_move[:, None], casting="unsafe")
-        if self.policy_input is None:
-            self._actor_rows[:] = observed
-        else:
-            self._policy_rows(self._all, seats, observed, self._actor_rows)
-        if self.critic_state:
-            for i in range(self.num_envs):
-                self.observations[i, self.actor_size :] = self._encode_state(self.state(i))
+        to_move = self.arrays.current_player == self.seats
+        np.copyto(self.masks, self.arrays.legal_mask() & to_move[:, None], casting="unsafe")
+        self._learner_rows(None, self.observations)
 
     def learner_observation(self, i: int) -> np.ndarray:
         """The learner's observation in game ``i`` (also of a finished game: a truncated
         episode's value is bootstrapped from it)."""
-        game = np.array([i])
-        observation = self.arrays.observe(self.seats, rows=game)
-        if self.policy_input is not None:
-            row = np.zeros((1, self.policy_input.size), dtype=np.float32)
-            self._policy_rows(game, self.seats[game], observation, row)
-            observation = row
+        row = np.zeros((1, *self.observation_space.shape), dtype=np.float32)
+        self._learner_rows(np.array([i]), row)
+        return row[0]
+
+    def _learner_rows(self, which: np.ndarray | None, out: np.ndarray) -> None:
+        """The learners' rows of games ``which`` (``None``: every game) into ``out``: the
+        observation, or the policy's input (its ``arrays``, or else one row at a time from the
+        per-game state's view), then the full state where ``critic_state`` asks for it."""
+        observed = self.arrays.observe(self.seats, rows=which)
+        which = self._all if which is None else which
+        actor, policy_input = out[:, : self.actor_size], self.policy_input
+        if policy_input is None:
+            actor[:] = observed
+        elif callable(getattr(policy_input, "arrays", None)):
+            policy_input.arrays(self.arrays, which, self.seats[which], observed, actor)
+        else:
+            for j, i in enumerate(which.tolist()):
+                seat = int(self.seats[i])
+                actor[j] = policy_input.one(observed[j], self.state(i).view(seat))
         if self.critic_state:
-            return np.concatenate([observation[0], self._encode_state(self.state(i))])
-        return observation[0]
+            for j, i in enumerate(which.tolist()):
+                out[j, self.actor_size :] = self._encode_state(self.state(i))
 
     def info(self, i: int) -> dict[str, Any]:
         """Game ``i``'s ``learner_seat``, ``num_players`` and ``opponents`` (per seat)."""
@@ -496,20 +500,6 @@ class Driver:
             if callable(getattr(entry[0], "reset", None)):  # a new game: it starts afresh
                 entry[0].reset()
         return deal
-
-    # ------------------------------------------------------------------ policy inputs
-
-    def _policy_rows(
-        self, which: np.ndarray, seats: np.ndarray, observed: np.ndarray, out: np.ndarray
-    ) -> None:
-        """The policy's rows of games ``which`` (its ``arrays``, or else one row at a time
-        from the per-game state's view)."""
-        policy_input = self.policy_input
-        if callable(getattr(policy_input, "arrays", None)):
-            policy_input.arrays(self.arrays, which, seats, observed[: len(which)], out)
-            return
-        for j, (i, seat) in enumerate(zip(which.tolist(), seats.tolist(), strict=True)):
-            out[j] = policy_input.one(observed[j], self.state(i).view(seat))
 
     # ------------------------------------------------------------------ shaping
 
