@@ -1,19 +1,16 @@
 """A single-agent Gymnasium environment over either game, for sb3-contrib's ``MaskablePPO``
-(docs/environments.md, "One learner against opponents": the arguments, examples and seeding).
+(docs/environments.md, "One learner against opponents": the arguments, examples, rewards, info
+and seeding).
 
 One seat belongs to the *learner* (the caller of ``step``); every other seat is played by an agent
-drawn from an :class:`OpponentPool`: at every ``reset`` each opponent seat draws an entry with
-probability ``weight / total weight``. The learner's episode runs from its first decision to the
-end of the game; the opponents' moves in between happen inside ``step``. The spaces are the
-game's observation ``Box`` and ``Discrete`` actions; :meth:`SingleAgentEnv.action_masks` gives the
-legal actions as a bool vector (sb3-contrib's ``action_masks()`` protocol).
-
-## Rewards
-The learner's own return when the game ends — whoever makes the last move (PettingZoo's SB3
-tutorial once dropped it when an opponent's move ended the game, PettingZoo issue #1147). 0 for a
-draw and for a truncated game (Heiße Luft's ``turn_limit``: ``truncated=True``). An illegal
-learner action ends the episode with −1 and ``info["illegal_action"] = True``, as PettingZoo's
-``TerminateIllegalWrapper`` does.
+drawn from an :class:`OpponentPool` at every ``reset`` (probability ``weight / total weight``).
+The episode runs from the learner's first decision to the end of the game; the opponents' moves in
+between happen inside ``step``. The reward is the learner's own return when the game ends, whoever
+makes the last move (PettingZoo's SB3 tutorial once dropped it when an opponent's move ended the
+game, PettingZoo issue #1147); an illegal learner action ends the episode with −1 and
+``info["illegal_action"] = True``, as PettingZoo's ``TerminateIllegalWrapper`` does.
+:meth:`SingleAgentEnv.action_masks` gives the legal actions as a bool vector (sb3-contrib's
+``action_masks()`` protocol).
 
 *Reward shaping* (``shaping=c``, off by default) is potential-based (Ng, Harada & Russell 1999):
 each step adds ``c · (Φ(s') − Φ(s))`` between two learner decisions, with Φ = 0 once the game is
@@ -22,12 +19,10 @@ credit earlier. Φ for Heiße Luft: (prize cards won by the learner − by the o
 trophy counted as its price in cards; for Heiße Karten: (learner's round score − the best other
 score) / 200.
 
-## Info
-``reset`` and every ``step`` give ``learner_seat``, ``num_players`` and ``opponents`` (the entry
-name per seat, ``None`` for the learner). The final ``step`` adds ``returns`` (per seat),
-``winners`` (seats with the best return), ``win_share`` (1/W for a win shared by W players, as the
-arena counts it) and ``is_success`` (the learner won alone; SB3 logs its mean as
-``rollout/success_rate``).
+``reset`` and every ``step`` give ``info`` with ``learner_seat``, ``num_players`` and
+``opponents`` (the entry per seat, ``None`` for the learner); the final ``step`` adds the
+accounting of :func:`hot_envs.core.scoring.score` (``returns``, ``winners``, ``win_share``,
+``is_success``; SB3 logs the last one's mean as ``rollout/success_rate``).
 
 >>> env = SingleAgentEnv("heisse-luft", opponents=["random"], seed=0)
 >>> observation, info = env.reset()

@@ -38,18 +38,13 @@ LUFT_DECK = 40  # balloon cards (HL-1.1) and prize cards (HL-1.2): the largest s
 KARTEN = "python_heisse_karten"
 GAME_NAMES = {LUFT: "heisse-luft", KARTEN: "heisse-karten"}  # pyspiel's name → ours
 
-# Heiße Luft's bounds, per turn of HL-7.3 (at most turn_limit of them). Decisions: at most four
-# exchange actions (picks and "exchange done", HL-3.4) and one card (HL-3.2); a card flies at most
-# one stage, whose trophy phase asks at most two "stop" answers, and one more after each claim
-# (HL-6.4); at most three trophies are ever claimed (a player's second wins, HL-7.1).
-# Chance: two shuffles of 40 cards (the prize deck and the balloon cards, HL-2.2, HL-2.4), a random
-# first seat (HL-2.5) and the reshuffles (HL-3.5). A reshuffle comes only once the cards of the
-# last one are all drawn, so the reshuffles choose at most one card per draw, at most five draws a
-# turn (four exchanged, one after the card), and one shuffle's worth more.
+# Heiße Luft's bounds per turn of HL-7.3 (docs/openspiel.md, "What the games declare", derives
+# them): decisions (exchange actions, a card, a trophy phase's "stop" answers), claims in a game,
+# reshuffle draws; chance nodes of one 40-card shuffle (its last card forced).
 _LUFT_TURN_DECISIONS = 4 + 1 + 2
 _LUFT_CLAIMS = 3
 _LUFT_TURN_DRAWS = 4 + 1
-_SHUFFLE = LUFT_DECK - 1  # chance nodes of one 40-card shuffle: its last card is forced
+_SHUFFLE = LUFT_DECK - 1
 
 
 def _game_type(short_name: str, long_name: str, players: tuple[int, int], params: dict):
