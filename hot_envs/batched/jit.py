@@ -16,6 +16,7 @@ cache: :func:`announcing` prints the one line that says why a first run waits, a
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
@@ -118,16 +119,19 @@ def compile_groups(groups: Sequence[Group]) -> None:
                 started[later] = process
 
     with on_first_compile(start_the_rest):
-        for turn, group in enumerate(groups):
-            if turn in started:
-                started.pop(turn).wait()
-            _call(group)
+        try:
+            for turn, group in enumerate(groups):
+                if turn in started:
+                    started.pop(turn).wait()
+                _call(group)
+        finally:  # a group failed here: the processes of the groups after it are not needed
+            for process in started.values():
+                process.kill()
+                process.wait()
 
 
 def _call(group: Group) -> None:
     """Run ``group``'s call in this process."""
-    import importlib
-
     module, _, function = group[0].partition(":")
     getattr(importlib.import_module(module), function)(*group[1:])
 
@@ -135,6 +139,8 @@ def _call(group: Group) -> None:
 def _start(group: Group) -> subprocess.Popen[bytes] | None:
     """``group``'s call in a new Python process importing what this one imports (its
     ``sys.path``), quiet; ``None`` where none starts (its group then compiles here)."""
+    if not sys.executable:
+        return None
     module, _, function = group[0].partition(":")
     paths = [path or os.getcwd() for path in sys.path]
     code = (
@@ -144,6 +150,7 @@ def _start(group: Group) -> subprocess.Popen[bytes] | None:
     try:
         return subprocess.Popen(
             [sys.executable, "-c", code],
+            stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
