@@ -215,13 +215,9 @@ class HeisseLuftGame(_Game):
     engine = heisse_luft
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
-        merged = {**LUFT_PARAMS, **(params or {})}
-        starting = merged["starting_player"]
-        options = {
-            "three_for_one": merged["three_for_one"],
-            "starting_player": "random" if starting == -1 else starting,
-            "turn_limit": merged["turn_limit"],
-        }
+        options = {**LUFT_PARAMS, **(params or {})}
+        if options["starting_player"] == -1:
+            options["starting_player"] = "random"
         self._dealt(options)
         info = pyspiel.GameInfo(
             num_distinct_actions=heisse_luft.NUM_ACTIONS,
@@ -243,15 +239,11 @@ class HeisseKartenGame(_Game):
     engine = heisse_karten
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
-        merged = {**KARTEN_PARAMS, **(params or {})}
-        leader = merged["first_leader"]
-        options = {
-            "num_players": merged["players"],
-            "first_leader": "random" if leader == -1 else leader,
-            "reward_mode": merged["reward_mode"],
-            "rounds": merged["rounds"] or None,
-            "target": merged["target"] or None,
-        }
+        options = {**KARTEN_PARAMS, **(params or {})}
+        options["num_players"] = options.pop("players")
+        options["rounds"], options["target"] = options["rounds"] or None, options["target"] or None
+        if options["first_leader"] == -1:
+            options["first_leader"] = "random"
         n, rounds = options["num_players"], self._dealt(options).options["rounds"]
         if options["reward_mode"] == "win":  # HK-4.3: +1/W for the winners, -1/(N-W) else
             low, high = -1.0, 1.0
