@@ -9,7 +9,6 @@ card last.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -147,9 +146,7 @@ def state_view(state: Table, player: int, legal_actions: list[int]) -> dict:
     mover's ``legal_actions``."""
     player = check_seat(player, "player")
     opponent = 1 - player
-    deck_counts = [0] * 4
-    for suit in state.prize_deck:
-        deck_counts[suit] += 1
+    deck_counts = [state.prize_deck.count(suit) for suit in range(4)]
     to_move = state.current_player == player
     return {
         "game": GAME,
@@ -293,16 +290,12 @@ def _check_every_card_once(state: Table) -> None:
 
 
 def _check_prize_totals(state: Table) -> None:
-    totals = Counter(state.prize_deck)
-    for prizes in state.prizes:
-        totals.update(prizes)
-    for p in (0, 1):
-        for s in range(4):
-            totals[s] += state.prizes_won[p][s] + state.trophy_cards[p][s]
     for s in range(4):
-        if totals[s] != SUIT_SIZES[s]:
+        total = state.prize_deck.count(s) + sum(prizes.count(s) for prizes in state.prizes)
+        total += sum(state.prizes_won[p][s] + state.trophy_cards[p][s] for p in (0, 1))
+        if total != SUIT_SIZES[s]:
             raise ValueError(
-                f"prize cards of suit {SUITS[s]}: {totals[s]} in prize_deck, stages, prizes_won "
+                f"prize cards of suit {SUITS[s]}: {total} in prize_deck, stages, prizes_won "
                 f"and trophy_cards together, but the game has {SUIT_SIZES[s]} (HL-1.2)"
             )
 
@@ -365,11 +358,10 @@ def _read_trophies(state: Table, d: dict) -> None:
         raise ValueError(f"a trophy is claimed twice: {d['trophies']} (HL-6.1)")
     if "trophy_cards" in d:
         state.trophy_cards = _per_seat(d["trophy_cards"], "trophy_cards", _counts)
-    else:
-        state.trophy_cards = [[0] * 4, [0] * 4]
-        for p in (0, 1):
-            for s in state.trophies[p]:
-                state.trophy_cards[p][s] = TROPHY_PRICE[s]
+    else:  # each trophy paid for at its price
+        state.trophy_cards = [
+            [TROPHY_PRICE[s] if s in state.trophies[p] else 0 for s in range(4)] for p in (0, 1)
+        ]
     for p in (0, 1):
         price = sum(TROPHY_PRICE[s] for s in state.trophies[p])
         paid = sum(state.trophy_cards[p])
