@@ -1,24 +1,12 @@
-"""Who plays a browser table's agent seats, and within what budget a decision is made.
+"""Who plays a browser table's agent seats, and within what budget a decision is made
+(docs/web.md, "Limits", gives the numbers and why).
 
-Every agent seat gets a :class:`SeatAgent`: the agent its spec names, built for the table, and
-the game's heuristic as its stand-in. Three things keep one table's agents from slowing the
-server (docs/web.md, "Limits"):
-
-* **A cap per decision.** :class:`Referee` gives every decision ``seconds`` of wall clock from
-  the moment it is asked for. A search stops itself at the cap (its rollout scoring looks at the
-  clock after every rollout); any other agent that is still thinking is left to finish in the
-  background and its answer is dropped. Either way the seat plays the heuristic's move for that
-  decision — the move the search presets start from (their ``prior``) — and the table's log
-  marks it.
-* **A pool for the slow agents, shared fairly.** Searches and the operator's own agents
-  (``--agents``) think in a fixed pool of worker threads (:class:`FairPool`); the quick ones
-  (random, heuristic, checkpoints: well under a millisecond to a few milliseconds) decide in the
-  request's thread. So a queue of searches never holds up a quick table, the pages, or the
-  worker threads the web server itself reads files in. A free thread takes the next decision of
-  the client (address) with the fewest decisions running: one client with many tables waits
-  behind its own decisions, not in front of everyone else's.
-* **Shared weights.** A checkpoint seat is one agent per checkpoint file for the whole server
-  (argmax play keeps no state between decisions), so a table costs no copy of the network.
+Every agent seat gets a :class:`SeatAgent`: the agent its spec names, built for the table, and the
+game's heuristic, whose move the seat plays past the decision's wall-clock cap (:class:`Referee`;
+a search stops itself there, any other agent's late answer is dropped) and the table's log marks.
+Searches and the operator's own agents (``--agents``) think in a fixed pool of threads shared
+fairly between clients (:class:`FairPool`), the quick agents in the request's thread; a
+checkpoint seat is one agent per checkpoint file for the whole server (shared weights).
 """
 
 from __future__ import annotations
