@@ -541,8 +541,8 @@ def _apply(actions, t, rng, players, current, done, rewards, rules):
         if r.hands[winner] != 0:
             continue
         # HK-3.4 hands run out together: the round is over; HK-4.4 add it to the totals.
-        if round_rewards:
-            _returns(r.scores, n, 1, score_mode, rewards, b)
+        if round_rewards:  # one round (an int64: a literal 1 would compile _returns again)
+            _returns(r.scores, n, np.int64(1), score_mode, rewards, b)
         reached = False
         for s in range(n):
             r.totals[s] += r.scores[s]
