@@ -189,25 +189,21 @@ class Driver:
             raise ValueError(f"{self.description.title} has no reward shaping (its spec's shaping)")
         self.shaping = float(self.options.shaping)
         self.policy_input = self.options.policy_input
-        layout, num_actions = self.engine.LAYOUT, self.engine.NUM_ACTIONS
-        if self.policy_input is not None:
-            size = (self.policy_input.size,)
-            self.observation_space = spaces.Box(-np.inf, np.inf, size, dtype=np.float32)
+        if self.policy_input is None:
+            low, high = self.engine.LAYOUT.low, self.engine.LAYOUT.high
         else:
-            self.observation_space = spaces.Box(layout.low, layout.high, dtype=np.float32)
+            high = np.full(self.policy_input.size, np.inf)
+            low = -high
         #: the entries of a learner's row its actor reads (all of them without ``critic_state``)
-        self.actor_size = int(self.observation_space.shape[0])
+        self.actor_size = len(low)
         self.critic_state = self.options.critic_state
         if not isinstance(self.critic_state, bool):
             raise ValueError(f"critic_state must be True or False, not {self.critic_state!r}")
         if self.critic_state:  # the state's entries follow, for the critic alone
             raw_env = self.description.env.raw_env
             self._encode_state, state = raw_env.encode_state, raw_env.state_layout
-            self.observation_space = spaces.Box(
-                np.concatenate([self.observation_space.low, state.low]),
-                np.concatenate([self.observation_space.high, state.high]),
-                dtype=np.float32,
-            )
+            low, high = np.concatenate([low, state.low]), np.concatenate([high, state.high])
+        self.observation_space = spaces.Box(low, high, dtype=np.float32)
 
         # The games, as rows of the game's array engine (room for the most seats drawn).
         self.max_seats = max(seats)
@@ -231,7 +227,7 @@ class Driver:
         self._all = np.arange(num_envs)
         # Buffers reused by every step: the learners' rows and masks.
         self.observations = np.zeros((num_envs, *self.observation_space.shape), dtype=np.float32)
-        self.masks = np.zeros((num_envs, num_actions), dtype=np.int8)
+        self.masks = np.zeros((num_envs, self.engine.NUM_ACTIONS), dtype=np.int8)
 
     # ------------------------------------------------------------------ the loop
 
