@@ -153,6 +153,12 @@ def _per_seat(value: Any, what: str, num_players: int) -> list:
     return value
 
 
+def _ints(value: Any, what: str, n: int, low: int | None, high: int | None = None) -> list[int]:
+    """One int in ``low..high`` per seat (``totals``, ``hand_sizes``)."""
+    values = _per_seat(value, what, n)
+    return [check_int(v, f"{what}[{seat}]", low, high) for seat, v in enumerate(values)]
+
+
 def _card_lists(value: Any, what: str, num_players: int) -> list[list[int]]:
     """One card list per seat (``hands``, ``taken``)."""
     lists = _per_seat(value, what, num_players)
@@ -281,7 +287,7 @@ def parse_state_dict(d: Any, rng: ChanceSource) -> dict[str, Any]:
     over = not any(hands) and not trick
     scores = [sum(CARD_VALUE[card] for card in pile) for pile in taken]
     totals = d.get("totals", scores if over else [0] * n)
-    totals = [check_int(t, f"totals[{s}]") for s, t in enumerate(_per_seat(totals, "totals", n))]
+    totals = _ints(totals, "totals", n, low=None)  # any int: scores may be negative
     target = options["target"]
     reached = target is not None and max(totals) >= target
     if over:
@@ -330,10 +336,7 @@ def deal_view(view: Any, rng: np.random.Generator) -> dict[str, Any]:
     hand = _card_list(view["hand"], "hand")
     played = _seat_card_list(view["played"], "played", n)
     taken = _card_lists(view["taken"], "taken", n)
-    sizes = [
-        check_int(size, f"hand_sizes[{seat}]", 0, HAND_SIZE)
-        for seat, size in enumerate(_per_seat(view["hand_sizes"], "hand_sizes", n))
-    ]
+    sizes = _ints(view["hand_sizes"], "hand_sizes", n, 0, HAND_SIZE)
     if sizes[viewer] != len(hand):
         raise ValueError(
             f"hand holds {len(hand)} cards, but hand_sizes[{viewer}] is {sizes[viewer]}"
@@ -352,18 +355,13 @@ def deal_view(view: Any, rng: np.random.Generator) -> dict[str, Any]:
     for seat, size in enumerate(sizes):
         hands.append(hand if seat == viewer else hidden[start : start + size])
         start += size
+    public = ("current_player", "leader", "trick", "played", "options", "totals", "round")
     return {
+        **{key: view[key] for key in public},  # checked by parse_state_dict
         "game": GAME_NAME,
         "num_players": n,
-        "current_player": view["current_player"],
-        "leader": view["leader"],
         "hands": hands,
         "draw_pile": hidden[start + set_aside_size :],
         "set_aside": hidden[start : start + set_aside_size],
-        "trick": view["trick"],
         "taken": taken,
-        "played": view["played"],
-        "options": view["options"],
-        "totals": view["totals"],
-        "round": view["round"],
     }

@@ -21,6 +21,7 @@ HK-2.2/2.3, the rewards of HK-4.3, the matches of HK-4.4, "Settled points"). Bey
 from __future__ import annotations
 
 from bisect import insort
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -326,29 +327,21 @@ class State:
             viewer = serialize.check_int(viewer, "viewer", 0, self.num_players - 1)
         n, options = self.num_players, self.options
         rounds = options["rounds"]
-        match = (
-            f"round {self.round + 1} of {rounds}"
-            if options["target"] is None
-            else (f"round {self.round + 1}, target {options['target']} (at most {rounds} rounds)")
-        )
+        match = f"round {self.round + 1} of {rounds}"
+        if options["target"] is not None:
+            match = f"round {self.round + 1}, target {options['target']} (at most {rounds} rounds)"
+        trick = _plays(((self.leader + i) % n, card) for i, card in enumerate(self.trick))
+        waiting = "empty" if self.current_player is None else f"{seat_name(self.leader)} leads"
         lines = [
             f"Heiße Karten, {n} players, {match}; draw pile {self.draw_pile_size}"
             + (f", set aside {len(self.set_aside)}" if self.set_aside else ""),
-            "Trick: "
-            + (
-                ", ".join(
-                    f"{seat_name((self.leader + i) % n)} {card_label(card)}"
-                    for i, card in enumerate(self.trick)
-                )
-                or ("empty" if self.current_player is None else f"{seat_name(self.leader)} leads")
-            ),
+            f"Trick: {trick or waiting}",
             "Scores: " + _per_seat(self.scores),
         ]
         complete = len(self.played) // n
         if complete:  # HK-5 the last trick taken is public; its winner leads the current one
-            last = self.played[(complete - 1) * n : complete * n]
-            cards = ", ".join(f"{seat_name(seat)} {card_label(card)}" for seat, card in last)
-            lines.insert(2, f"Last trick: {cards} — taken by {seat_name(self.leader)}")
+            last = _plays(self.played[(complete - 1) * n : complete * n])
+            lines.insert(2, f"Last trick: {last} — taken by {seat_name(self.leader)}")
         if rounds > 1:
             lines.append("Totals: " + _per_seat(self.totals))
         lines.append(
@@ -371,6 +364,11 @@ class State:
 
 def _cards(cards: list[int]) -> str:
     return " ".join(card_label(card) for card in cards) or "-"
+
+
+def _plays(plays: Iterable[tuple[int, int]]) -> str:
+    """(seat, card) pairs as ``player_0 36b, player_1 17r``."""
+    return ", ".join(f"{seat_name(seat)} {card_label(card)}" for seat, card in plays)
 
 
 def _per_seat(values: list[int]) -> str:
