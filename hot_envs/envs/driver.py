@@ -1,19 +1,15 @@
-"""The one step loop of the single-agent environments: :class:`Driver`.
+"""The one step loop of the single-agent environments: :class:`Driver` (docs/environments.md,
+"One learner, many games").
 
 ``num_envs`` games side by side, one *learner* seat in each, every other seat played by an agent
-of an :class:`~hot_envs.agents.opponents.OpponentPool`. The driver deals a game, plays the
-opponents until the learner's turn, applies the learners' actions and scores the games that end
-(returns, winners, win share, success, shaping rewards), once for every env over it (as Pgx's
-``core.Env``): :class:`~hot_envs.envs.single_agent.SingleAgentEnv` is its one-game view,
-:class:`~hot_envs.envs.vector.VectorSingleAgentEnv` its Gymnasium batch.
-
-The games are rows of the game's array engine (:mod:`hot_envs.batched`). The opponents move in
-rounds: the games whose seat to move is played by one agent are decided in one ``act_arrays``
-call (:mod:`hot_envs.agents.arrays`), every action is checked, then every game of the round takes
-its move in one step of the engine. The learners get the engine's observation, or a policy's
-:class:`PolicyInput` in its place; with ``critic_state=True`` the full state (the env's
-``state()``, hidden cards included) follows each learner's row for a centralised critic, and the
-actor reads the leading ``actor_size`` entries only (:mod:`hot_envs.training.policies`).
+of an :class:`~hot_envs.agents.opponents.OpponentPool`: the driver deals, plays the opponents
+until the learner's turn, applies the learners' actions and scores the games that end, once for
+every env over it (as Pgx's ``core.Env``). The games are rows of the game's array engine
+(:mod:`hot_envs.batched`); the opponents move in rounds, the games whose seat to move is played by
+one agent decided in one ``act_arrays`` call (:mod:`hot_envs.agents.arrays`), every action
+checked, then one step of the engine for the round. A learner's row is the engine's observation
+or a policy's :class:`PolicyInput`, and with ``critic_state=True`` the full state after it (an
+actor reads the leading ``actor_size`` entries only, :mod:`hot_envs.training.policies`).
 
 Each new game draws its player count, its deal seed (``deal_seeds[i]``: the game is the per-game
 ``State.new(seed=deal_seeds[i])``, and the array engine's ``deal([i], [seed])`` deals it again),

@@ -1,12 +1,12 @@
 """:class:`~hot_envs.envs.vector.VectorSingleAgentEnv` on several cores:
-:class:`SubprocVectorSingleAgentEnv`.
+:class:`SubprocVectorSingleAgentEnv` (docs/training.md, "Where the games run").
 
-``SubprocVectorSingleAgentEnv(workers=K, …)`` splits the ``num_envs`` games over ``K`` workers,
-each a ``VectorSingleAgentEnv`` of the same arguments with its share of the games (``num_envs //
-K``, the first ``num_envs % K`` workers one more), and is the same Gymnasium ``VectorEnv``.
-Worker 0 is this process, which plays its games while the K−1 worker processes play theirs (it
-would only wait otherwise); the answers are joined in game order, every ``info`` array included.
-The policy's forward pass and the learning update run here while the worker processes wait.
+``SubprocVectorSingleAgentEnv(game, num_envs, workers=K, seed=s, …)`` is the same Gymnasium
+``VectorEnv`` with the games split over ``K`` workers, each a ``VectorSingleAgentEnv`` of the same
+arguments with its share (``num_envs // K``, the first ``num_envs % K`` workers one more). Worker
+0 is this process, which plays its games while the K−1 worker processes play theirs; the answers
+are joined in game order, every ``info`` array included. The policy's forward pass and the
+learning update run here while the worker processes wait.
 
 - **Shared memory.** Each worker writes its games' observations and action masks into its rows
   of two shared arrays (a pipe would copy 800 KB of packed Heiße Luft observations a step); the
@@ -17,19 +17,14 @@ The policy's forward pass and the learning update run here while the worker proc
   :meth:`call` and :meth:`set_attr` reach every worker, so the pools stay alike. Arguments travel
   by cloudpickle (a factory may be a lambda); an agent arrives as a copy in every worker.
 - **Seeding.** Worker ``k`` is seeded with ``seed + k`` (as stable-baselines3's ``make_vec_env``
-  seeds ``seed + rank``): the same seed gives the same games, and worker ``k``'s games are those
-  of a ``VectorSingleAgentEnv`` with its share of the games and seed ``seed + k``.
+  seeds ``seed + rank``): its games are those of a ``VectorSingleAgentEnv`` with its share of the
+  games and seed ``seed + k``.
 - **Processes.** Started by ``forkserver`` where the platform has it, else ``spawn`` (like
   stable-baselines3's ``SubprocVecEnv``: safe with torch's threads in the main process), so a
   script needs the ``if __name__ == "__main__":`` guard; they inherit the environment, so
   ``OPENBLAS_NUM_THREADS=1`` keeps each worker's numpy on its one core. An exception in a worker
   is raised again in the main process — its type and message, the worker's traceback as its
   cause (:class:`WorkerError`) — and :meth:`close` ends the workers.
-
-    env = SubprocVectorSingleAgentEnv("heisse-luft", num_envs=64, workers=2, seed=0)
-    observations, info = env.reset()
-    ...
-    env.close()
 """
 
 from __future__ import annotations

@@ -7,10 +7,8 @@ everything: legal actions, returns, the player to move, the deals and the reshuf
 There is no second rule book here.
 
 Chance is *explicit* (``EXPLICIT_STOCHASTIC``; docs/openspiel.md, "The chance mode is explicit",
-says why): the engine's chance source is an :class:`_Outcomes`, which hands out the outcomes the
-chance nodes chose, one item of a shuffle at a time (the last forced). A player's action that
-makes the engine shuffle becomes a chance node with that action pending; the action is applied
-once its outcomes are chosen.
+says why): the engine's chance source is an :class:`_Outcomes`, and a player's action that makes
+the engine shuffle becomes a chance node with that action pending (:class:`_State`).
 """
 
 from __future__ import annotations
