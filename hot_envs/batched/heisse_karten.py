@@ -363,7 +363,7 @@ def _deal_round(r, rng, b, n, deck):
     the leader, the first to move."""
     for k in range(NUM_CARDS):
         deck[k] = k + 1
-    shuffle(rng, b, deck, NUM_CARDS)
+    shuffle(rng, b, deck, np.int64(NUM_CARDS))  # an int64: a literal compiles shuffle again
     for s in range(n):
         bits = 0
         for k in range(HAND_SIZE * s, HAND_SIZE * (s + 1)):
@@ -419,7 +419,7 @@ def _determinise(games, seat, t, rng, players):
     pool = np.empty(NUM_CARDS, dtype=np.int64)
     for b in games:
         r = t[b]
-        n = 0
+        n = np.int64(0)  # not a literal 0, which would compile shuffle again
         for s in range(players[b]):
             if s != seat:
                 for k in range(NUM_ACTIONS):

@@ -368,7 +368,7 @@ def _deal(where, t, rng, current, starting_player, turn_limit):
         r = t[g]
         _clear_game(r)
         # HL-2.2 the prize deck shuffled, stages 1–4 filled from its top (HL-2.3 in _refill).
-        k = 0
+        k = np.int64(0)  # int64s, not literals, to shuffle and below: a literal compiles them again
         for suit in range(NUM_SUITS):
             for _ in range(_SUIT_SIZE[suit]):
                 r.deck[k] = suit
@@ -383,7 +383,7 @@ def _deal(where, t, rng, current, starting_player, turn_limit):
         # HL-2.4 the balloon cards shuffled, 8 to each player, the rest the draw pile (top last).
         for c in range(NUM_CARDS):
             r.draw[c] = c
-        shuffle(rng, g, r.draw, NUM_CARDS)
+        shuffle(rng, g, r.draw, np.int64(NUM_CARDS))
         for p in range(2):
             for k in range(HAND_SIZE * p, HAND_SIZE * (p + 1)):
                 r.hands[p] |= np.int64(1) << r.draw[k]
@@ -396,7 +396,7 @@ def _deal(where, t, rng, current, starting_player, turn_limit):
         # HL-2.5 the first player.
         first = starting_player
         if first == RANDOM_START:
-            first = below(rng, g, 2)
+            first = below(rng, g, np.int64(2))
         _start_turn(r, first, turn_limit)
         current[g] = r.current
 
@@ -801,7 +801,7 @@ def _determinise(games, t, rng, seat):
         r = t[g]
         opp = 1 - seat
         unknown = r.hands[opp] & ~r.revealed[opp]
-        n = 0
+        n = np.int64(0)  # not a literal 0, which would compile shuffle again
         for card in range(NUM_CARDS):
             if (unknown >> card) & 1:
                 pool[n] = card
@@ -829,7 +829,7 @@ def _finish_randomly(where, t, rng, returns, three_for_one, turn_limit):
             continue
         r = t[g]
         while r.phase != OVER:
-            uniform = below(rng, g, _UNIFORM_STEPS) / _UNIFORM_STEPS
+            uniform = below(rng, g, np.int64(_UNIFORM_STEPS)) / _UNIFORM_STEPS
             _act(r, rng, g, _sample_one(r, uniform, three_for_one), three_for_one, turn_limit)
         _returns(r, returns, g)
 
