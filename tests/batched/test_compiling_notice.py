@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,6 +15,8 @@ import pytest
 from hot_envs.batched import jit
 from hot_envs.batched.streams import below, shuffle
 from hot_envs.core.games import GAMES
+
+REPOSITORY = Path(__file__).resolve().parents[2]  # where the processes import tests.batched from
 
 RUN = """if True:
     from hot_envs.evaluation.arena import play_match
@@ -43,7 +46,9 @@ def shuffled(count: int) -> None:
 def run(code: str, cache: os.PathLike) -> subprocess.CompletedProcess[str]:
     """``code`` in a fresh Python process with numba's disk cache in ``cache``."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPOSITORY, env=env, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     return done
 
