@@ -71,12 +71,11 @@ class SeatAgent:
     ) -> tuple[int, bool]:
         """The agent's move and False, or past ``until`` the stand-in's move and True. The
         caller holds :meth:`claim`; this releases it."""
+        self.deadline = until
         try:
-            self.deadline = until
-            try:
-                return decide(self.agent, engine, state, seat), False
-            except DecisionTimeout:
-                return self.stand_in(engine, state, seat), True
+            return decide(self.agent, engine, state, seat), False
+        except DecisionTimeout:
+            return self.stand_in(engine, state, seat), True
         finally:
             self.deadline = math.inf
             self.forget()
