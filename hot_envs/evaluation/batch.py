@@ -370,11 +370,12 @@ def compiled_kernels(tasks: Sequence[tuple]) -> Iterator[None]:
     on stderr while they compile (:func:`hot_envs.batched.jit.announcing`) — a first run after
     install says why it waits.
 
-    The groups (:func:`hot_envs.batched.jit.compile_groups`): the heuristic's decisions, with
-    the policy input where a lineup names a checkpoint (:func:`compile_decisions`, the longer:
-    the two share the heuristic's scores), then the engine and the ratings
-    (:func:`compile_engine`). What no group calls (a style's kernel, the checkpoints' first
-    layer) compiles or loads when first needed, the line coming then if it has not come."""
+    The groups (:func:`hot_envs.batched.jit.compile_groups`), about as long to compile, and
+    sharing no kernels: the heuristic's decisions, with the policy input where a lineup names
+    a checkpoint (:func:`compile_decisions`: the two share the heuristic's scores, so they
+    compile in one process), then the engine and the ratings (:func:`compile_engine`). What
+    no group calls (a style's kernel, the checkpoints' first layer) compiles or loads when
+    first needed, the line coming then if it has not come."""
     from hot_envs.agents.shipped import is_checkpoint
 
     description = get_game(tasks[0][0])
