@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPOSITORY = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # a fresh interpreter loads torch and OpenSpiel and trains: 3-4 s
 def test_the_dqn_example_trains_and_reports() -> None:
     text = (REPOSITORY / "docs" / "openspiel.md").read_text(encoding="utf-8")
     code = re.search(r"```python\n(# train_dqn\.py.*?)```", text, re.S).group(1)
