@@ -188,7 +188,7 @@ class Driver:
         if self.policy_input is None:
             low, high = self.engine.LAYOUT.low, self.engine.LAYOUT.high
         else:
-            high = np.full(self.policy_input.size, np.inf)
+            high = np.full(self.policy_input.size, np.inf, dtype=np.float32)
             low = -high
         #: the entries of a learner's row its actor reads (all of them without ``critic_state``)
         self.actor_size = len(low)

@@ -170,3 +170,23 @@ def test_the_envs_know_no_policy_input_but_the_one_they_are_given():
     np.testing.assert_array_equal(single.reset(seed=0)[0], np.ones(3))
     batch = VectorSingleAgentEnv("heisse-karten", num_envs=4, policy_input=Ones())
     np.testing.assert_array_equal(batch.reset(seed=0)[0], np.ones((4, 3)))
+
+
+@pytest.mark.parametrize("critic_state", [False, True])
+def test_the_learners_space_is_float32_without_gymnasiums_precision_warning(critic_state) -> None:
+    """The action scorer's unbounded input (and the critic's state after it) is declared in
+    float32, the dtype of the rows: gymnasium warns when a Box's bounds lose precision."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        driver = Driver(
+            "heisse-luft",
+            num_envs=1,
+            policy_input=ActionScorerInput("heisse-luft"),
+            critic_state=critic_state,
+        )
+    space = driver.observation_space
+    assert space.dtype == np.float32 and space.low.dtype == np.float32
+    assert np.isneginf(space.low[: driver.actor_size]).all()
+    assert space.contains(driver.observations[0])
